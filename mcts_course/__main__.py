@@ -1,0 +1,3 @@
+from mcts_course.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,44 @@
+"""The ``mcts-course`` command line.
+
+Each subcommand lives in its own module under :mod:`mcts_course.commands` and exposes
+``add_parser(subparsers)``, which registers the subcommand and sets ``func`` (taking the parsed
+arguments, returning an exit status).  Bad arguments print one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Subcommand modules, in the order `mcts-course --help` lists them.
+COMMANDS = ["perft", "bench"]
+
+
+class UsageError(Exception):
+    """A bad argument found after parsing (an unknown agent, say); exits with status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage block, status 2
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="mcts-course", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name in COMMANDS:
+        importlib.import_module(f"mcts_course.commands.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as error:
+        print(f"mcts-course {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,1 @@
+"""Subcommands of the ``mcts-course`` command line, one module each."""

@@ -1,0 +1,46 @@
+"""`mcts-course bench`: rollout and MCTS throughput, side by side with OpenSpiel if installed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def _positive(kind: type):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be > 0, not {text}")
+        return value
+
+    return parse
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "bench",
+        help="measure rollouts and MCTS iterations per second (vs OpenSpiel when installed)",
+        description="Measure random-rollout throughput for each game (single-state and batched) "
+        "and MCTS iterations per second, side by side with OpenSpiel (pip install "
+        "'mcts-course[bench]') and a list-of-lists Othello. Figures are medians over rounds.",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON line")
+    parser.add_argument("--rounds", type=_positive(int), default=5, help="rounds (default 5)")
+    parser.add_argument(
+        "--seconds", type=_positive(float), default=1.0, help="seconds per measurement (default 1)"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mcts_course.bench import format_table, run as measure
+
+    results = measure(rounds=args.rounds, min_seconds=args.seconds)
+    if args.json:
+        print(json.dumps([m.as_dict() for m in results]))
+    else:
+        print(format_table(results))
+    return 0

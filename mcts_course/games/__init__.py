@@ -1,0 +1,32 @@
+"""The three games of the course, behind one protocol (see :mod:`mcts_course.games.base`)."""
+
+from mcts_course.games.base import GameState, IllegalActionError
+from mcts_course.games.connect4 import ConnectFour
+from mcts_course.games.othello import PASS, Othello
+from mcts_course.games.tictactoe import TicTacToe
+
+GAMES: dict[str, type[GameState]] = {
+    "othello": Othello,
+    "tictactoe": TicTacToe,
+    "connect4": ConnectFour,
+}
+
+
+def game_class(name: str) -> type[GameState]:
+    """The game class called ``name`` (one of :data:`GAMES`)."""
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise ValueError(f"unknown game {name!r}; choose one of: {', '.join(GAMES)}") from None
+
+
+__all__ = [
+    "GAMES",
+    "PASS",
+    "ConnectFour",
+    "GameState",
+    "IllegalActionError",
+    "Othello",
+    "TicTacToe",
+    "game_class",
+]

@@ -1,0 +1,145 @@
+"""The game protocol shared by Othello, tic-tac-toe and Connect Four.
+
+Every agent in :mod:`mcts_course.agents` talks to a game only through these methods::
+
+    s.current_player      # 0 moves first, then 1
+    s.legal_actions()     # sorted list[int]
+    s.play(a)             # a NEW state; s is never changed
+    s.is_terminal()
+    s.returns()           # (r0, r1): +1 win, -1 loss, 0 draw at the end; (0, 0) before it
+    s.rollout(rng)        # returns of a uniformly random playout from s
+
+States are immutable values: hashable, and equal exactly when board and mover are equal, so
+they can key a transposition table or an ``functools.lru_cache``.  How a board is stored
+(bitboards, masks) is each game module's business and never leaks into the agents.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from typing import ClassVar, TypeVar
+
+import numpy as np
+
+S = TypeVar("S", bound="GameState")
+
+Returns = tuple[int, int]
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in this state (or not an action at all)."""
+
+
+class GameState(ABC):
+    """Base class of an immutable game state.  Subclasses set the class constants."""
+
+    __slots__ = ()
+
+    NAME: ClassVar[str]  # "othello", "tictactoe", "connect4"
+    ROWS: ClassVar[int]
+    COLS: ClassVar[int]
+    NUM_ACTIONS: ClassVar[int]  # actions are 0 .. NUM_ACTIONS - 1
+    PLAYER_NAMES: ClassVar[tuple[str, str]]  # e.g. ("Black", "White")
+
+    # -- the protocol ------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def current_player(self) -> int:
+        """0 or 1: the player to move (meaningless once the game is over)."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[int]:
+        """The legal actions, sorted; empty exactly when the game is over."""
+
+    @abstractmethod
+    def play(self: S, action: int) -> S:
+        """The state after ``action``.  Raises :class:`IllegalActionError` if it is illegal."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool:
+        """True when the game is over."""
+
+    @abstractmethod
+    def returns(self) -> Returns:
+        """(r0, r1): +1 for a win, -1 for a loss, 0 for a draw; (0, 0) while the game goes on."""
+
+    @abstractmethod
+    def rollout(self, rng: random.Random) -> Returns:
+        """The returns at the end of a uniformly random playout from this state."""
+
+    @abstractmethod
+    def board(self) -> np.ndarray:
+        """The board as an int8 array of shape (ROWS, COLS): -1 empty, 0 or 1 the owner.
+
+        Row 0 is the row printed on top.
+        """
+
+    @abstractmethod
+    def _key(self) -> tuple:
+        """What identifies the state: board and mover."""
+
+    # -- moves as text -----------------------------------------------------------------------
+    @abstractmethod
+    def action_to_string(self, action: int) -> str:
+        """The usual name of an action: "d3" in Othello, "4" in Connect Four, "b2" in tic-tac-toe."""
+
+    @abstractmethod
+    def parse_action(self, text: str) -> int:
+        """The action named by ``text`` (the inverse of :meth:`action_to_string`).
+
+        Raises :class:`IllegalActionError` if the text names no action of this game; it does not
+        check that the action is legal here.
+        """
+
+    # -- shared behaviour --------------------------------------------------------------------
+    @classmethod
+    def from_moves(cls: type[S], moves: Iterable[int | str] | str = ()) -> S:
+        """The state reached from the start by playing ``moves`` (actions or their names).
+
+        A string is split on whitespace and commas, so ``Othello.from_moves("d3 c5 f6")`` works.
+        """
+        state = cls()
+        if isinstance(moves, str):
+            moves = moves.replace(",", " ").split()
+        for move in moves:
+            state = state.play(state.parse_action(move) if isinstance(move, str) else move)
+        return state
+
+    def winner(self) -> int | None:
+        """0 or 1 for the winner of a finished game, None for a draw or a game still going on."""
+        r0, r1 = self.returns()
+        if r0 > r1:
+            return 0
+        if r1 > r0:
+            return 1
+        return None
+
+    def cell_of(self, action: int) -> tuple[int, int] | None:
+        """The (row, col) an action marks on the board, or None (Othello's pass)."""
+        return divmod(action, self.COLS) if 0 <= action < self.ROWS * self.COLS else None
+
+    def _illegal(self, action: object) -> IllegalActionError:
+        legal = ", ".join(self.action_to_string(a) + f" ({a})" for a in self.legal_actions())
+        if self.is_terminal():
+            return IllegalActionError(f"{action!r} is not legal: the game is over")
+        return IllegalActionError(
+            f"{action!r} is not a legal action for {self.PLAYER_NAMES[self.current_player]} "
+            f"in {self.NAME}; legal: {legal}"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(\n{self}\n)"
+
+    def _repr_png_(self) -> bytes:
+        """Shows the state as a picture in a notebook."""
+        from mcts_course.render import state_png
+
+        return state_png(self)

@@ -1,0 +1,320 @@
+"""Othello (Reversi) on an 8x8 board, with bitboards.
+
+Rules
+-----
+Black (player 0) and White (player 1) take turns placing a disc of their colour on an empty
+square.  A move must *flank* at least one line of the opponent's discs: in one of the eight
+directions, the new disc and another disc of the mover's colour enclose an unbroken line of
+opponent discs, and all such enclosed lines are flipped to the mover's colour.  A player with no
+such move must pass (action ``PASS``); when neither player can move (board full, one colour wiped
+out, or both stuck) the game ends and the player with more discs wins; equal counts are a draw.
+The start position has White on d4 and e5, Black on d5 and e4; Black moves first.
+
+Encoding
+--------
+A square is ``row * 8 + col``; row 0 is printed on top as rank 1 and col 0 is file ``a``, so
+``"a1" = 0``, ``"d3" = 19`` and ``"h8" = 63``.  ``PASS = 64``::
+
+         a  b  c  d  e  f  g  h
+      1  0  1  2  3  4  5  6  7
+      2  8  9 10 11 12 13 14 15
+      3 16 17 18 19 20 21 22 23
+      4 24 25 26 27 28 29 30 31       start: d4 = 27 and e5 = 36 White,
+      5 32 33 34 35 36 37 38 39              e4 = 28 and d5 = 35 Black
+      6 40 41 42 43 44 45 46 47
+      7 48 49 50 51 52 53 54 55
+      8 56 57 58 59 60 61 62 63
+
+A state keeps two 64-bit integers, the mover's discs and the opponent's (bit ``i`` is square
+``i``), and whose turn it is.  Moving "east" (+1 column) is a left shift by 1 that must not wrap
+from file h onto file a of the next row, hence the file masks below; north and south are shifts
+by 8.  All the speed lives in this module; agents only see the game protocol.
+
+Two kinds of random playout are offered:
+
+* :meth:`Othello.rollout` plays one game in plain Python.  It never lists all legal moves:
+  it visits the empty squares in random order (a lazy Fisher-Yates shuffle) and plays the first
+  one that flips something, which picks uniformly among the legal moves at a fraction of the
+  cost of generating them all.
+* :meth:`Othello.rollouts` plays ``n`` games at once on numpy arrays of bitboards (see
+  :mod:`mcts_course.games.othello_batch`).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import ClassVar
+
+import numpy as np
+
+from mcts_course.games.base import GameState, IllegalActionError, Returns
+
+PASS = 64
+SIZE = 8
+FULL = (1 << 64) - 1
+FILES = "abcdefgh"
+
+# (d_row, d_col) of the eight directions.
+DIRECTIONS = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
+
+
+def _ray(square: int, d_row: int, d_col: int) -> tuple[int, ...]:
+    """The bits of the squares met walking from ``square`` in one direction, nearest first."""
+    row, col = divmod(square, SIZE)
+    bits = []
+    row, col = row + d_row, col + d_col
+    while 0 <= row < SIZE and 0 <= col < SIZE:
+        bits.append(1 << (row * SIZE + col))
+        row, col = row + d_row, col + d_col
+    return tuple(bits)
+
+
+# RAYS[sq]: the rays from sq that are long enough to flank something (at least 2 squares).
+RAYS: list[tuple[tuple[int, ...], ...]] = [
+    tuple(ray for d in DIRECTIONS if len(ray := _ray(sq, *d)) >= 2) for sq in range(64)
+]
+# NEIGHBOURS[sq]: the up to eight squares touching sq; a move needs an opponent disc among them.
+NEIGHBOURS: list[int] = [sum(ray[0] for d in DIRECTIONS if (ray := _ray(sq, *d))) for sq in range(64)]
+BIT: list[int] = [1 << sq for sq in range(64)]
+
+
+def flips(square: int, mover: int, opponent: int) -> int:
+    """The opponent discs that a disc on ``square`` would flip (0 if the move is illegal)."""
+    flipped = 0
+    for ray in RAYS[square]:
+        line = 0
+        for bit in ray:
+            if opponent & bit:
+                line |= bit
+            else:
+                if mover & bit:
+                    flipped |= line
+                break
+    return flipped
+
+
+def move_mask(mover: int, opponent: int) -> int:
+    """The bitboard of the mover's legal squares (0 if the mover must pass)."""
+    empty = ~(mover | opponent) & FULL
+    moves = 0
+    # Empty squares touching an opponent disc: dilate the opponent's discs one step.
+    not_a, not_h = 0xFEFEFEFEFEFEFEFE, 0x7F7F7F7F7F7F7F7F
+    west, east = (opponent >> 1) & not_h, (opponent << 1) & not_a
+    row = opponent | west | east
+    candidates = (row | (row << 8) | (row >> 8)) & empty
+    while candidates:
+        bit = candidates & -candidates
+        candidates ^= bit
+        if flips(bit.bit_length() - 1, mover, opponent):
+            moves |= bit
+    return moves
+
+
+def squares(mask: int) -> list[int]:
+    """The squares of a bitboard, in increasing order."""
+    out = []
+    while mask:
+        bit = mask & -mask
+        out.append(bit.bit_length() - 1)
+        mask ^= bit
+    return out
+
+
+def random_playout(mover: int, opponent: int, rnd) -> tuple[int, int, bool]:
+    """Play uniformly random moves to the end of the game.
+
+    ``rnd`` is a ``random.Random().random`` function.  Returns the final (mover, opponent)
+    bitboards and whether they are swapped relative to the arguments (an odd number of plies).
+    """
+    occupied = mover | opponent
+    empties = [sq for sq in range(64) if not occupied >> sq & 1]
+    swapped = False
+    passed = False
+    rays, neighbours, bits = RAYS, NEIGHBOURS, BIT
+    while True:
+        n = len(empties)
+        i = 0
+        flipped = 0
+        # Lazy Fisher-Yates: draw empty squares in random order until one is a legal move.
+        # The first legal square of a uniformly shuffled list is uniform among the legal ones.
+        while i < n:
+            j = i + int(rnd() * (n - i))
+            sq = empties[j]
+            if opponent & neighbours[sq]:
+                for ray in rays[sq]:  # inlined flips(): this loop is the hot path
+                    line = 0
+                    for bit in ray:
+                        if opponent & bit:
+                            line |= bit
+                        else:
+                            if mover & bit:
+                                flipped |= line
+                            break
+                if flipped:
+                    break
+            empties[j] = empties[i]
+            empties[i] = sq
+            i += 1
+        if flipped:
+            empties[j] = empties[-1]
+            empties.pop()
+            mover, opponent = opponent ^ flipped, mover | flipped | bits[sq]
+            passed = False
+        elif passed:
+            return mover, opponent, swapped  # both players are stuck: game over
+        else:
+            mover, opponent = opponent, mover
+            passed = True
+        swapped = not swapped
+
+
+class Othello(GameState):
+    """An Othello position: the mover's and the opponent's bitboards and who moves."""
+
+    __slots__ = ("_mover", "_opponent", "_player", "_moves", "_over")
+
+    NAME: ClassVar[str] = "othello"
+    ROWS: ClassVar[int] = SIZE
+    COLS: ClassVar[int] = SIZE
+    NUM_ACTIONS: ClassVar[int] = 65
+    PLAYER_NAMES: ClassVar[tuple[str, str]] = ("Black", "White")
+    PASS: ClassVar[int] = PASS
+
+    def __init__(self, black: int | None = None, white: int | None = None, player: int = 0):
+        """The start position, or the position given by two bitboards and the player to move."""
+        if black is None and white is None:
+            black, white = BIT[28] | BIT[35], BIT[27] | BIT[36]
+        if black is None or white is None or black & white or (black | white) > FULL:
+            raise ValueError("black and white must be disjoint 64-bit bitboards")
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, not {player!r}")
+        self._player = player
+        self._mover, self._opponent = (black, white) if player == 0 else (white, black)
+        self._moves: int | None = None
+        self._over: bool | None = None
+
+    @classmethod
+    def _make(cls, mover: int, opponent: int, player: int) -> Othello:
+        state = object.__new__(cls)  # skips __init__'s checks on the hot path
+        state._mover, state._opponent, state._player = mover, opponent, player
+        state._moves = state._over = None
+        return state
+
+    # -- bitboards ---------------------------------------------------------------------------
+    @property
+    def black(self) -> int:
+        """Black's discs as a 64-bit bitboard."""
+        return self._mover if self._player == 0 else self._opponent
+
+    @property
+    def white(self) -> int:
+        """White's discs as a 64-bit bitboard."""
+        return self._opponent if self._player == 0 else self._mover
+
+    def _move_mask(self) -> int:
+        if self._moves is None:
+            self._moves = move_mask(self._mover, self._opponent)
+        return self._moves
+
+    def disc_counts(self) -> tuple[int, int]:
+        """(Black's discs, White's discs)."""
+        return self.black.bit_count(), self.white.bit_count()
+
+    # -- the protocol ------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        return self._player
+
+    def is_terminal(self) -> bool:
+        if self._over is None:
+            self._over = not self._move_mask() and not move_mask(self._opponent, self._mover)
+        return self._over
+
+    def legal_actions(self) -> list[int]:
+        moves = self._move_mask()
+        if moves:
+            return squares(moves)
+        return [] if self.is_terminal() else [PASS]
+
+    def play(self, action: int) -> Othello:
+        if isinstance(action, np.integer):
+            action = int(action)
+        if type(action) is not int:
+            raise self._illegal(action)
+        if 0 <= action < 64 and self._move_mask() >> action & 1:
+            flipped = flips(action, self._mover, self._opponent)
+            return Othello._make(
+                self._opponent ^ flipped, self._mover | flipped | BIT[action], 1 - self._player
+            )
+        if action == PASS and not self._move_mask() and not self.is_terminal():
+            return Othello._make(self._opponent, self._mover, 1 - self._player)
+        raise self._illegal(action)
+
+    def returns(self) -> Returns:
+        if not self.is_terminal():
+            return (0, 0)
+        return _returns(self.black.bit_count(), self.white.bit_count())
+
+    def rollout(self, rng: random.Random) -> Returns:
+        mover, opponent, swapped = random_playout(self._mover, self._opponent, rng.random)
+        black_to_move = (self._player == 0) != swapped
+        black, white = (mover, opponent) if black_to_move else (opponent, mover)
+        return _returns(black.bit_count(), white.bit_count())
+
+    def rollouts(self, n: int, seed: int | None = None) -> np.ndarray:
+        """Player 0's returns (+1, 0, -1) of ``n`` random playouts from here, run as a numpy batch."""
+        from mcts_course.games.othello_batch import batch_rollouts
+
+        return batch_rollouts(self.black, self.white, self._player, n, seed)
+
+    def board(self) -> np.ndarray:
+        cells = np.full(64, -1, dtype=np.int8)
+        cells[squares(self.black)] = 0
+        cells[squares(self.white)] = 1
+        return cells.reshape(SIZE, SIZE)
+
+    def _key(self) -> tuple:
+        return (self._mover, self._opponent, self._player)
+
+    # -- text --------------------------------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        if action == PASS:
+            return "pass"
+        if isinstance(action, (int, np.integer)) and 0 <= action < 64:
+            row, col = divmod(int(action), SIZE)
+            return f"{FILES[col]}{row + 1}"
+        raise IllegalActionError(f"{action!r} is not an Othello action (0..63 or PASS = 64)")
+
+    def parse_action(self, text: str) -> int:
+        word = str(text).strip().lower()
+        if word in ("pass", "pa", "--"):
+            return PASS
+        if len(word) == 2 and word[0] in FILES and word[1] in "12345678":
+            return (int(word[1]) - 1) * SIZE + FILES.index(word[0])
+        raise IllegalActionError(f"{text!r} is not an Othello move: use a1..h8 or 'pass'")
+
+    def __str__(self) -> str:
+        black, white, moves = self.black, self.white, self._move_mask()
+        lines = ["  a b c d e f g h"]
+        for row in range(SIZE):
+            cells = []
+            for col in range(SIZE):
+                bit = BIT[row * SIZE + col]
+                cells.append("X" if black & bit else "O" if white & bit else "*" if moves & bit else ".")
+            lines.append(f"{row + 1} " + " ".join(cells))
+        b, w = self.disc_counts()
+        if self.is_terminal():
+            result = {0: "Black wins", 1: "White wins", None: "draw"}[self.winner()]
+            lines.append(f"X (Black) {b}, O (White) {w}: game over, {result}")
+        else:
+            mover = "X (Black)" if self._player == 0 else "O (White)"
+            lines.append(f"X (Black) {b}, O (White) {w}: {mover} to move")
+        return "\n".join(lines)
+
+
+def _returns(black: int, white: int) -> Returns:
+    if black > white:
+        return (1, -1)
+    if white > black:
+        return (-1, 1)
+    return (0, 0)
