@@ -154,7 +154,9 @@ def _spiel_rollouts(name: str, rng: random.Random) -> Callable[[], int] | None:
     return work
 
 
-def _mcts_iterations(iterations: int, seed: int) -> tuple[Callable[[], int], Callable[[], int] | None]:
+def _mcts_iterations(
+    iterations: int, seed: int
+) -> tuple[Callable[[], int], Callable[[], int] | None]:
     from mcts_course.agents import MCTSAgent
 
     agent = MCTSAgent(iterations=iterations, seed=seed)
@@ -181,7 +183,9 @@ def _mcts_iterations(iterations: int, seed: int) -> tuple[Callable[[], int], Cal
     return ours, theirs
 
 
-def run(rounds: int = 5, min_seconds: float = 1.0, seed: int = 0, mcts: bool = True) -> list[Measurement]:
+def run(
+    rounds: int = 5, min_seconds: float = 1.0, seed: int = 0, mcts: bool = True
+) -> list[Measurement]:
     """Measure every workload; returns the measurements (medians over ``rounds``)."""
     rng = random.Random(seed)
     results = []

@@ -136,7 +136,8 @@ def test_illegal_actions_raise_and_change_nothing():
             s.play(bad)
         assert isinstance(error.value, ValueError)
         assert repr(bad) in str(error.value)
-    with pytest.raises(IllegalActionError, match=r"legal: d3 \(19\), c4 \(26\), f5 \(37\), e6 \(44\)"):
+    legal = r"legal: d3 \(19\), c4 \(26\), f5 \(37\), e6 \(44\)"
+    with pytest.raises(IllegalActionError, match=legal):
         s.play(0)
     assert (s.black, s.white, s.current_player) == before
     assert s.play(np.int64(19)) == s.play(19)
@@ -160,7 +161,7 @@ def test_states_are_values():
     assert a != Othello(black=a.black, white=a.white, player=1 - a.current_player)
     assert a != Othello.from_moves("d3 c5 f6 f5 e6")
 
-    @lru_cache(maxsize=None)
+    @lru_cache(maxsize=100_000)
     def count(state: Othello) -> int:
         return len(state.legal_actions())
 
@@ -178,7 +179,7 @@ def test_transpositions_exist_in_the_tree():
 def exact_outcome_probabilities(state: Othello) -> dict[int, float]:
     """P(Black wins / draw / White wins) under uniformly random play, by exhaustive search."""
 
-    @lru_cache(maxsize=None)
+    @lru_cache(maxsize=100_000)
     def probabilities(s: Othello) -> tuple[float, float, float]:
         if s.is_terminal():
             r = s.returns()[0]
@@ -247,7 +248,7 @@ def test_batch_move_generation_and_flips_match_the_scalar_engine():
     assert [int(m) for m in moves] == [move_mask(s._mover, s._opponent) for s in positions]
     chosen = random_set_bit(moves, np.random.default_rng(0).random(len(positions)))
     flipped = flipped_discs(chosen, mover, opponent)
-    for s, bit, f in zip(positions, chosen, flipped):
+    for s, bit, f in zip(positions, chosen, flipped, strict=True):
         bit = int(bit)
         if bit == 0:
             assert s.legal_actions() == [PASS] and int(f) == 0

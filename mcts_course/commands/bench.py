@@ -36,11 +36,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcts_course.bench import format_table, run as measure
+    from mcts_course import bench
 
-    results = measure(rounds=args.rounds, min_seconds=args.seconds)
+    results = bench.run(rounds=args.rounds, min_seconds=args.seconds)
     if args.json:
         print(json.dumps([m.as_dict() for m in results]))
     else:
-        print(format_table(results))
+        print(bench.format_table(results))
     return 0

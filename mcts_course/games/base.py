@@ -83,7 +83,7 @@ class GameState(ABC):
     # -- moves as text -----------------------------------------------------------------------
     @abstractmethod
     def action_to_string(self, action: int) -> str:
-        """The usual name of an action: "d3" in Othello, "4" in Connect Four, "b2" in tic-tac-toe."""
+        """The usual name of an action: "d3" (Othello), "4" (Connect Four), "b2" (tic-tac-toe)."""
 
     @abstractmethod
     def parse_action(self, text: str) -> int:

@@ -74,7 +74,9 @@ RAYS: list[tuple[tuple[int, ...], ...]] = [
     tuple(ray for d in DIRECTIONS if len(ray := _ray(sq, *d)) >= 2) for sq in range(64)
 ]
 # NEIGHBOURS[sq]: the up to eight squares touching sq; a move needs an opponent disc among them.
-NEIGHBOURS: list[int] = [sum(ray[0] for d in DIRECTIONS if (ray := _ray(sq, *d))) for sq in range(64)]
+NEIGHBOURS: list[int] = [
+    sum(ray[0] for d in DIRECTIONS if (ray := _ray(sq, *d))) for sq in range(64)
+]
 BIT: list[int] = [1 << sq for sq in range(64)]
 
 
@@ -262,7 +264,7 @@ class Othello(GameState):
         return _returns(black.bit_count(), white.bit_count())
 
     def rollouts(self, n: int, seed: int | None = None) -> np.ndarray:
-        """Player 0's returns (+1, 0, -1) of ``n`` random playouts from here, run as a numpy batch."""
+        """Player 0's returns (+1, 0, -1) of ``n`` random playouts from here, as a numpy batch."""
         from mcts_course.games.othello_batch import batch_rollouts
 
         return batch_rollouts(self.black, self.white, self._player, n, seed)
@@ -300,7 +302,8 @@ class Othello(GameState):
             cells = []
             for col in range(SIZE):
                 bit = BIT[row * SIZE + col]
-                cells.append("X" if black & bit else "O" if white & bit else "*" if moves & bit else ".")
+                mark = "X" if black & bit else "O" if white & bit else "*" if moves & bit else "."
+                cells.append(mark)
             lines.append(f"{row + 1} " + " ".join(cells))
         b, w = self.disc_counts()
         if self.is_terminal():

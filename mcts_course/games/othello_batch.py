@@ -73,7 +73,9 @@ def random_set_bit(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     return np.where(masks != 0, _U(1) << position, _U(0))
 
 
-def batch_rollouts(black: int, white: int, player: int, n: int, seed: int | None = None) -> np.ndarray:
+def batch_rollouts(
+    black: int, white: int, player: int, n: int, seed: int | None = None
+) -> np.ndarray:
     """Player 0's returns (+1, 0, -1 as int8) of ``n`` random games from one position."""
     if n < 0:
         raise ValueError(f"n must be >= 0, not {n}")
