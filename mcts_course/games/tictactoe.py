@@ -1,0 +1,181 @@
+"""Tic-tac-toe (noughts and crosses).
+
+Rules: two players, X (player 0, moves first) and O (player 1), take turns marking an empty
+cell of a 3x3 grid.  Whoever first has three marks in a row, a column or a diagonal wins; when
+all nine cells are full without such a line the game is a draw.
+
+Encoding: an action is a cell, ``row * 3 + col``, named by a file letter (the column, a-c) and
+a rank number (the row + 1), so "a1" = 0 and "b2" = 4 is the centre.  Rank 1 is printed on
+top, like row 0 of :meth:`TicTacToe.board`::
+
+    #        a   b   c
+    #   1    0 | 1 | 2
+    #       ---+---+---
+    #   2    3 | 4 | 5
+    #       ---+---+---
+    #   3    6 | 7 | 8
+
+Inside, each player's marks are a 9-bit mask (bit i = cell i).  Because there are only
+2**9 = 512 masks, everything a playout needs is looked up in tables built once at import: whether
+a mask holds a line (``_WINS``) and the cells left in a mask of empty cells (``_CELLS``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import ClassVar
+
+import numpy as np
+
+from mcts_course.games.base import GameState, IllegalActionError, Returns
+
+_FULL = 0b111_111_111
+_LINES = (
+    (0, 1, 2), (3, 4, 5), (6, 7, 8),  # rows
+    (0, 3, 6), (1, 4, 7), (2, 5, 8),  # columns
+    (0, 4, 8), (2, 4, 6),  # diagonals
+)  # fmt: skip
+_LINE_MASKS = tuple(sum(1 << cell for cell in line) for line in _LINES)
+
+# _WINS[mask]: does this set of marks contain three in a row?
+_WINS = tuple(any(mask & line == line for line in _LINE_MASKS) for mask in range(512))
+# _CELLS[empty]: the empty cells (sorted) and the same cells as one-bit masks, for playouts.
+_CELLS = tuple(tuple(c for c in range(9) if empty >> c & 1) for empty in range(512))
+_CELL_BITS = tuple(tuple(1 << c for c in cells) for cells in _CELLS)
+# The returns when player 0 or player 1 has just won.
+_WIN_RETURNS = ((1, -1), (-1, 1))
+_DRAW = (0, 0)
+_GLYPHS = ("X", "O")
+
+
+class TicTacToe(GameState):
+    """An immutable tic-tac-toe position.  ``TicTacToe()`` is the empty board, X to move."""
+
+    __slots__ = ("_x", "_o", "_player", "_returns", "_over")
+
+    NAME: ClassVar[str] = "tictactoe"
+    ROWS: ClassVar[int] = 3
+    COLS: ClassVar[int] = 3
+    NUM_ACTIONS: ClassVar[int] = 9
+    PLAYER_NAMES: ClassVar[tuple[str, str]] = ("X", "O")
+
+    def __init__(self) -> None:
+        self._x = 0  # cells marked by X (player 0)
+        self._o = 0  # cells marked by O (player 1)
+        self._player = 0
+        self._returns = _DRAW
+        self._over = False
+
+    @classmethod
+    def _make(cls, x: int, o: int, player: int, returns: Returns, over: bool) -> TicTacToe:
+        state = object.__new__(cls)  # skips __init__: play() is on the hot path of every search
+        state._x = x
+        state._o = o
+        state._player = player
+        state._returns = returns
+        state._over = over
+        return state
+
+    # -- the protocol ------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        return self._player
+
+    def legal_actions(self) -> list[int]:
+        if self._over:
+            return []
+        return list(_CELLS[_FULL ^ (self._x | self._o)])
+
+    def play(self, action: int) -> TicTacToe:
+        if type(action) is not int:
+            if not isinstance(action, np.integer):
+                raise self._illegal(action)  # str, float, bool, None, ...
+            action = int(action)
+        if self._over or not 0 <= action < 9 or (self._x | self._o) >> action & 1:
+            raise self._illegal(action)
+        bit = 1 << action
+        x, o = self._x, self._o
+        if self._player == 0:
+            x |= bit
+            won = _WINS[x]
+        else:
+            o |= bit
+            won = _WINS[o]
+        if won:
+            return self._make(x, o, 1 - self._player, _WIN_RETURNS[self._player], True)
+        return self._make(x, o, 1 - self._player, _DRAW, x | o == _FULL)
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def returns(self) -> Returns:
+        return self._returns
+
+    def rollout(self, rng: random.Random) -> Returns:
+        """Play uniformly random moves to the end; return the returns there."""
+        if self._over:
+            return self._returns
+        rand = rng.random  # local names: this loop is the inner loop of every playout
+        wins = _WINS
+        cell_bits = _CELL_BITS
+        player = self._player
+        me, other = (self._x, self._o) if player == 0 else (self._o, self._x)
+        empty = _FULL ^ (me | other)
+        while True:
+            bits = cell_bits[empty]
+            bit = bits[int(rand() * len(bits))]
+            me |= bit
+            if wins[me]:
+                return _WIN_RETURNS[player]
+            empty ^= bit
+            if not empty:
+                return _DRAW
+            me, other = other, me
+            player ^= 1
+
+    def board(self) -> np.ndarray:
+        cells = np.full(9, -1, dtype=np.int8)
+        for cell in range(9):
+            if self._x >> cell & 1:
+                cells[cell] = 0
+            elif self._o >> cell & 1:
+                cells[cell] = 1
+        return cells.reshape(3, 3)
+
+    def _key(self) -> tuple:
+        return (self._x, self._o, self._player)
+
+    def __hash__(self) -> int:
+        return hash((self._x, self._o, self._player))
+
+    # -- moves as text -----------------------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"{action!r} is not a tic-tac-toe action (0..8)")
+        if not 0 <= action < 9:
+            raise IllegalActionError(f"{action!r} is not a tic-tac-toe action (0..8)")
+        row, col = divmod(int(action), 3)
+        return "abc"[col] + str(row + 1)
+
+    def parse_action(self, text: str) -> int:
+        name = text.strip().lower() if isinstance(text, str) else ""
+        if len(name) != 2 or name[0] not in "abc" or name[1] not in "123":
+            raise IllegalActionError(
+                f"{text!r} names no tic-tac-toe cell; use a file a-c and a rank 1-3, e.g. 'b2'"
+            )
+        return (int(name[1]) - 1) * 3 + "abc".index(name[0])
+
+    def __str__(self) -> str:
+        lines = ["   a b c"]
+        for row in range(3):
+            marks = []
+            for col in range(3):
+                bit = 1 << (row * 3 + col)
+                marks.append("X" if self._x & bit else "O" if self._o & bit else ".")
+            lines.append(f"{row + 1}  " + " ".join(marks))
+        if self._over:
+            winner = self.winner()
+            lines.append("draw" if winner is None else f"{_GLYPHS[winner]} wins")
+        else:
+            lines.append(f"{_GLYPHS[self._player]} to move")
+        return "\n".join(lines)

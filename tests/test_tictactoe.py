@@ -1,0 +1,230 @@
+"""Tic-tac-toe: published game counts, transcripts, errors and random playouts.
+
+Everything here goes through the public protocol, so it would hold for any correct encoding.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+from mcts_course.games import IllegalActionError, TicTacToe
+
+
+def game_counts(state: TicTacToe, memo: dict) -> tuple[int, int, int, int]:
+    """(games, X wins, O wins, draws) over all complete games from ``state``."""
+    if state.is_terminal():
+        winner = state.winner()
+        return (1, int(winner == 0), int(winner == 1), int(winner is None))
+    if state not in memo:  # the counts depend only on the position, so states key a memo
+        totals = [0, 0, 0, 0]
+        for action in state.legal_actions():
+            for i, n in enumerate(game_counts(state.play(action), memo)):
+                totals[i] += n
+        memo[state] = tuple(totals)
+    return memo[state]
+
+
+def outcome_probabilities(state: TicTacToe, memo: dict) -> tuple[float, float, float]:
+    """Exact P(X wins), P(O wins), P(draw) when both players pick uniformly at random."""
+    if state.is_terminal():
+        winner = state.winner()
+        return (float(winner == 0), float(winner == 1), float(winner is None))
+    if state not in memo:
+        children = [outcome_probabilities(state.play(a), memo) for a in state.legal_actions()]
+        memo[state] = tuple(sum(p) / len(children) for p in zip(*children, strict=True))
+    return memo[state]
+
+
+def rollout_frequencies(state: TicTacToe, n: int, seed: int) -> tuple[float, float, float]:
+    rng = random.Random(seed)
+    counts = {(1, -1): 0, (-1, 1): 0, (0, 0): 0}
+    for _ in range(n):
+        counts[state.rollout(rng)] += 1
+    return (counts[(1, -1)] / n, counts[(-1, 1)] / n, counts[(0, 0)] / n)
+
+
+# -- published numbers ---------------------------------------------------------------------
+
+
+def test_number_of_complete_games():
+    # 255,168 games: X wins 131,184, O wins 77,904, 46,080 draws (e.g. Schaefer, "Tic-Tac-Toe")
+    assert game_counts(TicTacToe(), {}) == (255_168, 131_184, 77_904, 46_080)
+
+
+def test_number_of_reachable_positions():
+    # 5,478 distinct legal positions can arise in play, the empty board included.
+    seen = {TicTacToe()}
+    frontier = [TicTacToe()]
+    while frontier:
+        state = frontier.pop()
+        for action in state.legal_actions():
+            child = state.play(action)
+            if child not in seen:
+                seen.add(child)
+                frontier.append(child)
+    assert len(seen) == 5478
+    terminal = [s for s in seen if s.is_terminal()]
+    # 958 terminal positions: 626 won by X, 316 by O, 16 drawn
+    assert len(terminal) == 958
+    assert [sum(s.winner() == w for s in terminal) for w in (0, 1, None)] == [626, 316, 16]
+
+
+def test_perft_counts():
+    from mcts_course.games.perft import perft
+
+    # No game ends before ply 5, so the first five depths count every sequence of cells.
+    assert [perft(TicTacToe(), d) for d in range(1, 6)] == [9, 72, 504, 3024, 15120]
+
+
+# -- transcripts ---------------------------------------------------------------------------
+
+TRANSCRIPTS = [
+    # (moves, final board, returns)
+    ("a1 a2 b1 b2 c1", "   a b c\n1  X X X\n2  O O .\n3  . . .\nX wins", (1, -1)),  # a rank
+    ("a1 b1 a2 b2 c3 b3", "   a b c\n1  X O .\n2  X O .\n3  . O X\nO wins", (-1, 1)),  # a file
+    ("a1 b1 b2 c1 c3", "   a b c\n1  X O O\n2  . X .\n3  . . X\nX wins", (1, -1)),  # diagonal
+    ("c1 a1 b2 a2 a3", "   a b c\n1  O . X\n2  O X .\n3  X . .\nX wins", (1, -1)),  # other diagonal
+    ("a1 b2 c3 b1 b3 a3 c1 c2 a2", "   a b c\n1  X O X\n2  X O O\n3  O X X\ndraw", (0, 0)),
+    # the ninth mark both fills the board and completes a file: a win, not a draw
+    ("c1 b1 b3 b2 a2 c2 a3 c3 a1", "   a b c\n1  X O X\n2  X O O\n3  X X O\nX wins", (1, -1)),
+]
+
+
+@pytest.mark.parametrize("moves, picture, returns", TRANSCRIPTS)
+def test_transcript(moves, picture, returns):
+    state = TicTacToe.from_moves(moves)
+    assert str(state) == picture
+    assert state.is_terminal()
+    assert state.returns() == returns
+    assert state.legal_actions() == []
+    # every position before the last one was still going on
+    before = TicTacToe.from_moves(moves.split()[:-1])
+    assert not before.is_terminal() and before.returns() == (0, 0)
+
+
+def test_start_position():
+    s = TicTacToe()
+    assert s.current_player == 0
+    assert s.legal_actions() == list(range(9))
+    assert not s.is_terminal() and s.returns() == (0, 0) and s.winner() is None
+    assert s.board().dtype == np.int8 and s.board().shape == (3, 3)
+    assert (s.board() == -1).all()
+    assert str(s) == "   a b c\n1  . . .\n2  . . .\n3  . . .\nX to move"
+
+
+def test_board_orientation_and_names():
+    s = TicTacToe.from_moves("b1 c3")  # X at b1 = cell 1 (row 0), O at c3 = cell 8 (row 2)
+    expected = np.array([[-1, 0, -1], [-1, -1, -1], [-1, -1, 1]], dtype=np.int8)
+    assert (s.board() == expected).all()
+    assert s.current_player == 0
+    assert s.legal_actions() == [0, 2, 3, 4, 5, 6, 7]
+    assert s.cell_of(5) == (1, 2)
+    names = [s.action_to_string(a) for a in range(9)]
+    assert names == ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"]
+    assert [s.parse_action(name) for name in names] == list(range(9))
+    assert s.parse_action(" B2 ") == 4
+
+
+@pytest.mark.parametrize("text", ["", "d1", "a4", "a0", "b", "22", "b2b", "4"])
+def test_parse_errors(text):
+    with pytest.raises(IllegalActionError):
+        TicTacToe().parse_action(text)
+
+
+def test_from_moves_forms_agree():
+    by_names = TicTacToe.from_moves("b2, a1 c3")
+    assert by_names == TicTacToe.from_moves(["b2", "a1", "c3"])
+    assert by_names == TicTacToe.from_moves([4, 0, 8])
+    assert by_names == TicTacToe().play(4).play(0).play(8)
+
+
+# -- errors and immutability --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("action", [-1, 9, 100, "b2", 4.0, True, None, np.float64(4)])
+def test_bad_actions_raise(action):
+    s = TicTacToe.from_moves("a1")
+    before = (str(s), hash(s), s.legal_actions())
+    with pytest.raises(IllegalActionError) as info:
+        s.play(action)
+    assert isinstance(info.value, ValueError)
+    message = str(info.value)
+    assert repr(action) in message and "b2 (4)" in message  # names the action and the legal ones
+    assert (str(s), hash(s), s.legal_actions()) == before
+
+
+def test_occupied_cell_and_finished_game_raise():
+    s = TicTacToe.from_moves("b2")
+    with pytest.raises(IllegalActionError, match="legal: a1 \\(0\\)"):
+        s.play(4)
+    over = TicTacToe.from_moves("a1 a2 b1 b2 c1")
+    with pytest.raises(IllegalActionError, match="over"):
+        over.play(8)
+
+
+def test_numpy_integers_are_actions():
+    assert TicTacToe().play(np.int64(4)) == TicTacToe().play(4)
+    assert TicTacToe().play(np.int8(0)).legal_actions() == list(range(1, 9))
+
+
+def test_play_returns_a_new_state():
+    start = TicTacToe()
+    after = start.play(4)
+    assert after is not start and after != start
+    assert start == TicTacToe() and start.legal_actions() == list(range(9))
+    assert start.current_player == 0 and after.current_player == 1
+    with pytest.raises(AttributeError):
+        start.colour = 1  # __slots__: no stray attributes
+
+
+def test_hash_and_equality():
+    a = TicTacToe.from_moves("a1 b2 c3")
+    b = TicTacToe.from_moves("c3 b2 a1")  # the same position by another move order
+    c = TicTacToe.from_moves("a1 c3 b2")  # same cells, colours swapped
+    assert a == b and hash(a) == hash(b)
+    assert a != c and a != "a1 b2 c3"
+    assert len({a, b, c}) == 2
+    assert pickle.loads(pickle.dumps(a)) == a
+
+
+# -- random playouts -----------------------------------------------------------------------
+
+
+def test_exact_random_play_probabilities():
+    px, po, pd = outcome_probabilities(TicTacToe(), {})
+    # The published figures for uniformly random play: X 58.5%, O 28.8%, draw 12.7%.
+    assert (round(px, 3), round(po, 3), round(pd, 3)) == (0.585, 0.288, 0.127)
+    assert math.isclose(px + po + pd, 1.0)
+
+
+@pytest.mark.parametrize("moves", ["", "b2", "b2 a1", "a1 b1 a2"])
+def test_rollouts_match_exact_probabilities(moves):
+    state = TicTacToe.from_moves(moves)
+    n = 4000
+    exact = outcome_probabilities(state, {})
+    observed = rollout_frequencies(state, n, seed=7)
+    for p, f in zip(exact, observed, strict=True):
+        assert abs(f - p) <= 4 * math.sqrt(p * (1 - p) / n) + 1e-12, (moves, exact, observed)
+
+
+def test_rollout_is_seeded_and_leaves_state_alone():
+    s = TicTacToe.from_moves("b2")
+    first = [s.rollout(random.Random(3)) for _ in range(3)]
+    assert len(set(first)) == 1  # same seed, same playout
+    runs = [s.rollout(random.Random(seed)) for seed in range(50)]
+    assert len(set(runs)) == 3  # all three outcomes occur
+    assert s == TicTacToe.from_moves("b2")
+
+
+def test_rollout_from_terminal_and_forced_positions():
+    over = TicTacToe.from_moves("a1 a2 b1 b2 c1")
+    assert over.rollout(random.Random(0)) == (1, -1)
+    # one empty cell left, and filling it draws
+    last = TicTacToe.from_moves("a1 b2 c3 b1 b3 a3 c1 c2")
+    assert last.legal_actions() == [3]
+    assert last.rollout(random.Random(0)) == (0, 0)
