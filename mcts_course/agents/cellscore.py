@@ -1,0 +1,29 @@
+"""CellScore: play on the square with the best positional weight, without any search."""
+
+from __future__ import annotations
+
+from mcts_course.agents.base import Agent, argmax
+from mcts_course.agents.evaluation import cell_weights
+from mcts_course.games.base import GameState
+
+
+class CellScoreAgent(Agent):
+    """Picks the move whose cell has the highest weight (ties broken by the agent's rng).
+
+    The weights are :data:`~mcts_course.agents.evaluation.CELL_WEIGHTS` in Othello and the
+    number of winning lines through the cell in tic-tac-toe and Connect Four (where a move is
+    scored by the cell the disc lands in).  A pass, Othello's only move when stuck, has no cell.
+    """
+
+    name = "CellScore"
+
+    def select_action(self, state: GameState) -> int:
+        actions = self._legal(state)
+        if len(actions) == 1:
+            return actions[0]
+        weights = cell_weights(type(state))
+        scores = []
+        for action in actions:
+            cell = state.cell_of(action)
+            scores.append(float("-inf") if cell is None else float(weights[cell]))
+        return actions[argmax(scores, self.rng)]

@@ -1,0 +1,243 @@
+"""Minimax and alpha-beta search to a fixed depth, with a static evaluation at the horizon.
+
+Written like the book's pseudocode (and aima-python's ``games4e.py``): a ``max_value`` for the
+nodes where ``player`` (the one we search for) moves and a ``min_value`` for the others.  Which
+one applies is read from ``state.current_player``, never from the depth's parity, so Othello's
+forced passes need no special case: a pass is just an action.
+
+Both searches count the nodes they visit in a :class:`SearchStats`, which is what the book plots
+to show how much alpha-beta prunes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from mcts_course.agents.base import Agent
+from mcts_course.agents.evaluation import Evaluation, cell_score
+from mcts_course.games.base import GameState
+
+INF = math.inf
+
+
+@dataclass
+class SearchStats:
+    """What a search did: ``nodes`` visited, ``horizon`` nodes cut off by the depth limit."""
+
+    nodes: int = 0
+    horizon: int = 0
+    deadline: float | None = None  # time.perf_counter() value at which to give up
+
+
+class SearchTimeout(Exception):
+    """Raised inside a search when its deadline has passed."""
+
+
+def _visit(stats: SearchStats) -> None:
+    stats.nodes += 1
+    if stats.deadline is not None and time.perf_counter() > stats.deadline:
+        raise SearchTimeout
+
+
+def minimax_value(
+    state: GameState,
+    depth: int,
+    evaluate: Evaluation,
+    player: int,
+    stats: SearchStats | None = None,
+) -> float:
+    """The minimax value of ``state`` for ``player``, looking ``depth`` plies ahead."""
+    stats = SearchStats() if stats is None else stats
+
+    def value(s: GameState, d: int) -> float:
+        return max_value(s, d) if s.current_player == player else min_value(s, d)
+
+    def max_value(s: GameState, d: int) -> float:
+        _visit(stats)
+        if d == 0 or s.is_terminal():
+            return leaf(s, d)
+        return max(value(s.play(a), d - 1) for a in s.legal_actions())
+
+    def min_value(s: GameState, d: int) -> float:
+        _visit(stats)
+        if d == 0 or s.is_terminal():
+            return leaf(s, d)
+        return min(value(s.play(a), d - 1) for a in s.legal_actions())
+
+    def leaf(s: GameState, d: int) -> float:
+        if d == 0 and not s.is_terminal():
+            stats.horizon += 1
+        return evaluate(s, player)
+
+    return value(state, depth)
+
+
+def alphabeta_value(
+    state: GameState,
+    depth: int,
+    evaluate: Evaluation,
+    player: int,
+    alpha: float = -INF,
+    beta: float = INF,
+    stats: SearchStats | None = None,
+    order: bool = True,
+) -> float:
+    """The minimax value of ``state`` for ``player``, with alpha-beta pruning.
+
+    ``alpha`` is the value ``player`` is already sure of, ``beta`` the value the opponent is
+    sure of; a branch that cannot end between them is cut.  With the full window (the default)
+    the result equals :func:`minimax_value`.  With ``order`` the children are searched best
+    first by the static evaluation, which makes cut-offs come earlier.
+    """
+    stats = SearchStats() if stats is None else stats
+
+    def value(s: GameState, d: int, alpha: float, beta: float) -> float:
+        if s.current_player == player:
+            return max_value(s, d, alpha, beta)
+        return min_value(s, d, alpha, beta)
+
+    def max_value(s: GameState, d: int, alpha: float, beta: float) -> float:
+        _visit(stats)
+        if d == 0 or s.is_terminal():
+            return leaf(s, d)
+        v = -INF
+        for child in children(s, d, best_first=True):
+            v = max(v, value(child, d - 1, alpha, beta))
+            if v >= beta:
+                return v  # the opponent will never let the game come here
+            alpha = max(alpha, v)
+        return v
+
+    def min_value(s: GameState, d: int, alpha: float, beta: float) -> float:
+        _visit(stats)
+        if d == 0 or s.is_terminal():
+            return leaf(s, d)
+        v = INF
+        for child in children(s, d, best_first=False):
+            v = min(v, value(child, d - 1, alpha, beta))
+            if v <= alpha:
+                return v  # we already have something better elsewhere
+            beta = min(beta, v)
+        return v
+
+    def children(s: GameState, d: int, best_first: bool) -> list[GameState]:
+        kids = [s.play(a) for a in s.legal_actions()]
+        if order and d > 1 and len(kids) > 1:
+            kids.sort(key=lambda k: evaluate(k, player), reverse=best_first)
+        return kids
+
+    def leaf(s: GameState, d: int) -> float:
+        if d == 0 and not s.is_terminal():
+            stats.horizon += 1
+        return evaluate(s, player)
+
+    return value(state, depth, alpha, beta)
+
+
+class MinimaxAgent(Agent):
+    """Plays the move with the best minimax value ``depth`` plies ahead (ties broken at random)."""
+
+    def __init__(self, depth: int = 2, evaluate: Evaluation | None = None, seed: int | None = None):
+        super().__init__(seed)
+        if depth < 1:
+            raise ValueError(f"depth must be >= 1, not {depth}")
+        self.depth = depth
+        self.evaluate = evaluate or cell_score
+        self.nodes = 0
+        self.name = f"Minimax({depth})"
+
+    def select_action(self, state: GameState) -> int:
+        actions = self._legal(state)
+        self.rng.shuffle(actions)  # the first of equal moves wins: a random one
+        player = state.current_player
+        stats = SearchStats(nodes=1)  # the root
+        best_action, best_value = actions[0], -INF
+        for action in actions:
+            v = minimax_value(state.play(action), self.depth - 1, self.evaluate, player, stats)
+            if v > best_value:
+                best_action, best_value = action, v
+        self.nodes = stats.nodes
+        return best_action
+
+
+class AlphaBetaAgent(Agent):
+    """Alpha-beta search to a fixed ``depth``, or iterative deepening under ``time_limit``.
+
+    With a time limit, depths 1, 2, 3, ... are searched until time runs out (or ``depth``, if
+    given, is reached, or the whole game tree fits); the move of the deepest finished search is
+    played.  Each iteration tries the previous best move first, then the others by static value.
+    """
+
+    def __init__(
+        self,
+        depth: int | None = 4,
+        time_limit: float | None = None,
+        evaluate: Evaluation | None = None,
+        seed: int | None = None,
+    ):
+        super().__init__(seed)
+        if depth is None and time_limit is None:
+            raise ValueError("give a depth, a time_limit or both")
+        if depth is not None and depth < 1:
+            raise ValueError(f"depth must be >= 1, not {depth}")
+        if time_limit is not None and time_limit <= 0:
+            raise ValueError(f"time_limit must be > 0 seconds, not {time_limit}")
+        self.depth = depth
+        self.time_limit = time_limit
+        self.evaluate = evaluate or cell_score
+        self.nodes = 0
+        self.depth_reached = 0
+        self.name = f"AlphaBeta({depth})" if time_limit is None else f"AlphaBeta({time_limit:g}s)"
+
+    def select_action(self, state: GameState) -> int:
+        actions = self._legal(state)
+        self.nodes, self.depth_reached = 0, 0
+        if len(actions) == 1:
+            return actions[0]
+        self.rng.shuffle(actions)  # random among equals: ties keep the first searched
+        player = state.current_player
+        # Static ordering for the first iteration (a stable sort keeps the shuffle among ties).
+        actions.sort(key=lambda a: self.evaluate(state.play(a), player), reverse=True)
+        if self.time_limit is None:
+            stats = SearchStats()
+            best = self._search_root(state, actions, self.depth, stats)  # type: ignore[arg-type]
+            self.nodes, self.depth_reached = stats.nodes, self.depth
+            return best
+        stats = SearchStats(deadline=time.perf_counter() + self.time_limit)
+        best, depth = actions[0], 1
+        while self.depth is None or depth <= self.depth:
+            stats.horizon = 0
+            try:
+                # Depth 1 always finishes, so there is always a searched move to play.
+                if depth == 1:
+                    stats.deadline, deadline = None, stats.deadline
+                    best = self._search_root(state, actions, depth, stats)
+                    stats.deadline = deadline
+                else:
+                    best = self._search_root(state, actions, depth, stats)
+            except SearchTimeout:
+                break
+            self.depth_reached = depth
+            if stats.horizon == 0:
+                break  # nothing was cut off by the depth: the whole game tree was searched
+            actions.remove(best)
+            actions.insert(0, best)  # principal move first in the next iteration
+            depth += 1
+        self.nodes = stats.nodes
+        return best
+
+    def _search_root(
+        self, state: GameState, actions: list[int], depth: int, stats: SearchStats
+    ) -> int:
+        player = state.current_player
+        stats.nodes += 1
+        best_action, alpha = actions[0], -INF
+        for action in actions:
+            v = alphabeta_value(
+                state.play(action), depth - 1, self.evaluate, player, alpha, INF, stats
+            )
+            if v > alpha:
+                best_action, alpha = action, v
+        return best_action

@@ -1,0 +1,59 @@
+"""Random playouts, the simulation step shared by the Monte Carlo agents.
+
+Rewards: the agents score a playout for a player as 1 for a win, 0.5 for a draw and 0 for a
+loss, i.e. ``(return + 1) / 2``, so that means lie in [0, 1] as UCB1 assumes.
+"""
+
+from __future__ import annotations
+
+import random
+
+from mcts_course.games.base import GameState, Returns
+
+
+def reward(returns: Returns, player: int) -> float:
+    """The reward of a game result for ``player``: win 1, draw 0.5, loss 0."""
+    return (returns[player] + 1) / 2
+
+
+def cutoff_returns(state: GameState) -> Returns:
+    """The result of a playout stopped before the end.
+
+    Othello counts the discs on the board (more discs wins); in the other games an unfinished
+    game counts as a draw.
+    """
+    if state.is_terminal():
+        return state.returns()
+    if state.NAME == "othello":
+        black, white = state.disc_counts()  # type: ignore[attr-defined]
+        return (1, -1) if black > white else (-1, 1) if white > black else (0, 0)
+    return (0, 0)
+
+
+def playout(state: GameState, rng: random.Random, max_plies: int | None = None) -> Returns:
+    """The returns of a uniformly random playout from ``state``.
+
+    With ``max_plies`` the playout stops after that many plies (a pass counts as one) and is
+    scored by :func:`cutoff_returns`.  Without it, the game's own fast ``rollout`` is used.
+    """
+    if max_plies is None:
+        return state.rollout(rng)
+    for _ in range(max_plies):
+        actions = state.legal_actions()
+        if not actions:
+            return state.returns()
+        state = state.play(actions[int(rng.random() * len(actions))])
+    return cutoff_returns(state)
+
+
+class RandomRollout:
+    """The evaluator of a leaf in MCTS: the result of one random playout (as in OpenSpiel)."""
+
+    def __init__(self, playout_depth: int | None = None):
+        if playout_depth is not None and playout_depth < 0:
+            raise ValueError(f"playout_depth must be >= 0 or None, not {playout_depth}")
+        self.playout_depth = playout_depth
+
+    def evaluate(self, state: GameState, rng: random.Random) -> Returns:
+        """The returns (r0, r1) of one random playout from ``state``."""
+        return playout(state, rng, self.playout_depth)

@@ -1,0 +1,110 @@
+"""`mcts-course play GAME --opponent SPEC`: play against an agent in the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from mcts_course.games import GAMES, GameState, IllegalActionError
+
+_QUIT = ("quit", "exit", "q")
+_EXAMPLE = {"othello": "d3", "tictactoe": "b2", "connect4": "4"}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "play",
+        help="play a game against an agent in the terminal",
+        description="Play GAME against an agent. Type a move as the board names it: d3 in "
+        "Othello, a column 1-7 in Connect Four, b2 in tic-tac-toe; 'moves' lists your legal "
+        "moves, 'quit' (or end of input) stops. In Othello a forced pass is played for you.",
+    )
+    parser.add_argument("game", choices=list(GAMES), metavar="GAME", help=", ".join(GAMES))
+    parser.add_argument("--opponent", default="mcts:iterations=500", metavar="SPEC",
+                        help="agent spec of your opponent (mcts:iterations=500)")
+    parser.add_argument("--first", choices=["human", "agent"], default="human",
+                        help="who moves first (human)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the agent")
+    parser.add_argument("--start", default="", metavar="MOVES",
+                        help='moves played before the game starts, e.g. "d3 c5"')
+    parser.set_defaults(func=run)
+
+
+def _read(prompt: str) -> str | None:
+    """A line typed by the human; None at the end of the input."""
+    try:
+        line = input(prompt)
+    except EOFError:
+        print()
+        return None
+    if not sys.stdin.isatty():  # echo piped input so a transcript reads like a session
+        print(line)
+    return line.strip()
+
+
+def _human_move(state: GameState) -> int | None:
+    """Ask until the human types a legal move; None if they quit."""
+    who = state.PLAYER_NAMES[state.current_player]
+    while True:
+        text = _read(f"{who}, your move (e.g. {_EXAMPLE.get(state.NAME, '?')}): ")
+        if text is None or text.lower() in _QUIT:
+            return None
+        legal = [state.action_to_string(a) for a in state.legal_actions()]
+        if text.lower() in ("moves", "help", "?"):
+            print("legal moves:", " ".join(legal))
+            continue
+        try:
+            action = state.parse_action(text)
+        except IllegalActionError as error:  # not a move at all
+            print(f"  {error}")
+            continue
+        if action not in state.legal_actions():
+            print(f"  {text} is not a legal move here; legal moves: {' '.join(legal)}")
+            continue
+        return action
+
+
+def _result(state: GameState, human: int) -> str:
+    winner = state.winner()
+    if winner is None:
+        return "Draw."
+    return "You win!" if winner == human else "You lose."
+
+
+def run(args: argparse.Namespace) -> int:
+    from mcts_course.agents import make_agent
+    from mcts_course.cli import UsageError
+
+    try:
+        agent = make_agent(args.opponent)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    game = GAMES[args.game]
+    try:
+        state = game.from_moves(args.start)
+    except IllegalActionError as error:
+        raise UsageError(f"bad --start: {error}") from None
+    agent.seed(args.seed)
+    agent.reset()
+    human = state.current_player if args.first == "human" else 1 - state.current_player
+    names = state.PLAYER_NAMES
+    print(f"You are {names[human]}, {agent.name} is {names[1 - human]}. "
+          "Type 'moves' for your legal moves, 'quit' to stop.")
+    while not state.is_terminal():
+        print(state)
+        if state.current_player == human:
+            if state.legal_actions() == [getattr(state, "PASS", None)]:  # Othello: a forced pass
+                print(f"{names[human]} has no legal move and must pass.")
+                state = state.play(state.legal_actions()[0])
+                continue
+            action = _human_move(state)
+            if action is None:
+                print("Game abandoned.")
+                return 0
+        else:
+            action = agent.select_action(state)
+            print(f"{agent.name} ({names[1 - human]}) plays {state.action_to_string(action)}")
+        state = state.play(action)
+    print(state)
+    print(_result(state, human))
+    return 0
