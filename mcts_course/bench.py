@@ -105,25 +105,40 @@ class Measurement:
         return asdict(self) | {"ratio": self.ratio}
 
 
-def rate(work: Callable[[], int], min_seconds: float) -> float:
-    """Units of work per second: repeat ``work`` (which returns its units) for min_seconds."""
+def rate_units(work: Callable[[], int], min_seconds: float) -> int:
+    """Call ``work`` (which returns the units it did) until min_seconds have passed; the units."""
     done, start = 0, time.perf_counter()
     while True:
         done += work()
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_seconds:
-            return done / elapsed
+        if time.perf_counter() - start >= min_seconds:
+            return done
 
 
 def side_by_side(
-    ours: Callable[[], int], peer: Callable[[], int] | None, rounds: int, min_seconds: float
+    ours: Callable[[], int],
+    peer: Callable[[], int] | None,
+    rounds: int,
+    min_seconds: float,
+    slices: int = 10,
 ) -> tuple[float, float | None]:
-    """Median rates of ``ours`` and ``peer`` over alternating rounds."""
+    """Median rates of ``ours`` and ``peer`` over ``rounds``.
+
+    Within a round the two take turns in ``slices`` short slices, so that a burst of load from
+    another process on a shared machine hits both alike.
+    """
     mine, theirs = [], []
     for _ in range(rounds):
-        mine.append(rate(ours, min_seconds))
+        work = {"ours": [0, 0.0], "peer": [0, 0.0]}
+        for _ in range(slices):
+            for key, fn in (("ours", ours), ("peer", peer)):
+                if fn is not None:
+                    start = time.perf_counter()
+                    units = rate_units(fn, min_seconds / slices)
+                    work[key][0] += units
+                    work[key][1] += time.perf_counter() - start
+        mine.append(work["ours"][0] / work["ours"][1])
         if peer is not None:
-            theirs.append(rate(peer, min_seconds))
+            theirs.append(work["peer"][0] / work["peer"][1])
     return statistics.median(mine), statistics.median(theirs) if theirs else None
 
 
