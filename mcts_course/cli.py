@@ -12,7 +12,7 @@ import importlib
 import sys
 
 # Subcommand modules, in the order `mcts-course --help` lists them.
-COMMANDS = ["perft", "bench"]
+COMMANDS = ["perft", "bench", "match", "play", "check", "grade"]
 
 
 class UsageError(Exception):

@@ -1,0 +1,95 @@
+"""Exercise 6: alpha-beta search, from minimax, on Othello.
+
+Fill in the functions marked ``raise NotImplementedError``.  Check your work with
+
+    mcts-course check exercises/alphabeta.py
+
+Alpha-beta returns the same value as minimax but skips the moves that cannot change it.  The
+grader compares your values with minimax's on many Othello positions, and counts the nodes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from mcts_course.games.base import GameState
+
+Evaluate = Callable[[GameState, int], float]
+
+
+def disc_difference(state: GameState, player: int) -> float:
+    """Discs of ``player`` minus discs of the opponent; +-1000 times the result at the end
+    (given)."""
+    if state.is_terminal():
+        return 1000.0 * state.returns()[player]
+    board = state.board()
+    return float((board == player).sum() - (board == 1 - player).sum())
+
+
+def minimax(
+    state: GameState, depth: int, player: int, evaluate: Evaluate, stats: dict | None = None
+) -> float:
+    """The minimax value of ``state`` for ``player``, ``depth`` plies ahead (given).
+
+    Every call counts one node in ``stats["nodes"]``.  A pass (Othello's action 64) is a move
+    like any other; a finished game is evaluated whatever the depth left.
+    """
+    if stats is not None:
+        stats["nodes"] = stats.get("nodes", 0) + 1
+    if depth == 0 or state.is_terminal():
+        return evaluate(state, player)
+    values = [
+        minimax(state.play(a), depth - 1, player, evaluate, stats) for a in state.legal_actions()
+    ]
+    return max(values) if state.current_player == player else min(values)
+
+
+def alphabeta(
+    state: GameState,
+    depth: int,
+    player: int,
+    evaluate: Evaluate,
+    alpha: float = -math.inf,
+    beta: float = math.inf,
+    stats: dict | None = None,
+) -> float:
+    """Minimax with alpha-beta pruning.
+
+    Contract (v = your result, m = the minimax value):
+        * with the full window (alpha=-inf, beta=inf), v == m exactly;
+        * in general: v <= alpha if m <= alpha; v >= beta if m >= beta; else v == m;
+        * count one node per call in ``stats["nodes"]``, like ``minimax`` (so the grader can
+          see the pruning: far fewer nodes than minimax);
+        * visit the actions in the order of ``state.legal_actions()``.
+
+    Hint: start from a copy of ``minimax``.  At a node where ``player`` moves, keep the best
+    value so far and raise alpha to it; stop looking at further moves once alpha >= beta (the
+    opponent above will never let the game come here).  Where the opponent moves, do the
+    mirror image with beta.
+    """
+    raise NotImplementedError
+
+
+def best_move(
+    state: GameState, depth: int, evaluate: Evaluate = disc_difference, stats: dict | None = None
+) -> tuple[int, float]:
+    """The best action for the player to move and its value, ``depth`` plies deep.
+
+    Contract: returns ``(action, value)`` where ``value`` is the highest minimax value (for
+    ``state.current_player``) of the children searched ``depth - 1`` plies deep, and
+    ``action`` is a child with that value.
+
+    Hint: call ``alphabeta`` on each child; pass the best value so far as alpha, so that the
+    later children are pruned harder.
+    """
+    raise NotImplementedError
+
+
+if __name__ == "__main__":
+    from mcts_course.games import Othello
+
+    stats_mm, stats_ab = {"nodes": 0}, {"nodes": 0}
+    s = Othello()
+    print(minimax(s, 4, 0, disc_difference, stats_mm), stats_mm)
+    print(alphabeta(s, 4, 0, disc_difference, stats=stats_ab), stats_ab)

@@ -1,0 +1,121 @@
+"""Exercise 7: bandit policies for primitive Monte Carlo.
+
+Fill in the functions marked ``raise NotImplementedError``.  Check your work with
+
+    mcts-course check exercises/bandits.py
+
+Primitive Monte Carlo spends its random playouts on the moves at the root only.  Each move is an
+arm of a multi-armed bandit: ``counts[i]`` playouts of move i so far and ``sums[i]`` the sum of
+their rewards (win 1, draw 0.5, loss 0 for the player to move).  A policy picks the arm that gets
+the next playout: UCB1, epsilon-greedy or softmax (Boltzmann) exploration.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+
+from mcts_course.games import TicTacToe
+from mcts_course.games.base import GameState
+
+Policy = Callable[[Sequence[int], Sequence[float], random.Random], int]
+
+
+def ucb1_choice(counts: Sequence[int], sums: Sequence[float], c: float = math.sqrt(2)) -> int:
+    """The index of the arm to play next by UCB1.
+
+    Contract: the first arm (smallest index) with ``counts[i] == 0`` if there is one; else
+    the arm maximising ``sums[i] / counts[i] + c * sqrt(ln(sum(counts)) / counts[i])``; ties go
+    to the smallest index.
+    """
+    raise NotImplementedError
+
+
+def epsilon_greedy_choice(
+    counts: Sequence[int], sums: Sequence[float], epsilon: float, rng: random.Random
+) -> int:
+    """The index of the arm to play next by epsilon-greedy.
+
+    Contract: the first unplayed arm if there is one; else draw ``rng.random()``: below
+    ``epsilon``, return ``rng.randrange(len(counts))`` (explore: any arm, the best included);
+    otherwise return the arm of best mean ``sums[i] / counts[i]`` (ties: smallest index).
+    """
+    raise NotImplementedError
+
+
+def softmax_choice(
+    counts: Sequence[int], sums: Sequence[float], tau: float, rng: random.Random
+) -> int:
+    """The index of the arm to play next by softmax (Boltzmann) exploration.
+
+    Contract: the first unplayed arm if there is one; else arm i with probability
+    ``exp(mean_i / tau) / sum_j exp(mean_j / tau)``, drawn with ``rng``.  Must not overflow
+    for a tiny ``tau`` such as 0.001.
+
+    Hint: ``exp((mean_i - max_mean) / tau)`` gives the same probabilities without overflow;
+    draw ``u = rng.random() * total`` and walk the cumulative sum.
+    """
+    raise NotImplementedError
+
+
+def make_policy(name: str, **params: float) -> Policy:
+    """The policy ``name`` ("uniform", "ucb1", "egreedy", "softmax") as f(counts, sums, rng)
+    (given)."""
+    if name == "uniform":  # round robin: the least played arm
+        return lambda counts, sums, rng: min(range(len(counts)), key=lambda i: counts[i])
+    if name == "ucb1":
+        return lambda counts, sums, rng: ucb1_choice(counts, sums, params.get("c", math.sqrt(2)))
+    if name == "egreedy":
+        return lambda counts, sums, rng: epsilon_greedy_choice(
+            counts, sums, params.get("epsilon", 0.1), rng
+        )
+    if name == "softmax":
+        return lambda counts, sums, rng: softmax_choice(counts, sums, params.get("tau", 0.1), rng)
+    raise ValueError(f"unknown policy {name!r}; choose uniform, ucb1, egreedy or softmax")
+
+
+def monte_carlo_move(state: GameState, playouts: int, policy: Policy, rng: random.Random) -> int:
+    """Primitive Monte Carlo: spend ``playouts`` playouts on the moves of ``state``.
+
+    Contract: with ``actions = state.legal_actions()``, repeat ``playouts`` times: ``i =
+    policy(counts, sums, rng)``; play ``actions[i]`` and a random playout
+    (``state.play(actions[i]).rollout(rng)``); add 1 to ``counts[i]`` and the reward of the
+    player to move at ``state`` to ``sums[i]``.  Return the action of the best mean reward
+    among the arms played (ties: smallest action).
+    """
+    raise NotImplementedError
+
+
+class MonteCarloPlayer:
+    """Primitive Monte Carlo with a bandit policy at the root (given)."""
+
+    def __init__(self, playouts: int = 200, policy: str = "ucb1", seed: int | None = None, **kw):
+        self.playouts = playouts
+        self.policy = make_policy(policy, **kw)
+        self.rng = random.Random(seed)
+        self.name = f"MC-{policy}({playouts})"
+
+    def select_action(self, state: GameState) -> int:
+        return monte_carlo_move(state, self.playouts, self.policy, self.rng)
+
+
+def compare_policies(
+    policies: Sequence[str] = ("uniform", "ucb1", "egreedy", "softmax"),
+    game: type[GameState] = TicTacToe,
+    playouts: int = 100,
+    games: int = 20,
+    seed: int = 0,
+) -> dict[str, float]:
+    """The strength of each policy: its score against uniformly random play.
+
+    Contract: returns ``{policy name: score}`` where the score is the mean reward (win 1, draw
+    0.5, loss 0) of ``MonteCarloPlayer(playouts, name, seed=...)`` over ``games`` games of
+    ``game`` against a player choosing uniformly at random, moving first in half of them.
+    Everything is seeded from ``seed``.
+    """
+    raise NotImplementedError
+
+
+if __name__ == "__main__":
+    print(compare_policies())

@@ -1,0 +1,209 @@
+"""Exercises 1-4: Monte Carlo Tree Search on tic-tac-toe.
+
+Fill in the functions marked ``raise NotImplementedError``.  Check your work with
+
+    mcts-course check exercises/ttt_mcts.py
+
+The functions work on any game of the course's protocol (``mcts_course.games``)::
+
+    state.current_player    0 (X) moves first, then 1 (O)
+    state.legal_actions()   sorted list of actions; [] when the game is over
+    state.play(a)           a NEW state (states never change)
+    state.is_terminal()
+    state.returns()         (r0, r1): +1 win, -1 loss, 0 draw at the end
+
+Rewards in the tree are in [0, 1]: win 1, draw 0.5, loss 0.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+
+from mcts_course.games import TicTacToe  # noqa: F401 - for play_game and play_human
+from mcts_course.games.base import GameState, Returns
+
+
+class Node:
+    """A node of the search tree (given: do not change it)."""
+
+    def __init__(self, state: GameState, parent: Node | None = None, action: int | None = None):
+        self.state = state
+        self.parent = parent
+        self.action = action  # the action that led here from the parent
+        self.children: dict[int, Node] = {}
+        self.untried: list[int] = list(state.legal_actions())  # actions not expanded yet
+        self.visits = 0
+        self.wins = 0.0  # reward sum for `mover`: win 1, draw 0.5, loss 0
+        # The player who moved INTO this node (for the root: the opponent of its mover).
+        self.mover = parent.state.current_player if parent else 1 - state.current_player
+
+    def __repr__(self) -> str:
+        return f"Node(action={self.action}, visits={self.visits}, wins={self.wins})"
+
+
+def reward(returns: Returns, player: int) -> float:
+    """The reward of ``player`` in [0, 1] from the returns (+1, 0, -1) of a finished game."""
+    return (returns[player] + 1) / 2
+
+
+# -- exercise 1: selection and simulation -------------------------------------------------------
+def ucb1(child: Node, parent_visits: int, c: float) -> float:
+    """The UCB1 score of ``child``, whose parent has ``parent_visits`` visits.
+
+    Contract:
+        * ``math.inf`` when ``child.visits == 0`` (an untried child is tried first);
+        * otherwise ``child.wins / child.visits + c * sqrt(ln(parent_visits) / child.visits)``.
+
+    Hint: ``math.log`` is the natural logarithm.
+    """
+    raise NotImplementedError
+
+
+def select_child(node: Node, c: float) -> Node:
+    """The child of ``node`` with the highest ``ucb1(child, node.visits, c)``.
+
+    Contract: returns one of the Node objects in ``node.children`` (a dict action -> Node).
+    Ties are broken in favour of the child with the smallest action.
+
+    Hint: ``max`` returns the first of equal maxima, so iterate over ``sorted(node.children)``.
+    """
+    raise NotImplementedError
+
+
+def simulate(state: GameState, rng: random.Random) -> Returns:
+    """Play uniformly random moves from ``state`` to the end; return ``state.returns()`` there.
+
+    Contract: each move is ``rng.choice(state.legal_actions())`` (so that, with the same seed,
+    you get the same playout as the reference); ``state`` itself is not changed (states are
+    immutable: ``state = state.play(a)`` makes a new one).
+    """
+    raise NotImplementedError
+
+
+# -- exercise 2: backpropagation and the search loop --------------------------------------------
+def backpropagate(path: Sequence[Node], returns: Returns) -> None:
+    """Update every node on ``path`` (root first, leaf last) with the result of one playout.
+
+    Contract: each node gets ``visits += 1`` and ``wins += reward(returns, node.mover)``: the
+    reward of the player who moved INTO that node.  That player alternates along the path, so
+    the reward flips from one level to the next (a win for X is a loss for O).
+
+    Hint: this is what lets ``select_child`` work the same at every level: each player picks
+    the child that is best for the player making that move.
+    """
+    raise NotImplementedError
+
+
+def expand(node: Node, rng: random.Random) -> Node:
+    """Add a child to ``node`` for one untried action and return the child.
+
+    Contract: the action is ``rng.choice(node.untried)``; remove it from ``node.untried``; the
+    child is ``Node(node.state.play(action), node, action)`` stored in ``node.children[action]``.
+    """
+    raise NotImplementedError
+
+
+def mcts_search(
+    state: GameState,
+    iterations: int,
+    c: float = math.sqrt(2),
+    expand_threshold: int = 1,
+    rng: random.Random | None = None,
+) -> Node:
+    """Build a search tree from ``state`` with ``iterations`` rounds of MCTS; return its root.
+
+    Each iteration:
+        1. selection: from the root, while the node has no untried action and has children,
+           go to ``select_child(node, c)``;
+        2. expansion: if the node reached has untried actions and (it is the root or it has at
+           least ``expand_threshold`` visits), ``expand`` it and go to the new child;
+        3. simulation: ``simulate`` from that node's state;
+        4. backpropagation: ``backpropagate`` along the path from the root to that node.
+
+    Contract: ``root.visits == iterations`` at the end; ``rng`` defaults to ``random.Random()``.
+    """
+    raise NotImplementedError
+
+
+def best_action(root: Node) -> int:
+    """The action of the most visited child of ``root`` (the "robust child").
+
+    Contract: ties are broken in favour of the smallest action.
+    """
+    raise NotImplementedError
+
+
+# -- exercise 3: experiments -------------------------------------------------------------------
+def experiment(
+    state: GameState,
+    iterations: Sequence[int] = (10, 30, 100, 300, 1000),
+    cs: Sequence[float] = (math.sqrt(2),),
+    thresholds: Sequence[int] = (1,),
+    seeds: Sequence[int] = range(5),
+) -> list[dict]:
+    """How the chosen move and its value change with the budget and the parameters.
+
+    Contract: one dict per combination of (n in iterations, c in cs, t in thresholds, seed in
+    seeds), from ``mcts_search(state, n, c, t, random.Random(seed))``, with the keys
+        ``iterations``, ``c``, ``expand_threshold``, ``seed``: the parameters;
+        ``action``: ``best_action(root)``;
+        ``value``: the chosen child's ``wins / visits`` (from the mover's point of view);
+        ``visits``: the chosen child's visits.
+
+    Hint: four nested loops; the book plots the rows (pandas.DataFrame(rows) is handy).
+    """
+    raise NotImplementedError
+
+
+# -- exercise 4: a full player -------------------------------------------------------------------
+class MCTSPlayer:
+    """An MCTS player: ``MCTSPlayer(iterations=1000, c=..., expand_threshold=1, seed=None)``.
+
+    Contract: ``.name`` is a short string such as "MCTS(1000)"; ``.select_action(state)``
+    returns ``best_action`` of an ``mcts_search`` from ``state`` that uses the player's own
+    ``random.Random(seed)``.  It must work for any game of the protocol.
+    """
+
+    def __init__(
+        self,
+        iterations: int = 1000,
+        c: float = math.sqrt(2),
+        expand_threshold: int = 1,
+        seed: int | None = None,
+    ):
+        raise NotImplementedError
+
+    def select_action(self, state: GameState) -> int:
+        raise NotImplementedError
+
+
+def play_game(player0, player1, state: GameState | None = None) -> list[int]:
+    """Play a game between two players (anything with ``select_action``); return its moves.
+
+    Contract: starts from ``state`` (default: ``TicTacToe()``); player0 moves for player 0;
+    returns the list of actions played until the game is over.
+    """
+    raise NotImplementedError
+
+
+def play_human(
+    player,
+    human: int = 0,
+    state: GameState | None = None,
+    input_fn: Callable[[str], str] = input,
+    print_fn: Callable[[str], None] = print,
+) -> Returns:
+    """Play a text game of tic-tac-toe between a person (as player ``human``) and ``player``.
+
+    Contract: show the board with ``print_fn(str(state))``; when it is the person's turn read a
+    move name such as "b2" with ``input_fn("your move: ")`` and parse it with
+    ``state.parse_action``; if it is unreadable or illegal (a ValueError), say so and ask
+    again.  Return ``state.returns()`` at the end.
+    """
+    raise NotImplementedError
+
+
+if __name__ == "__main__":
+    print(play_human(MCTSPlayer(iterations=1000)))

@@ -1,0 +1,63 @@
+"""Autograding of the exercises.
+
+Three ways to run the same tests (they live in ``mcts_course/grading/tests_*.py``):
+
+* a student at the terminal: ``mcts-course check exercises/``;
+* a student in a notebook: ``check("ttt_mcts")`` after the cells that define the functions;
+* an instructor: ``mcts-course grade SUBMISSION... --out DIR`` (grades.csv, results.json).
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+from mcts_course.grading.framework import Student, collect_tests, points, run_test
+from mcts_course.grading.sets import EXERCISES, SETS, exercise_set
+
+__all__ = ["EXERCISES", "SETS", "Report", "check", "points"]
+
+
+class Report:
+    """The result of :func:`check`: ``score``, ``max_score``, ``by_exercise``."""
+
+    def __init__(self, grade_):
+        self.grade = grade_
+        self.score = grade_.score
+        self.max_score = grade_.max_score
+        self.by_exercise = grade_.by_exercise()
+
+    def __repr__(self) -> str:
+        return f"Report(score={self.score:g}, max_score={self.max_score:g})"
+
+
+def check(
+    set_name: str,
+    namespace: dict | None = None,
+    exercise: str | None = None,
+    show_failures: bool = True,
+) -> Report:
+    """Run the grading tests of ``set_name`` on the functions defined in ``namespace``.
+
+    ``namespace`` defaults to the caller's globals (the notebook's).  The tests run in this
+    process, each with its time limit; the table of points is printed and a Report returned.
+    ``exercise`` runs the tests of one exercise only (e.g. ``"ttt_backprop"``).
+    """
+    from mcts_course.grading.grader import SubmissionGrade, TestOutcome
+    from mcts_course.grading.report import full_report
+
+    exercise_set(set_name)  # a clear error for an unknown set
+    if namespace is None:
+        namespace = inspect.currentframe().f_back.f_globals
+    tests = [t for t in collect_tests(set_name) if exercise in (None, t.exercise)]
+    if not tests:
+        raise ValueError(f"no tests for exercise {exercise!r} in {set_name}")
+    student = Student(namespace)
+    grade_ = SubmissionGrade("notebook", Path("."))
+    for test in tests:
+        result = run_test(test, student, use_alarm=True)
+        grade_.outcomes.append(
+            TestOutcome(test, result["passed"], result["score"], result["output"])
+        )
+    print(full_report(grade_, show_failures))
+    return Report(grade_)

@@ -1,0 +1,226 @@
+"""Grading submissions: scores per test and per exercise, grades.csv and results.json.
+
+``grade(submissions, out_dir)`` grades every submission (a folder of exercise files or
+notebooks, or one such file) against every exercise set, several sets at once (a thread per
+running child process; the work happens in the children).  Nothing one submission does can stop
+the others from being graded: see :mod:`mcts_course.grading.sandbox`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from mcts_course.grading.framework import GradingTest, collect_tests
+from mcts_course.grading.sandbox import run_set
+from mcts_course.grading.sets import EXERCISES, SETS
+from mcts_course.grading.sources import find_sources, solutions_import
+
+
+@dataclass
+class TestOutcome:
+    test: GradingTest
+    passed: bool
+    score: float
+    output: str
+    seconds: float = 0.0
+
+
+@dataclass
+class SubmissionGrade:
+    name: str
+    path: Path
+    outcomes: list[TestOutcome] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # set -> file used
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return sum(o.score for o in self.outcomes)
+
+    @property
+    def max_score(self) -> float:
+        return sum(o.test.points for o in self.outcomes)
+
+    def by_exercise(self) -> dict[str, tuple[float, float]]:
+        table: dict[str, tuple[float, float]] = {}
+        for o in self.outcomes:
+            got, most = table.get(o.test.exercise, (0.0, 0.0))
+            table[o.test.exercise] = (got + o.score, most + o.test.points)
+        return table
+
+
+def grade_set(
+    source,
+    set_name: str,
+    tests: list[GradingTest],
+    extra_tests,
+    memory_mb: int,
+    timeout_scale: float = 1.0,
+):
+    """Outcomes of one set's tests for one source file (None: the file is missing)."""
+    if source is None:
+        why = (
+            f"no file for {set_name} was found (expected {set_name}.py or a notebook "
+            f"with its functions)"
+        )
+        return [TestOutcome(t, False, 0.0, why) for t in tests]
+    where = solutions_import(source.everything or source.code)
+    if where is not None:
+        why = (
+            f"no points for this exercise: {source.path.name} imports the reference "
+            f"solutions (mcts_course.solutions, {where})"
+        )
+        return [TestOutcome(t, False, 0.0, why) for t in tests]
+    results = run_set(source, set_name, tests, extra_tests, memory_mb, timeout_scale)
+    return [
+        TestOutcome(t, r["passed"], r["score"], r["output"], r["seconds"])
+        for t, r in zip(tests, results, strict=True)
+    ]
+
+
+def grade(
+    submissions: Iterable[str | Path],
+    out_dir: str | Path | None = None,
+    extra_tests: list[str] | None = None,
+    n_jobs: int | None = None,
+    memory_mb: int = 1024,
+    sets: Iterable[str] | None = None,
+    only_present: bool = False,
+    progress: Callable[[str], None] | None = None,
+    timeout_scale: float = 1.0,
+) -> list[SubmissionGrade]:
+    """Grade each submission; with ``out_dir`` also write grades.csv and results.json files.
+
+    ``only_present`` skips the sets a submission has no file for (for ``mcts-course check``);
+    ``timeout_scale`` multiplies every test's time limit (a slow machine, or tests).
+    """
+    set_names = list(sets or SETS)
+    tests = {
+        s: [replace(t, timeout=t.timeout * timeout_scale) for t in collect_tests(s, extra_tests)]
+        for s in set_names
+    }
+    grades, jobs = [], []
+    for path in map(Path, submissions):
+        grade_ = SubmissionGrade(_unique_name(path, grades), path)
+        grades.append(grade_)
+        sources = find_sources(path)
+        for s in set_names:
+            if only_present and s not in sources:
+                continue
+            if s in sources:
+                grade_.files[s] = str(sources[s].path)
+            jobs.append((grade_, s, sources.get(s)))
+
+    def work(job):
+        grade_, s, source = job
+        started = time.perf_counter()
+        outcomes = grade_set(source, s, tests[s], extra_tests, memory_mb, timeout_scale)
+        if progress:
+            got = sum(o.score for o in outcomes)
+            progress(f"{grade_.name}: {s} {got:g}/{sum(t.points for t in tests[s]):g}")
+        return grade_, s, outcomes, time.perf_counter() - started
+
+    workers = max(1, n_jobs or os.cpu_count() or 1)
+    done: dict[tuple[int, str], list[TestOutcome]] = {}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for grade_, s, outcomes, seconds in pool.map(work, jobs):
+            done[(id(grade_), s)] = outcomes
+            grade_.seconds += seconds
+    for grade_ in grades:  # the sets in a fixed order, whatever order they finished in
+        for s in set_names:
+            grade_.outcomes += done.get((id(grade_), s), [])
+    if out_dir is not None:
+        write_outputs(grades, Path(out_dir))
+    return grades
+
+
+def _unique_name(path: Path, earlier: list[SubmissionGrade]) -> str:
+    name = path.name or str(path)
+    taken = {g.name for g in earlier}
+    candidate, k = name, 2
+    while candidate in taken:
+        candidate, k = f"{name}-{k}", k + 1
+    return candidate
+
+
+# -- outputs ---------------------------------------------------------------------------------
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def exercise_columns(grades: list[SubmissionGrade]) -> list[str]:
+    """The shipped exercises, then any new exercise of the instructor's tests."""
+    extra = []
+    for g in grades:
+        for o in g.outcomes:
+            if o.test.exercise not in EXERCISES and o.test.exercise not in extra:
+                extra.append(o.test.exercise)
+    return list(EXERCISES) + extra
+
+
+def grades_csv(grades: list[SubmissionGrade]) -> str:
+    columns = exercise_columns(grades)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["submission", "score", "max_score", *columns])
+    for g in grades:
+        table = g.by_exercise()
+        writer.writerow(
+            [g.name, _num(g.score), _num(g.max_score)]
+            + [_num(table[e][0]) if e in table else "" for e in columns]
+        )
+    return out.getvalue()
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def results_json(grade_: SubmissionGrade) -> dict:
+    """Gradescope's results.json: one entry per test; the score is their sum."""
+    from mcts_course.grading.report import summary_table
+
+    tests = []
+    for number, o in enumerate(grade_.outcomes, 1):
+        tests.append(
+            {
+                "name": f"[{o.test.exercise}] {o.test.name}",
+                "number": str(number),
+                "score": o.score,
+                "max_score": o.test.points,
+                "output": o.output,
+                "visibility": o.test.visibility,
+                "tags": [o.test.exercise],
+            }
+        )
+    return {
+        "score": sum(t["score"] for t in tests),
+        "execution_time": round(grade_.seconds, 1),
+        "output": summary_table(grade_),
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def write_outputs(grades: list[SubmissionGrade], out_dir: Path) -> None:
+    for g in grades:
+        atomic_write(out_dir / g.name / "results.json", json.dumps(results_json(g), indent=2))
+    atomic_write(out_dir / "grades.csv", grades_csv(grades))

@@ -1,0 +1,89 @@
+"""The exercise sets: which file holds which exercises, and which names a student defines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ExerciseSet:
+    name: str  # the file stem: exercises/<name>.py, mcts_course/solutions/<name>.py
+    title: str
+    exercises: tuple[str, ...]  # exercise ids, one column each in grades.csv
+    functions: tuple[str, ...]  # names a submission defines (used to recognise notebooks)
+    notebook: str  # the book chapter holding the stubs as cells
+
+    @property
+    def tests_module(self) -> str:
+        return f"mcts_course.grading.tests_{self.name}"
+
+    @property
+    def solution_module(self) -> str:
+        return f"mcts_course.solutions.{self.name}"
+
+
+SETS: dict[str, ExerciseSet] = {
+    s.name: s
+    for s in (
+        ExerciseSet(
+            "ttt_mcts",
+            "Tic-tac-toe MCTS",
+            ("ttt_selection", "ttt_backprop", "ttt_experiments", "ttt_player"),
+            (
+                "ucb1",
+                "select_child",
+                "simulate",
+                "backpropagate",
+                "expand",
+                "mcts_search",
+                "best_action",
+                "experiment",
+                "MCTSPlayer",
+                "play_game",
+                "play_human",
+            ),
+            "07_tictactoe_exercises",
+        ),
+        ExerciseSet(
+            "connect4",
+            "Connect Four rules and player",
+            ("connect4",),
+            ("legal_columns", "drop", "is_win", "MCTSPlayer"),
+            "08_connect4_exercises",
+        ),
+        ExerciseSet(
+            "alphabeta",
+            "Alpha-beta on Othello",
+            ("alphabeta",),
+            ("alphabeta", "best_move"),
+            "08_connect4_exercises",
+        ),
+        ExerciseSet(
+            "bandits",
+            "Bandit policies for primitive Monte Carlo",
+            ("bandits",),
+            (
+                "ucb1_choice",
+                "epsilon_greedy_choice",
+                "softmax_choice",
+                "monte_carlo_move",
+                "compare_policies",
+            ),
+            "08_connect4_exercises",
+        ),
+    )
+}
+
+# Every exercise id, in the order of the grades.csv columns, and the set that holds it.
+EXERCISES: tuple[str, ...] = tuple(e for s in SETS.values() for e in s.exercises)
+SET_OF: dict[str, str] = {e: s.name for s in SETS.values() for e in s.exercises}
+
+
+def exercise_set(name: str) -> ExerciseSet:
+    """The set called ``name``; ValueError naming the valid ones otherwise."""
+    try:
+        return SETS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown exercise set {name!r}; choose one of: {', '.join(SETS)}"
+        ) from None

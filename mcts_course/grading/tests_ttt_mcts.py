@@ -1,0 +1,497 @@
+"""Grading tests of exercises 1-4: MCTS on tic-tac-toe (exercises/ttt_mcts.py)."""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+
+from mcts_course.games import TicTacToe
+from mcts_course.grading.framework import points
+from mcts_course.solutions import ttt_mcts as ref
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def node_class(student):
+    return student.Node if student.has("Node") else ref.Node
+
+
+def random_state(rng: random.Random, max_moves: int = 7) -> TicTacToe:
+    """A position after 0..max_moves random moves that is not over."""
+    while True:
+        state = TicTacToe()
+        for _ in range(rng.randint(0, max_moves)):
+            if state.is_terminal():
+                break
+            state = state.play(rng.choice(state.legal_actions()))
+        if not state.is_terminal():
+            return state
+
+
+def tree_with_children(student, rng: random.Random, ties: bool = False):
+    """A root whose children have random visit counts and win sums."""
+    Node = node_class(student)
+    root = Node(random_state(rng))
+    for action in list(root.untried):
+        if rng.random() < 0.2 and root.children:
+            continue
+        child = Node(root.state.play(action), root, action)
+        child.visits = rng.choice([3, 5]) if ties else rng.randint(1, 40)
+        child.wins = child.visits * (0.5 if ties else rng.random())
+        root.children[action] = child
+        root.untried.remove(action)
+    root.visits = sum(ch.visits for ch in root.children.values()) + rng.randint(0, 3)
+    return root
+
+
+def child_stats(root, means: bool = True) -> dict:
+    """{action: visits} or {action: (visits, mean)} of a node's children, for messages."""
+    kids = sorted(root.children.items())
+    if not means:
+        return {a: ch.visits for a, ch in kids}
+    return {a: (ch.visits, round(ch.wins / max(ch.visits, 1), 2)) for a, ch in kids}
+
+
+def path_of(student, rng: random.Random):
+    """A root-to-leaf path of fresh nodes, made by playing random moves."""
+    Node = node_class(student)
+    node = Node(random_state(rng, 4))
+    path = [node]
+    while not node.state.is_terminal() and rng.random() < 0.8:
+        action = rng.choice(node.state.legal_actions())
+        child = Node(node.state.play(action), node, action)
+        node.children[action] = child
+        path.append(child)
+        node = child
+    return path
+
+
+def movers(path) -> list[int]:
+    """Who moved INTO each node of a path (for the root: the opponent of its mover)."""
+    root = path[0].state
+    return [1 - root.current_player] + [n.state.current_player for n in path[:-1]]
+
+
+@functools.cache
+def outcome_probabilities(state: TicTacToe) -> tuple[float, float, float]:
+    """Exact (X wins, O wins, draw) probabilities of uniformly random play from ``state``."""
+    if state.is_terminal():
+        w = state.winner()
+        return (w == 0, w == 1, w is None)
+    children = [outcome_probabilities(state.play(a)) for a in state.legal_actions()]
+    return tuple(sum(p[i] for p in children) / len(children) for i in range(3))
+
+
+@functools.cache
+def perfect_value(state: TicTacToe) -> int:
+    """The game-theoretic value for player 0 (X): +1, 0, -1."""
+    if state.is_terminal():
+        return state.returns()[0]
+    values = [perfect_value(state.play(a)) for a in state.legal_actions()]
+    return max(values) if state.current_player == 0 else min(values)
+
+
+class PerfectPlayer:
+    """Plays a random move among the optimal ones."""
+
+    name = "perfect"
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+
+    def select_action(self, state):
+        sign = 1 if state.current_player == 0 else -1
+        values = {a: sign * perfect_value(state.play(a)) for a in state.legal_actions()}
+        best = max(values.values())
+        return self.rng.choice([a for a, v in values.items() if v == best])
+
+
+class RandomPlayer:
+    name = "random"
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+
+    def select_action(self, state):
+        return self.rng.choice(state.legal_actions())
+
+
+def play(players, state=None):
+    state = state or TicTacToe()
+    while not state.is_terminal():
+        action = players[state.current_player].select_action(state)
+        assert action in state.legal_actions(), (
+            f"{players[state.current_player].name} chose {action!r}, not a legal move in\n{state}"
+        )
+        state = state.play(action)
+    return state.returns()
+
+
+# -- exercise 1: selection and simulation -------------------------------------------------------
+@points(1, "ttt_selection", hint="a child never visited must be tried first: return math.inf")
+def test_ucb1_unvisited(student):
+    """ucb1 of an unvisited child is infinite"""
+    Node = node_class(student)
+    root = Node(TicTacToe())
+    child = Node(root.state.play(4), root, 4)
+    root.visits = 10
+    value = student.ucb1(child, 10, 1.4)
+    assert value == math.inf, f"ucb1 of a child with 0 visits gave {value!r}, expected math.inf"
+
+
+@points(
+    2, "ttt_selection", hint="mean = wins / visits; bonus = c * sqrt(ln(parent_visits) / visits)"
+)
+def test_ucb1_values(student):
+    """ucb1 equals the formula on 300 random cases"""
+    rng = random.Random(1)
+    Node = node_class(student)
+    root = Node(TicTacToe())
+    for _ in range(300):
+        child = Node(root.state.play(rng.randrange(9)), root, 0)
+        child.visits = rng.randint(1, 100)
+        child.wins = round(rng.uniform(0, child.visits) * 2) / 2
+        parent_visits = child.visits + rng.randint(0, 200)
+        c = rng.choice([0.0, 0.5, 1.0, math.sqrt(2), 2.5])
+        got, want = student.ucb1(child, parent_visits, c), ref.ucb1(child, parent_visits, c)
+        assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12), (
+            f"ucb1(visits={child.visits}, wins={child.wins}, parent_visits={parent_visits}, "
+            f"c={c:.3f}) = {got!r}, expected {want:.6f}"
+        )
+
+
+@points(3, "ttt_selection", hint="pick the child with the HIGHEST ucb1(child, node.visits, c)")
+def test_select_child_highest_ucb1(student):
+    """select_child picks the child of highest UCB1 on 300 random trees"""
+    rng = random.Random(2)
+    for _ in range(300):
+        root = tree_with_children(student, rng)
+        c = rng.choice([0.0, 0.7, math.sqrt(2), 3.0])
+        got, want = student.select_child(root, c), ref.select_child(root, c)
+        assert got is root.children.get(getattr(got, "action", None)) or got in list(
+            root.children.values()
+        ), "select_child must return one of node.children's Node objects"
+        assert got is want, (
+            f"with c={c:.2f} and children (action: visits, wins) "
+            f"{ {a: (ch.visits, round(ch.wins, 2)) for a, ch in sorted(root.children.items())} } "
+            f"(parent visits {root.visits}) you chose action {got.action}, expected {want.action}"
+        )
+
+
+@points(1, "ttt_selection", hint="ties go to the child with the smallest action")
+def test_select_child_ties(student):
+    """select_child breaks ties by the smallest action"""
+    rng = random.Random(3)
+    for _ in range(100):
+        root = tree_with_children(student, rng, ties=True)
+        got, want = student.select_child(root, 1.0), ref.select_child(root, 1.0)
+        assert got is want, (
+            f"children (action: visits) {child_stats(root, means=False)} "
+            f"with equal means: you chose {got.action}, expected {want.action}"
+        )
+
+
+@points(1, "ttt_selection", hint="play until state.is_terminal() and return state.returns()")
+def test_simulate_reaches_the_end(student):
+    """simulate returns the returns of a finished game"""
+    rng = random.Random(4)
+    for _ in range(100):
+        state = random_state(rng)
+        before = state
+        result = student.simulate(state, random.Random(rng.randrange(10**6)))
+        assert state == before, "simulate must not change the state it is given"
+        assert tuple(result) in {(1, -1), (-1, 1), (0, 0)}, (
+            f"simulate returned {result!r}; expected the returns of a finished game "
+            "((1, -1), (-1, 1) or (0, 0))"
+        )
+
+
+@points(1, "ttt_selection", hint="use exactly rng.choice(state.legal_actions()) for each move")
+def test_simulate_uses_rng_as_specified(student):
+    """simulate follows the contract: same rng, same playout as the reference"""
+    rng = random.Random(5)
+    for _ in range(200):
+        state = random_state(rng)
+        seed = rng.randrange(10**6)
+        got = tuple(student.simulate(state, random.Random(seed)))
+        want = ref.simulate(state, random.Random(seed))
+        assert got == want, (
+            f"with random.Random({seed}) from\n{state}\nyou got {got}, the reference {want}"
+        )
+
+
+@points(2, "ttt_selection", hint="each move must be uniformly random among the legal moves")
+def test_simulate_statistics(student):
+    """random playouts have the right outcome frequencies (X 58.5%, O 28.8%, draw 12.7%)"""
+    rng = random.Random(6)
+    for state in (TicTacToe(), TicTacToe.from_moves("b2 a1")):
+        n, counts = 3000, [0, 0, 0]
+        for _ in range(n):
+            r = tuple(student.simulate(state, rng))
+            counts[0 if r == (1, -1) else 1 if r == (-1, 1) else 2] += 1
+        for name, count, p in zip(
+            ("X wins", "O wins", "draws"), counts, outcome_probabilities(state), strict=True
+        ):
+            tolerance = 4.5 * math.sqrt(p * (1 - p) / n) + 1e-9
+            assert abs(count / n - p) <= tolerance, (
+                f"from\n{state}\n{n} random playouts gave {name} {count / n:.3f}; uniformly random "
+                f"play gives {p:.3f} (allowed {tolerance:.3f})"
+            )
+
+
+# -- exercise 2: backpropagation and the search loop -------------------------------------------
+def _check_path(student, path, returns):
+    before = [(n.visits, n.wins) for n in path]
+    student.backpropagate(path, returns)
+    for depth, (node, mover, (v0, w0)) in enumerate(zip(path, movers(path), before, strict=True)):
+        want = w0 + (returns[mover] + 1) / 2
+        assert node.visits == v0 + 1, (
+            f"node at depth {depth}: visits {node.visits}, expected {v0 + 1}"
+        )
+        assert math.isclose(node.wins, want), (
+            f"returns {tuple(returns)}, node at depth {depth} (entered by player {mover}): wins "
+            f"{node.wins}, expected {want} (reward of the player who moved into the node)"
+        )
+
+
+@points(1, "ttt_backprop", hint="every node on the path gets visits += 1")
+def test_backprop_visits(student):
+    """backpropagate adds one visit to every node of the path and none elsewhere"""
+    rng = random.Random(7)
+    for _ in range(50):
+        path = path_of(student, rng)
+        Node = node_class(student)
+        extra = [a for a in path[0].state.legal_actions() if a not in path[0].children]
+        off_path = None
+        if extra:
+            off_path = Node(path[0].state.play(extra[0]), path[0], extra[0])
+            path[0].children[extra[0]] = off_path
+        student.backpropagate(path, (1, -1))
+        assert [n.visits for n in path] == [1] * len(path), (
+            f"visits along a path of {len(path)} nodes: {[n.visits for n in path]}"
+        )
+        assert off_path is None or off_path.visits == 0, "a node off the path was changed"
+
+
+@points(
+    3,
+    "ttt_backprop",
+    hint="each node's reward is that of the player who moved INTO it (node.mover): it "
+    "flips from one level to the next",
+)
+def test_backprop_rewards(student):
+    """backpropagate adds the reward of each node's mover (win 1, draw 0.5, loss 0)"""
+    rng = random.Random(8)
+    for _ in range(200):
+        path = path_of(student, rng)
+        for node in path:  # some earlier statistics, which must be kept
+            node.visits = rng.randint(0, 5)
+            node.wins = node.visits * 0.5
+        _check_path(student, path, rng.choice([(1, -1), (-1, 1), (0, 0)]))
+
+
+@points(1, "ttt_backprop", hint="pick rng.choice(node.untried), remove it, add the child")
+def test_expand(student):
+    """expand adds one child for an untried action and returns it"""
+    rng = random.Random(9)
+    Node = node_class(student)
+    for _ in range(50):
+        node = Node(random_state(rng))
+        untried = list(node.untried)
+        child = student.expand(node, random.Random(rng.randrange(1000)))
+        assert child.action in untried, f"expanded action {child.action} was not untried"
+        assert child.action not in node.untried, "the expanded action is still in node.untried"
+        assert node.children.get(child.action) is child, "the child is not in node.children"
+        assert child.state == node.state.play(child.action), "the child's state is wrong"
+        assert child.parent is node, "the child's parent is wrong"
+
+
+@points(1, "ttt_backprop", hint="the root is visited once per iteration")
+def test_search_counts(student):
+    """mcts_search: root visits = iterations = sum of the children's visits"""
+    rng = random.Random(10)
+    for _ in range(5):
+        state = random_state(rng, 3)
+        root = student.mcts_search(state, 200, math.sqrt(2), 1, random.Random(rng.randrange(99)))
+        total = sum(ch.visits for ch in root.children.values())
+        assert root.visits == 200, f"root.visits is {root.visits} after 200 iterations"
+        assert total == 200, f"the root's children have {total} visits in all, expected 200"
+        assert set(root.children) <= set(state.legal_actions())
+
+
+def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
+    state = TicTacToe.from_moves(moves)
+    for seed in range(3):
+        root = student.mcts_search(state, iterations, math.sqrt(2), 1, random.Random(seed))
+        got = student.best_action(root)
+        assert got == target, (
+            f"in\n{state}\n{state.PLAYER_NAMES[state.current_player]} should play "
+            f"{state.action_to_string(target)}; after {iterations} iterations (seed {seed}) "
+            f"best_action is {state.action_to_string(got)}; root children (action: visits, "
+            f"mean) {child_stats(root)}"
+        )
+
+
+@points(2, "ttt_backprop", hint="check the reward sign: the values must be from the mover's view")
+def test_search_takes_the_win(student):
+    """MCTS finds the winning move"""
+    _finds(student, "a1 b1 a2 b2", TicTacToe().parse_action("a3"))  # X completes column a
+    _finds(student, "c3 a1 b3 a2 c2", TicTacToe().parse_action("a3"))  # O completes column a
+
+
+@points(1, "ttt_backprop", hint="check the reward sign: the values must be from the mover's view")
+def test_search_blocks(student):
+    """MCTS blocks the opponent's line"""
+    _finds(student, "a1 b2 a2", TicTacToe().parse_action("a3"), iterations=1500)
+
+
+@points(
+    1,
+    "ttt_backprop",
+    hint="a node with untried moves is expanded only once it has "
+    "expand_threshold visits (the root always)",
+)
+def test_search_expand_threshold(student):
+    """mcts_search honours expand_threshold"""
+    for threshold in (5, 20):
+        root = student.mcts_search(TicTacToe(), 300, math.sqrt(2), threshold, random.Random(1))
+        stack = list(root.children.values())
+        while stack:
+            node = stack.pop()
+            if node.children:
+                assert node.visits > threshold, (
+                    f"expand_threshold={threshold}: a node with {node.visits} visits has children"
+                )
+            stack.extend(node.children.values())
+    root = student.mcts_search(TicTacToe(), 200, math.sqrt(2), 10**6, random.Random(1))
+    assert root.children and all(not ch.children for ch in root.children.values()), (
+        "with a huge expand_threshold only the root may be expanded"
+    )
+
+
+@points(1, "ttt_backprop", hint="the robust child: most visits, ties to the smallest action")
+def test_best_action(student):
+    """best_action returns the most visited child (ties: smallest action)"""
+    rng = random.Random(11)
+    for _ in range(100):
+        root = tree_with_children(student, rng, ties=rng.random() < 0.5)
+        got, want = student.best_action(root), ref.best_action(root)
+        assert got == want, (
+            f"visits { {a: ch.visits for a, ch in sorted(root.children.items())} }: you chose "
+            f"{got}, expected {want}"
+        )
+
+
+# -- exercise 3: experiments ---------------------------------------------------------------
+KEYS = {"iterations", "c", "expand_threshold", "seed", "action", "value", "visits"}
+
+
+@points(2, "ttt_experiments", hint="one dict per (iterations, c, threshold, seed)")
+def test_experiment_rows(student):
+    """experiment returns one row per combination, with the documented keys"""
+    state = TicTacToe.from_moves("b2 a1")
+    rows = student.experiment(
+        state, iterations=(10, 40), cs=(0.5, 1.5), thresholds=(1, 3), seeds=(0, 1)
+    )
+    rows = list(rows)
+    assert len(rows) == 16, f"expected 2*2*2*2 = 16 rows, got {len(rows)}"
+    for row in rows:
+        assert KEYS <= set(row), f"a row lacks the keys {sorted(KEYS - set(row))}: {row}"
+    combos = {(r["iterations"], r["c"], r["expand_threshold"], r["seed"]) for r in rows}
+    assert len(combos) == 16, "the rows do not cover every combination once"
+    for r in rows:
+        assert r["action"] in state.legal_actions(), f"illegal action in {r}"
+        assert 0 <= r["value"] <= 1, f"value must be a mean reward in [0, 1]: {r}"
+        assert 1 <= r["visits"] <= r["iterations"], f"visits out of range: {r}"
+
+
+@points(2, "ttt_experiments", hint="value = wins / visits of the chosen child")
+def test_experiment_converges(student):
+    """with more iterations every seed chooses the winning move, valued near 1"""
+    state = TicTacToe.from_moves("a1 b1 a2 b2")  # X wins at a3
+    rows = student.experiment(
+        state, iterations=(1000,), cs=(math.sqrt(2),), thresholds=(1,), seeds=(0, 1, 2)
+    )
+    for r in rows:
+        assert r["action"] == 6, f"after 1000 iterations the winning move a3 (6) is missed: {r}"
+        assert r["value"] > 0.9, f"the winning move should be valued near 1: {r}"
+
+
+# -- exercise 4: a full player ---------------------------------------------------------------
+@points(
+    1,
+    "ttt_player",
+    hint="MCTSPlayer(iterations, c, expand_threshold, seed) with .select_action(state) and .name",
+)
+def test_player_interface(student):
+    """MCTSPlayer has a name and returns legal moves"""
+    player = student.MCTSPlayer(iterations=50, seed=1)
+    assert isinstance(player.name, str) and player.name, "player.name must be a non-empty str"
+    rng = random.Random(12)
+    for _ in range(10):
+        state = random_state(rng)
+        assert player.select_action(state) in state.legal_actions()
+
+
+@points(3, "ttt_player", hint="MCTS with 300 iterations should crush random play")
+def test_player_beats_random(student):
+    """MCTS(300) does not lose to random play and wins most games"""
+    wins = 0
+    for game in range(10):
+        me = game % 2
+        players = [RandomPlayer(game), RandomPlayer(game)]
+        players[me] = student.MCTSPlayer(iterations=300, seed=game)
+        returns = play(players)
+        assert returns[me] >= 0, f"game {game}: your MCTS (player {me}) lost to random play"
+        wins += returns[me] == 1
+    assert wins >= 7, f"your MCTS won only {wins} of 10 games against random play"
+
+
+@points(3, "ttt_player", timeout=60, hint="with 2000 iterations MCTS should never lose tic-tac-toe")
+def test_player_draws_perfect_play(student):
+    """MCTS(2000 iterations, c=1) never loses to perfect play"""
+    for game in range(4):
+        me = game % 2
+        players = [PerfectPlayer(game), PerfectPlayer(game)]
+        players[me] = student.MCTSPlayer(iterations=2000, c=1.0, seed=game)
+        returns = play(players)
+        assert returns[me] >= 0, f"game {game}: your MCTS (player {me}) lost to perfect play"
+
+
+class FirstLegal:
+    name = "first-legal"
+
+    def select_action(self, state):
+        return state.legal_actions()[0]
+
+
+@points(1, "ttt_player", hint="loop until the game ends; return the list of moves")
+def test_play_game(student):
+    """play_game plays a whole game and returns its moves"""
+    moves = student.play_game(FirstLegal(), FirstLegal())
+    assert list(moves) == [0, 1, 2, 3, 4, 5, 6], f"first-legal self-play gave moves {moves}"
+    mcts = student.MCTSPlayer(iterations=100, seed=3)
+    moves = student.play_game(mcts, mcts)
+    assert TicTacToe.from_moves(list(moves)).is_terminal(), "the game did not end"
+
+
+@points(1, "ttt_player", hint="ask input_fn for a move name, ask again when it is illegal")
+def test_play_human(student):
+    """play_human plays a text game; illegal input is asked again"""
+    answers = iter(["b2", "a1", "zz", "c1", "a3"])
+
+    def fake_input(prompt=""):
+        try:
+            return next(answers)
+        except StopIteration:
+            raise AssertionError("play_human asked for more moves than the game needs") from None
+
+    lines = []
+    returns = student.play_human(
+        FirstLegal(),
+        human=0,
+        input_fn=fake_input,
+        print_fn=lambda *a: lines.append(" ".join(map(str, a))),
+    )
+    assert tuple(returns) == (1, -1), f"the human (X) should win this game; returns {returns}"
+    assert lines, "play_human printed nothing through print_fn"

@@ -1,0 +1,255 @@
+"""The grader: reference solutions score full marks, stubs 0, mutants lose points, and hostile
+submissions cost only the tests they touch while the whole batch is graded."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from grading_fixtures.mutants import HOSTILE, MUTANTS, build
+
+from mcts_course.cli import main
+from mcts_course.grading import SETS, check
+from mcts_course.grading.grader import grade
+from mcts_course.grading.sets import EXERCISES, SET_OF
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "mcts_course" / "solutions"
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    """Grade reference, stubs, mutants and hostile submissions in one run of the CLI."""
+    base = tmp_path_factory.mktemp("batch")
+    subs = [build("reference", base / "reference")]
+    shutil.copytree(ROOT / "exercises", base / "stubs")
+    subs.append(base / "stubs")
+    subs += [build(name, base / name) for name in [*MUTANTS, *HOSTILE]]
+    out = base / "out"
+    # Shorter time limits (x0.2) keep the infinite loops cheap; the reference still passes.
+    argv = ["grade", *map(str, subs), "--out", str(out), "--timeout-scale", "0.2", "--jobs", "2"]
+    assert main(argv) == 0
+    with open(out / "grades.csv", newline="") as f:
+        rows = {row["submission"]: row for row in csv.DictReader(f)}
+    return out, rows
+
+
+def test_grades_csv_is_complete(batch):
+    out, rows = batch
+    assert set(rows) == {"reference", "stubs", *MUTANTS, *HOSTILE}
+    header = next(csv.reader(open(out / "grades.csv")))
+    assert header == ["submission", "score", "max_score", *EXERCISES]
+    assert not list(out.glob(".*tmp"))  # written atomically, no temp file left
+
+
+def test_reference_full_marks(batch):
+    _, rows = batch
+    row = rows["reference"]
+    assert float(row["score"]) == float(row["max_score"]) > 0
+
+
+def test_stubs_score_zero(batch):
+    out, rows = batch
+    assert float(rows["stubs"]["score"]) == 0
+    results = json.loads((out / "stubs" / "results.json").read_text())
+    assert all("NotImplementedError" in t["output"] for t in results["tests"])
+
+
+def full(row, exercise):
+    return row[exercise] == row_max(exercise)
+
+
+def row_max(exercise):
+    from mcts_course.grading.framework import collect_tests
+
+    total = sum(t.points for t in collect_tests(SET_OF[exercise]) if t.exercise == exercise)
+    return f"{total:g}"
+
+
+@pytest.mark.parametrize("name", list(MUTANTS))
+def test_mutant_loses_points(batch, name):
+    _, rows = batch
+    exercise = MUTANTS[name][3]
+    assert float(rows[name][exercise]) < float(row_max(exercise)), rows[name]
+    # the other exercise sets are untouched
+    for other in EXERCISES:
+        if SET_OF[other] != SET_OF[exercise]:
+            assert full(rows[name], other), (name, other, rows[name])
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_costs_only_what_it_touches(batch, name):
+    out, rows = batch
+    file, _, _, message = HOSTILE[name]
+    row = rows[name]
+    touched = [e for e in EXERCISES if SET_OF[e] == file]
+    assert sum(float(row[e]) for e in touched) < sum(float(row_max(e)) for e in touched)
+    for other in EXERCISES:
+        if SET_OF[other] != file:
+            assert full(row, other), (name, other, row)
+    results = json.loads((out / name / "results.json").read_text())
+    failed = [t["output"] for t in results["tests"] if t["score"] < t["max_score"]]
+    assert any(message in text for text in failed), (message, failed[:2])
+
+
+def test_results_json_format(batch):
+    out, _ = batch
+    results = json.loads((out / "backprop_no_sign_flip" / "results.json").read_text())
+    assert results["score"] == sum(t["score"] for t in results["tests"])
+    for t in results["tests"]:
+        assert {"name", "score", "max_score", "output", "visibility"} <= set(t)
+        assert t["visibility"] in ("visible", "hidden", "after_due_date", "after_published")
+
+
+def test_check_command(capsys, tmp_path):
+    sub = build("reference", tmp_path / "mine", files=("bandits",))
+    assert main(["check", str(sub)]) == 0
+    text = capsys.readouterr().out
+    assert "bandits" in text and "13 / 13" in text and "ttt_selection" not in text
+
+
+def test_check_command_stub_hints(capsys):
+    assert main(["check", str(ROOT / "exercises"), "--set", "connect4"]) == 0
+    text = capsys.readouterr().out
+    assert "total            0 / 15" in text or "0 / 15" in text
+    assert "Hint:" in text
+
+
+def test_check_bad_path(capsys, tmp_path):
+    assert main(["check", str(tmp_path / "nope")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_in_process_check_on_a_namespace(capsys):
+    namespace = {"__name__": "notebook"}
+    exec((SOLUTIONS / "bandits.py").read_text(), namespace)
+    report = check("bandits", namespace)
+    assert report.score == report.max_score > 0
+    stubs = {"__name__": "notebook"}
+    exec((ROOT / "exercises" / "bandits.py").read_text(), stubs)
+    assert check("bandits", stubs).score == 0
+    assert "NotImplementedError" in capsys.readouterr().out
+
+
+def notebook(cells: list[str]) -> dict:
+    return {
+        "cells": [
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": c,
+                "outputs": [],
+                "execution_count": None,
+            }
+            for c in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def test_grading_a_notebook(tmp_path):
+    code = (SOLUTIONS / "bandits.py").read_text()
+    head, body = code.split("Policy = Callable", 1)
+    cells = [
+        "%pip install mcts-course\n!ls",
+        head,
+        "Policy = Callable" + body,
+        "answer = input('your move')",  # would block a grader that ran every cell
+        "def broken(:\n    pass",  # a syntax error costs only what it defines
+        "from mcts_course.grading import check\ncheck('bandits', globals())",
+    ]
+    path = tmp_path / "my_notebook.ipynb"
+    path.write_text(json.dumps(notebook(cells)))
+    (result,) = grade([path], sets=["bandits"])
+    assert result.score == result.max_score > 0
+    assert all("code cell 5" in o.output for o in result.outcomes)  # the note on the bad cell
+
+
+def test_hidden_tests(tmp_path):
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "test_more.py").write_text(
+        "from mcts_course.grading import points\n"
+        "from mcts_course.solutions import bandits as ref\n\n"
+        "@points(2, exercise='bandits', visibility='hidden')\n"
+        "def test_greedy_arm(student):\n"
+        "    '''ucb1_choice with c=0 is greedy'''\n"
+        "    assert student.ucb1_choice([2, 2], [0.0, 2.0], 0.0) == 1\n\n"
+        "@points(1, exercise='bandits_extra', exercise_set='bandits')\n"
+        "def test_fails(student):\n"
+        "    assert student.ucb1_choice([1, 1], [0.0, 1.0], 0.0) == 0, 'expected arm 0'\n"
+    )
+    sub = build("reference", tmp_path / "sub", files=("bandits",))
+    out = tmp_path / "out"
+    (result,) = grade([sub], out, extra_tests=[str(hidden)], sets=["bandits"])
+    names = [o.test.name for o in result.outcomes]
+    assert "ucb1_choice with c=0 is greedy" in names
+    by = result.by_exercise()
+    assert by["bandits_extra"] == (0, 1)
+    header = (out / "grades.csv").read_text().splitlines()[0]
+    assert header.endswith(",bandits_extra")
+    results = json.loads((out / "sub" / "results.json").read_text())
+    assert any(t["visibility"] == "hidden" for t in results["tests"])
+
+
+def test_gradescope_mode(tmp_path, monkeypatch):
+    sub = build("reference", tmp_path / "submission", files=("bandits",))
+    results = tmp_path / "results" / "results.json"
+    monkeypatch.setenv("MCTS_GRADESCOPE_SUBMISSION", str(sub))
+    monkeypatch.setenv("MCTS_GRADESCOPE_RESULTS", str(results))
+    monkeypatch.setenv("MCTS_GRADESCOPE_TESTS", str(tmp_path / "no-tests"))
+    assert main(["grade", "--gradescope"]) == 0
+    data = json.loads(results.read_text())
+    assert data["score"] == sum(t["score"] for t in data["tests"]) == 13
+    missing = [t for t in data["tests"] if "no file for ttt_mcts" in t["output"]]
+    assert missing and all(t["score"] == 0 for t in missing)
+
+
+def test_sets_are_consistent():
+    for name, spec in SETS.items():
+        assert (ROOT / "exercises" / f"{name}.py").exists()
+        assert (SOLUTIONS / f"{name}.py").exists()
+        stub = (ROOT / "exercises" / f"{name}.py").read_text()
+        for function in spec.functions:
+            assert f"def {function}(" in stub or f"class {function}" in stub, function
+
+
+def test_stubs_and_solutions_define_the_same_names():
+    import ast
+
+    for name in SETS:
+
+        def names(path):
+            tree = ast.parse(path.read_text())
+            return {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+
+        stub = names(ROOT / "exercises" / f"{name}.py") - {"show", "empty_board"}
+        assert stub <= names(SOLUTIONS / f"{name}.py"), name
+
+
+if sys.platform != "linux":  # resource limits and process groups are POSIX features
+    pytestmark = pytest.mark.skip("the grader's sandbox needs Linux")
+
+
+def test_gradescope_zip(tmp_path):
+    import zipfile
+
+    from mcts_course.grading.gradescope import build_zip
+
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "test_extra.py").write_text("# hidden tests\n")
+    wheel = tmp_path / "mcts_course-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"not really a wheel")  # building the real one is `make gradescope`
+    out = build_zip(tmp_path / "dist" / "autograder.zip", hidden, wheel=wheel)
+    with zipfile.ZipFile(out) as z:
+        names = set(z.namelist())
+        assert {"setup.sh", "run_autograder", wheel.name, "tests/test_extra.py"} <= names
+        assert "mcts-course grade --gradescope" in z.read("run_autograder").decode()
+        assert z.getinfo("run_autograder").external_attr >> 16 & 0o111  # executable

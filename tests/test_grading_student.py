@@ -1,0 +1,52 @@
+"""The grading tests as plain pytest tests, run on YOUR exercise files when you ask:
+
+    MCTS_CHECK=exercises pytest tests/test_grading_student.py        # every set found there
+    MCTS_CHECK=exercises/ttt_mcts.py pytest tests/test_grading_student.py -k backprop
+
+Each grading test becomes one pytest test (named after its exercise and function), run in this
+process on the functions your file defines.  Without MCTS_CHECK nothing runs: the untouched
+stubs would fail every test, which is expected.  `mcts-course check` runs the same tests in
+separate processes with time and memory limits and prints points per exercise.
+"""
+
+from __future__ import annotations
+
+import os
+import types
+
+import pytest
+
+from mcts_course.grading.framework import Student, collect_tests, run_test
+from mcts_course.grading.sources import find_sources
+
+TARGET = os.environ.get("MCTS_CHECK")
+
+
+def _cases():
+    if not TARGET:
+        return [pytest.param(None, None, marks=pytest.mark.skip("set MCTS_CHECK=exercises"))]
+    cases = []
+    for set_name, source in find_sources(TARGET).items():
+        for test in collect_tests(set_name):
+            cases.append(pytest.param(source, test, id=f"{test.exercise}-{test.func.__name__}"))
+    return cases
+
+
+_loaded: dict[str, dict] = {}
+
+
+def _namespace(source) -> dict:
+    key = str(source.path)
+    if key not in _loaded:
+        module = types.ModuleType(f"student_{source.path.stem}")
+        module.__file__ = key
+        exec(compile(source.code, key, "exec"), module.__dict__)
+        _loaded[key] = module.__dict__
+    return _loaded[key]
+
+
+@pytest.mark.parametrize(("source", "test"), _cases())
+def test_exercise(source, test):
+    result = run_test(test, Student(_namespace(source)), use_alarm=True)
+    if not result["passed"]:
+        pytest.fail(f"[{test.exercise}] {test.name}\n{result['output']}", pytrace=False)
