@@ -1,0 +1,57 @@
+"""The exercise pages of the book hold the same stubs as exercises/*.py, word for word.
+
+Students in Colab work from the notebook, students with files from exercises/: both must get
+the same contract.  A stub edited in one place and not the other fails here.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = {
+    "07_tictactoe_exercises": ["ttt_mcts.py"],
+    "08_connect4_exercises": ["connect4.py", "alphabeta.py", "bandits.py"],
+}
+
+
+def definitions(source: str) -> dict[str, str]:
+    """Top-level functions and classes of a module: name -> source text."""
+    tree = ast.parse(source)
+    return {
+        node.name: ast.get_source_segment(source, node)
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+    }
+
+
+def page_definitions(page: str) -> dict[str, str]:
+    markdown = (ROOT / "book" / f"{page}.md").read_text()
+    found: dict[str, str] = {}
+    for cell in re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", markdown, re.S):
+        code = "\n".join(line for line in cell.splitlines() if not line.startswith(":tags:"))
+        found.update(definitions(code))
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_stubs_equal_the_exercise_files(page):
+    on_page = page_definitions(page)
+    in_files = [definitions((ROOT / "exercises" / name).read_text()) for name in PAGES[page]]
+    assert on_page, f"no definitions found on {page}"
+    for name, source in on_page.items():
+        matches = [defs[name] for defs in in_files if name in defs]
+        assert matches, f"{page} defines {name}, which no exercise file of the page has"
+        assert source in matches, f"{name} on {page} differs from exercises/"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_exercise_function_is_on_its_page(page):
+    on_page = page_definitions(page)
+    for name in PAGES[page]:
+        for function in definitions((ROOT / "exercises" / name).read_text()):
+            assert function in on_page, f"exercises/{name}: {function} is missing from {page}"
