@@ -30,3 +30,37 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) _build
+
+# -- the book (Jupyter Book 1): `make book`, then `make check-book` ----------------------------
+BOOK_STAMP := $(VENV)/.installed-book
+
+.PHONY: book notebooks check-book
+
+$(BOOK_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test,book]"
+	touch $(BOOK_STAMP)
+
+# Write the chapters' Colab install cell (from _config.yml) and their .ipynb twins (jupytext).
+notebooks: $(BOOK_STAMP)
+	$(BIN)/python scripts/sync_notebooks.py
+
+# The HTML book in _build/html, every chapter executed (cached in _build/.jupyter_cache).
+# A Sphinx warning, a failing cell or anything a cell prints to stderr fails the build.
+# JUPYTER_PREFER_ENV_PATH: run the chapters with this venv's kernel, whatever ~/.local has.
+book: notebooks
+	MPLBACKEND=agg $(BIN)/python -c "import matplotlib.pyplot"  # font cache, outside the notebooks
+	MCTS_COURSE_PROGRESS=0 JUPYTER_PREFER_ENV_PATH=1 $(BIN)/jupyter-book build . -W -n --keep-going
+
+# Read the built book in headless Chromium (Debian's package, installed here when missing).
+check-book: $(BOOK_STAMP)
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	$(BIN)/python -m pip install --quiet -e ".[browser]"
+	$(BIN)/python scripts/check_book.py _build/html --screenshots _build/screenshots
+
+# The Gradescope autograder (setup.sh, run_autograder, this package's wheel) in dist/.
+# Hidden tests: make gradescope GRADESCOPE_TESTS=path/to/tests  (see mcts-course grade --help).
+GRADESCOPE_TESTS ?=
+.PHONY: gradescope
+gradescope: $(STAMP)
+	$(BIN)/python -m mcts_course.grading.gradescope dist/gradescope_autograder.zip \
+		$(if $(GRADESCOPE_TESTS),--tests $(GRADESCOPE_TESTS))

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from mcts_course.agents import MonteCarloAgent, epsilon_greedy, softmax, ucb1
-from mcts_course.agents.rollout import RandomRollout, cutoff_returns, playout, reward
+from mcts_course.agents.rollout import RandomRollout, playout, reward
 from mcts_course.games import ConnectFour, Othello, TicTacToe
 
 POLICIES = ["uniform", "ucb1", "egreedy", "softmax"]
@@ -43,10 +43,10 @@ def test_rewards_and_cutoff_scoring():
     assert [reward(r, 0) for r in [(1, -1), (0, 0), (-1, 1)]] == [1.0, 0.5, 0.0]
     assert reward((1, -1), 1) == 0.0
     othello = Othello.from_moves("d3")  # Black 4 discs, White 1
-    assert cutoff_returns(othello) == (1, -1)
+    assert othello.cutoff_returns() == (1, -1)
     assert playout(othello, random.Random(0), max_plies=0) == (1, -1)
-    assert cutoff_returns(TicTacToe.from_moves("b2")) == (0, 0)  # unfinished: a draw
-    assert cutoff_returns(TicTacToe.from_moves("a1 a2 b1 b2 c1")) == (1, -1)  # finished
+    assert TicTacToe.from_moves("b2").cutoff_returns() == (0, 0)  # unfinished: a draw
+    assert TicTacToe.from_moves("a1 a2 b1 b2 c1").cutoff_returns() == (1, -1)  # finished
 
 
 def test_playout_depth_counts_plies():

@@ -231,6 +231,26 @@ def test_single_and_batched_rollouts_agree_from_the_start():
         assert abs(p1 - p2) < 4.5 * ((p1 * (1 - p1) + p2 * (1 - p2)) / n) ** 0.5
 
 
+def test_cut_rollouts_stop_after_max_plies_and_count_discs():
+    rng = random.Random(0)
+    # After one ply Black always has 4 discs to 1; after two, 3 to 3.
+    assert {Othello().rollout(rng, max_plies=1) for _ in range(50)} == {(1, -1)}
+    assert {Othello().rollout(rng, max_plies=2) for _ in range(50)} == {(0, 0)}
+    assert Othello.from_moves("d3").rollout(rng, max_plies=0) == (1, -1)
+    end = Othello.from_moves("e6 f4 e3 f6 g5 d6 e7 f5 c5")
+    assert end.rollout(rng, max_plies=5) == end.returns()
+
+
+def test_fast_cut_rollouts_match_the_plain_protocol_playout():
+    # The bitboard playout and the base class's play()-by-play() one agree in distribution.
+    n, s = 6000, Othello.from_moves("d3 c5 f6")
+    fast = np.array([s.rollout(random.Random(i), max_plies=20)[0] for i in range(n)])
+    plain = np.array([s._cut_rollout(random.Random(n + i), 20)[0] for i in range(n)])
+    for value in (1, -1):
+        p1, p2 = (fast == value).mean(), (plain == value).mean()
+        assert abs(p1 - p2) < 4.5 * ((p1 * (1 - p1) + p2 * (1 - p2)) / n) ** 0.5
+
+
 def test_batched_rollouts_are_seeded_and_handle_the_end():
     s = Othello.from_moves("d3 c5")
     assert np.array_equal(s.rollouts(500, seed=1), s.rollouts(500, seed=1))

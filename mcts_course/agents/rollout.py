@@ -16,34 +16,13 @@ def reward(returns: Returns, player: int) -> float:
     return (returns[player] + 1) / 2
 
 
-def cutoff_returns(state: GameState) -> Returns:
-    """The result of a playout stopped before the end.
-
-    Othello counts the discs on the board (more discs wins); in the other games an unfinished
-    game counts as a draw.
-    """
-    if state.is_terminal():
-        return state.returns()
-    if state.NAME == "othello":
-        black, white = state.disc_counts()  # type: ignore[attr-defined]
-        return (1, -1) if black > white else (-1, 1) if white > black else (0, 0)
-    return (0, 0)
-
-
 def playout(state: GameState, rng: random.Random, max_plies: int | None = None) -> Returns:
-    """The returns of a uniformly random playout from ``state``.
+    """The returns of a uniformly random playout from ``state``, by the game's own fast rollout.
 
-    With ``max_plies`` the playout stops after that many plies (a pass counts as one) and is
-    scored by :func:`cutoff_returns`.  Without it, the game's own fast ``rollout`` is used.
+    With ``max_plies`` the playout stops after that many plies (a pass counts as one) and the
+    game scores the unfinished position (Othello counts discs; elsewhere it is a draw).
     """
-    if max_plies is None:
-        return state.rollout(rng)
-    for _ in range(max_plies):
-        actions = state.legal_actions()
-        if not actions:
-            return state.returns()
-        state = state.play(actions[int(rng.random() * len(actions))])
-    return cutoff_returns(state)
+    return state.rollout(rng, max_plies)
 
 
 class RandomRollout:

@@ -8,6 +8,7 @@ Every agent in :mod:`mcts_course.agents` talks to a game only through these meth
     s.is_terminal()
     s.returns()           # (r0, r1): +1 win, -1 loss, 0 draw at the end; (0, 0) before it
     s.rollout(rng)        # returns of a uniformly random playout from s
+    s.rollout(rng, max_plies=20)   # the same, cut after 20 plies and scored by cutoff_returns()
 
 States are immutable values: hashable, and equal exactly when board and mover are equal, so
 they can key a transposition table or an ``functools.lru_cache``.  How a board is stored
@@ -66,8 +67,27 @@ class GameState(ABC):
         """(r0, r1): +1 for a win, -1 for a loss, 0 for a draw; (0, 0) while the game goes on."""
 
     @abstractmethod
-    def rollout(self, rng: random.Random) -> Returns:
-        """The returns at the end of a uniformly random playout from this state."""
+    def rollout(self, rng: random.Random, max_plies: int | None = None) -> Returns:
+        """The returns at the end of a uniformly random playout from this state.
+
+        With ``max_plies`` the playout stops after that many plies (a pass is a ply) and an
+        unfinished game is scored by :meth:`cutoff_returns`.
+        """
+
+    def cutoff_returns(self) -> Returns:
+        """The returns of a playout stopped here: :meth:`returns` if the game is over, else the
+        game's guess.  By default an unfinished game counts as a draw; Othello counts discs."""
+        return self.returns() if self.is_terminal() else (0, 0)
+
+    def _cut_rollout(self, rng: random.Random, max_plies: int) -> Returns:
+        """A random playout of at most ``max_plies`` plies through the protocol (the plain way)."""
+        state = self
+        for _ in range(max_plies):
+            actions = state.legal_actions()
+            if not actions:
+                break
+            state = state.play(actions[int(rng.random() * len(actions))])
+        return state.cutoff_returns()
 
     @abstractmethod
     def board(self) -> np.ndarray:

@@ -140,8 +140,10 @@ class ConnectFour(GameState):
     def returns(self) -> Returns:
         return self._returns
 
-    def rollout(self, rng: random.Random) -> Returns:
+    def rollout(self, rng: random.Random, max_plies: int | None = None) -> Returns:
         """Drop discs in uniformly random open columns to the end; return the returns there."""
+        if max_plies is not None:
+            return self._cut_rollout(rng, max_plies)
         if self._over:
             return self._returns
         rand = rng.random  # local names: this loop is the inner loop of every playout

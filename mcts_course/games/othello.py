@@ -51,6 +51,7 @@ from mcts_course.games.base import GameState, IllegalActionError, Returns
 
 PASS = 64
 SIZE = 8
+MAX_PLIES = 128  # more than any game lasts: 60 moves and fewer passes
 FULL = (1 << 64) - 1
 FILES = "abcdefgh"
 
@@ -122,18 +123,21 @@ def squares(mask: int) -> list[int]:
     return out
 
 
-def random_playout(mover: int, opponent: int, rnd) -> tuple[int, int, bool]:
-    """Play uniformly random moves to the end of the game.
+def random_playout(
+    mover: int, opponent: int, rnd, max_plies: int | None = None
+) -> tuple[int, int, bool]:
+    """Play uniformly random moves to the end of the game, or for ``max_plies`` plies.
 
-    ``rnd`` is a ``random.Random().random`` function.  Returns the final (mover, opponent)
-    bitboards and whether they are swapped relative to the arguments (an odd number of plies).
+    ``rnd`` is a ``random.Random().random`` function; a pass counts as a ply.  Returns the last
+    (mover, opponent) bitboards and whether they are swapped relative to the arguments (an odd
+    number of plies).
     """
     occupied = mover | opponent
     empties = [sq for sq in range(64) if not occupied >> sq & 1]
     swapped = False
     passed = False
     rays, neighbours, bits = RAYS, NEIGHBOURS, BIT
-    while True:
+    for _ in range(MAX_PLIES if max_plies is None else max_plies):
         n = len(empties)
         i = 0
         flipped = 0
@@ -168,6 +172,7 @@ def random_playout(mover: int, opponent: int, rnd) -> tuple[int, int, bool]:
             mover, opponent = opponent, mover
             passed = True
         swapped = not swapped
+    return mover, opponent, swapped  # cut off before the end
 
 
 class Othello(GameState):
@@ -257,11 +262,17 @@ class Othello(GameState):
             return (0, 0)
         return _returns(self.black.bit_count(), self.white.bit_count())
 
-    def rollout(self, rng: random.Random) -> Returns:
-        mover, opponent, swapped = random_playout(self._mover, self._opponent, rng.random)
+    def rollout(self, rng: random.Random, max_plies: int | None = None) -> Returns:
+        mover, opponent, swapped = random_playout(
+            self._mover, self._opponent, rng.random, max_plies
+        )
         black_to_move = (self._player == 0) != swapped
         black, white = (mover, opponent) if black_to_move else (opponent, mover)
         return _returns(black.bit_count(), white.bit_count())
+
+    def cutoff_returns(self) -> Returns:
+        """An unfinished game is scored as if it ended now: the side with more discs wins."""
+        return _returns(self.black.bit_count(), self.white.bit_count())
 
     def rollouts(self, n: int, seed: int | None = None) -> np.ndarray:
         """Player 0's returns (+1, 0, -1) of ``n`` random playouts from here, as a numpy batch."""

@@ -111,8 +111,10 @@ class TicTacToe(GameState):
     def returns(self) -> Returns:
         return self._returns
 
-    def rollout(self, rng: random.Random) -> Returns:
+    def rollout(self, rng: random.Random, max_plies: int | None = None) -> Returns:
         """Play uniformly random moves to the end; return the returns there."""
+        if max_plies is not None:
+            return self._cut_rollout(rng, max_plies)
         if self._over:
             return self._returns
         rand = rng.random  # local names: this loop is the inner loop of every playout

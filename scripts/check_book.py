@@ -1,0 +1,184 @@
+"""Read the built book like a reader does: open every page in headless Chromium.
+
+Fails (exit status 1) when a page has a broken image, raises a JavaScript error, logs a
+console error about a local resource, or makes a local request that fails; it also checks that
+every Colab launch button opens a notebook (``.ipynb``) that exists in the repository.  The
+pages are served over HTTP from ``_build/html`` on localhost; requests to other hosts (CDNs for
+MathJax, widgets, Thebe) are blocked, so the check runs offline and never counts them.
+
+Usage::
+
+    python scripts/check_book.py [_build/html] [--screenshots DIR] [--chromium PATH]
+
+Needs the ``browser`` extra (Playwright's Python package) and a system Chromium
+(``apt-get install chromium``); Playwright's own browser downloads are never used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import re
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Pages worth a screenshot for a human to look at.
+SCREENSHOT_PAGES = ["book/01_introduction.html", "book/06_mcts.html"]
+COLAB = re.compile(r"^https://colab\.research\.google\.com/github/[^/]+/[^/]+/blob/[^/]+/(.+)$")
+
+BROKEN_IMAGES_JS = """
+() => Array.from(document.images)
+    .filter(img => img.src.startsWith(location.origin))
+    .filter(img => !img.complete || img.naturalWidth === 0)
+    .map(img => img.src)
+"""
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        # The browser may drop a connection when a page closes (a cancelled download): the
+        # check judges pages by what the browser reports, not by the server's broken pipes.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+def serve(directory: Path) -> http.server.ThreadingHTTPServer:
+    """Serve ``directory`` on a free localhost port, in a daemon thread."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = _Server(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def book_pages(html: Path) -> list[str]:
+    """Every HTML page of the book, relative to ``html`` (static assets excluded)."""
+    skip = {"_static", "_sources", "_images", "_panels_static", ".doctrees"}
+    return sorted(
+        str(p.relative_to(html))
+        for p in html.rglob("*.html")
+        if not skip & set(p.relative_to(html).parts)
+        and not any(part.startswith(".") for part in p.relative_to(html).parts)
+    )
+
+
+def colab_problems(page: str, hrefs: list[str]) -> list[str]:
+    """Colab links of a page that do not open an existing .ipynb of the repository."""
+    problems = []
+    for href in hrefs:
+        match = COLAB.match(href)
+        if match is None:
+            problems.append(f"{page}: Colab link of an unexpected form: {href}")
+        elif not match.group(1).endswith(".ipynb"):
+            problems.append(f"{page}: Colab link does not open a notebook: {href}")
+        elif not (ROOT / unquote(match.group(1))).is_file():
+            problems.append(f"{page}: Colab link to a missing notebook: {match.group(1)}")
+    return problems
+
+
+def check(html: Path, chromium: str, screenshots: Path | None) -> list[str]:
+    """All problems found in the book at ``html`` (empty when it reads cleanly)."""
+    server = serve(html)
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    problems: list[str] = []
+    colab_pages = 0
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        # Only our own server is reachable: CDN scripts are blocked, not counted.
+        context.route(
+            "**/*",
+            lambda route: (
+                route.continue_() if route.request.url.startswith(origin) else route.abort()
+            ),
+        )
+        for name in book_pages(html):
+            page = context.new_page()
+            found: list[str] = []
+            page.on("pageerror", lambda error, found=found: found.append(f"JS error: {error}"))
+            page.on("console", lambda msg, found=found: _console(msg, origin, found))
+            page.on("requestfailed", lambda req, found=found: _failed(req, origin, found))
+            page.on("response", lambda resp, found=found: _response(resp, origin, found))
+            page.goto(f"{origin}/{name}", wait_until="load")
+            page.wait_for_timeout(300)  # let async scripts run and report
+            found += [f"broken image: {src}" for src in page.evaluate(BROKEN_IMAGES_JS)]
+            hrefs = page.eval_on_selector_all(
+                "a[href*='colab.research.google.com']", "links => links.map(a => a.href)"
+            )
+            colab_pages += bool(hrefs)
+            problems += colab_problems(name, hrefs)
+            problems += [f"{name}: {problem}" for problem in found]
+            if screenshots is not None and name in SCREENSHOT_PAGES:
+                screenshots.mkdir(parents=True, exist_ok=True)
+                target = screenshots / (Path(name).stem + ".png")
+                page.screenshot(path=str(target), full_page=False)
+            page.close()
+        browser.close()
+    server.shutdown()
+    print(f"checked {len(book_pages(html))} pages, {colab_pages} with a Colab button")
+    return problems
+
+
+def _local(url: str, origin: str) -> bool:
+    return url.startswith(origin)
+
+
+def _console(msg, origin: str, found: list[str]) -> None:
+    if msg.type != "error":
+        return
+    url = msg.location.get("url", "") if msg.location else ""
+    # A blocked CDN request logs "Failed to load resource" against the remote URL: not ours.
+    if "Failed to load resource" in msg.text and url and not _local(url, origin):
+        return
+    found.append(f"console error: {msg.text} ({urlparse(url).path or url})")
+
+
+def _failed(request, origin: str, found: list[str]) -> None:
+    if _local(request.url, origin):
+        found.append(f"failed request: {request.url} ({request.failure})")
+
+
+def _response(response, origin: str, found: list[str]) -> None:
+    if _local(response.url, origin) and response.status >= 400:
+        found.append(f"HTTP {response.status}: {response.url}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("html", nargs="?", default=str(ROOT / "_build" / "html"))
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--screenshots", type=Path, default=None, help="save page pictures here")
+    args = parser.parse_args(argv)
+    html = Path(args.html)
+    if not (html / "index.html").is_file():
+        print(f"no built book at {html}: run `make book` first", file=sys.stderr)
+        return 1
+    problems = check(html, args.chromium, args.screenshots)
+    for problem in problems:
+        print(problem)
+    print("book check:", "FAILED" if problems else "clean")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
