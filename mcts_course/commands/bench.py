@@ -5,18 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-
-def _positive(kind: type):
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be > 0, not {text}")
-        return value
-
-    return parse
+from mcts_course.commands import number
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -28,9 +17,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "'mcts-course[bench]') and a list-of-lists Othello. Figures are medians over rounds.",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON line")
-    parser.add_argument("--rounds", type=_positive(int), default=5, help="rounds (default 5)")
     parser.add_argument(
-        "--seconds", type=_positive(float), default=1.0, help="seconds per measurement (default 1)"
+        "--rounds", type=number(int, positive=True), default=5, help="rounds (default 5)"
+    )
+    parser.add_argument(
+        "--seconds",
+        type=number(float, positive=True),
+        default=1.0,
+        help="seconds per measurement (default 1)",
     )
     parser.set_defaults(func=run)
 

@@ -5,36 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 
+from mcts_course.commands import number
 from mcts_course.games import GAMES
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, not {value}")
-    return value
-
-
 def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    value = number(int)(text)
     if value == 0:
         raise argparse.ArgumentTypeError("0 jobs: use 1 (one process) or -1 (all cores)")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, not {value}")
     return value
 
 
@@ -52,17 +30,29 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("game", choices=list(GAMES), metavar="GAME", help=", ".join(GAMES))
     parser.add_argument("agent_a", metavar="A", help="agent spec, e.g. mcts:iterations=200")
     parser.add_argument("agent_b", metavar="B", help="agent spec, e.g. random")
-    parser.add_argument("--games", type=_positive, default=20, help="number of games (20)")
-    parser.add_argument("--seed", type=_seed, default=0, help="seed of the match (0)")
-    parser.add_argument("--jobs", type=_jobs, default=1,
-                        help="parallel worker processes; -1 for all cores (1)")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON line instead of the table")
+    parser.add_argument(
+        "--games", type=number(int, minimum=1), default=20, help="number of games (20)"
+    )
+    parser.add_argument(
+        "--seed", type=number(int, minimum=0), default=0, help="seed of the match (0)"
+    )
+    parser.add_argument(
+        "--jobs", type=_jobs, default=1, help="parallel worker processes; -1 for all cores (1)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON line instead of the table"
+    )
     bar = parser.add_mutually_exclusive_group()
-    bar.add_argument("--progress", dest="progress", action="store_true", default=None,
-                     help="always show a progress bar (default: only on a terminal)")
-    bar.add_argument("--no-progress", dest="progress", action="store_false",
-                     help="never show a progress bar")
+    bar.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always show a progress bar (default: only on a terminal)",
+    )
+    bar.add_argument(
+        "--no-progress", dest="progress", action="store_false", help="never show a progress bar"
+    )
     parser.set_defaults(func=run)
 
 
@@ -75,8 +65,15 @@ def run(args: argparse.Namespace) -> int:
         agent_a, agent_b = make_agent(args.agent_a), make_agent(args.agent_b)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    result = match(GAMES[args.game], agent_a, agent_b, games=args.games, seed=args.seed,
-                   n_jobs=args.jobs, progress=args.progress)
+    result = match(
+        GAMES[args.game],
+        agent_a,
+        agent_b,
+        games=args.games,
+        seed=args.seed,
+        n_jobs=args.jobs,
+        progress=args.progress,
+    )
     if args.json:
         summary = result.as_dict()
         for per_game in ("a_player", "returns"):  # a summary line; the games are in the API

@@ -4,18 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from mcts_course.commands import number
 from mcts_course.games import GAMES
 from mcts_course.games.perft import perft
-
-
-def _depth(text: str) -> int:
-    try:
-        depth = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"DEPTH must be a whole number, not {text!r}") from None
-    if depth < 0:
-        raise argparse.ArgumentTypeError(f"DEPTH must be >= 0, not {depth}")
-    return depth
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +17,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "ply, and a game that ends before DEPTH counts once as a leaf (Aart Bik's convention).",
     )
     parser.add_argument("game", choices=list(GAMES), metavar="GAME", help=", ".join(GAMES))
-    parser.add_argument("depth", type=_depth, metavar="DEPTH")
+    parser.add_argument("depth", type=number(int, minimum=0), metavar="DEPTH")
     parser.set_defaults(func=run)
 
 
