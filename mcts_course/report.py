@@ -1,0 +1,69 @@
+"""Helpers the book's chapters share: code listings from the package, sentences about matches.
+
+Listings come from the package itself (:func:`show_source`), so the book and the code cannot
+disagree.  A chapter that says "MCTS wins clearly" must still be right when the experiment is
+rerun with other seeds or more games, so the words that depend on a result come from the result.
+"""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from typing import Any
+
+from mcts_course.arena import MatchResult
+
+
+def show_source(obj: Any) -> Any:
+    """The source code of a function or class of the package, as a highlighted Markdown block."""
+    from IPython.display import Markdown
+
+    return Markdown(f"```python\n{textwrap.dedent(inspect.getsource(obj))}```")
+
+
+def summary(result: MatchResult) -> str:
+    """One line of Markdown: who played, wins-losses, draws, score and its 95% interval."""
+    lo, hi = result.interval
+    draws = f"{result.draws} draw{'' if result.draws == 1 else 's'}"
+    return (
+        f"{result.names[0]} vs {result.names[1]}: **{result.wins}-{result.losses}** ({draws}) "
+        f"in {result.games} games, score {result.score:.1%} (95% interval {lo:.1%} to {hi:.1%})"
+    )
+
+
+def verdict(result: MatchResult) -> str:
+    """What the interval lets us say: who is stronger, or that the match cannot tell."""
+    lo, hi = result.interval
+    first, second = result.names
+    if lo > 0.5:
+        return f"{first} is stronger than {second} (the whole interval lies above 50%)"
+    if hi < 0.5:
+        return f"{first} is weaker than {second} (the whole interval lies below 50%)"
+    return f"{first} and {second} cannot be told apart in {result.games} games"
+
+
+def reported_score(wins: int, losses: int | None, games: int = 100) -> float:
+    """The score of a result reported as wins-losses in ``games`` (a draw counts half); with
+    ``losses`` unknown, the lowest score the wins allow."""
+    draws = 0 if losses is None else games - wins - losses
+    return (wins + draws / 2) / games
+
+
+def compare(result: MatchResult, wins: int, losses: int | None, games: int = 100) -> str:
+    """Our result next to one reported by earlier course material, and whether the reported
+    score lies in our 95% interval."""
+    earlier = reported_score(wins, losses, games)
+    lo, hi = result.interval
+    inside = "inside" if lo <= earlier <= hi else "**outside**"
+    then = f"{wins}-{losses}" if losses is not None else f"{wins} won"
+    at_least = "" if losses is not None else "at least "
+    return (
+        f"{summary(result)}.  Earlier course: {then} in {games} games (score {at_least}"
+        f"{earlier:.0%}), {inside} our interval."
+    )
+
+
+def inside(result: MatchResult, wins: int, losses: int | None, games: int = 100) -> bool:
+    """Does the reported score lie in our interval?"""
+    lo, hi = result.interval
+    return lo <= reported_score(wins, losses, games) <= hi
