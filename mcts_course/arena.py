@@ -53,7 +53,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from mcts_course.games.base import GameState
+from mcts_course.games import GameState, start_state
 
 
 class Player(Protocol):
@@ -129,10 +129,6 @@ class GameRecord:
         return animate_game(self, **kwargs)
 
 
-def _start_state(game: type[GameState] | GameState) -> GameState:
-    return game() if isinstance(game, type) else game
-
-
 def play_game(
     state: type[GameState] | GameState,
     agent0: Player,
@@ -145,7 +141,7 @@ def play_game(
     game off early (the record is then unfinished).  An agent answering with an illegal action
     raises :class:`~mcts_course.games.IllegalActionError`.
     """
-    state = _start_state(state)
+    state = start_state(state)
     agents = (agent0, agent1)
     states, moves, times = [state], [], []
     while not state.is_terminal() and (max_moves is None or len(moves) < max_moves):
@@ -386,7 +382,7 @@ def match(
         raise ValueError(f"games must be >= 0, got {games}")
     if seed is not None and seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
-    start = _start_state(game)
+    start = start_state(game)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     started = time.perf_counter()

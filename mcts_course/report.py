@@ -53,13 +53,12 @@ def compare(result: MatchResult, wins: int, losses: int | None, games: int = 100
     """Our result next to one reported by earlier course material, and whether the reported
     score lies in our 95% interval."""
     earlier = reported_score(wins, losses, games)
-    lo, hi = result.interval
-    inside = "inside" if lo <= earlier <= hi else "**outside**"
+    where = "inside" if inside(result, wins, losses, games) else "**outside**"
     then = f"{wins}-{losses}" if losses is not None else f"{wins} won"
     at_least = "" if losses is not None else "at least "
     return (
         f"{summary(result)}.  Earlier course: {then} in {games} games (score {at_least}"
-        f"{earlier:.0%}), {inside} our interval."
+        f"{earlier:.0%}), {where} our interval."
     )
 
 

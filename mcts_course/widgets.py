@@ -21,7 +21,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from mcts_course.agents import Agent, make_agent
-from mcts_course.games import GameState, IllegalActionError, game_class
+from mcts_course.games import GameState, IllegalActionError, start_state
 
 # How a cell looks: (text, text colour, background) for empty / player 0 / player 1.
 _LOOKS: dict[str, tuple[tuple[str, str, str], ...]] = {
@@ -38,13 +38,6 @@ _LOOKS: dict[str, tuple[tuple[str, str, str], ...]] = {
     ),
 }
 _CELL = {"othello": "38px", "tictactoe": "60px", "connect4": "44px"}
-
-
-def _start(game: str | type[GameState] | GameState) -> GameState:
-    if isinstance(game, GameState):
-        return game
-    cls = game_class(game) if isinstance(game, str) else game
-    return cls()
 
 
 def visit_counts(agent: Any) -> dict[int, float] | None:
@@ -70,7 +63,7 @@ class PlayWidget:
     ):
         if human not in (0, 1):
             raise ValueError(f"human must be 0 (move first) or 1, not {human}")
-        self.start = _start(game)
+        self.start = start_state(game)
         self.agent = make_agent(agent) if isinstance(agent, str) else agent
         self.human = human
         self.show_visits = show_visits

@@ -20,6 +20,13 @@ def game_class(name: str) -> type[GameState]:
         raise ValueError(f"unknown game {name!r}; choose one of: {', '.join(GAMES)}") from None
 
 
+def start_state(game: str | type[GameState] | GameState) -> GameState:
+    """The state a game starts from: a state as it is, a class's start position, or a name's."""
+    if isinstance(game, GameState):
+        return game
+    return (game_class(game) if isinstance(game, str) else game)()
+
+
 __all__ = [
     "GAMES",
     "PASS",
@@ -29,4 +36,5 @@ __all__ = [
     "Othello",
     "TicTacToe",
     "game_class",
+    "start_state",
 ]

@@ -45,10 +45,12 @@ class GameState(ABC):
     PLAYER_NAMES: ClassVar[tuple[str, str]]  # e.g. ("Black", "White")
 
     # -- the protocol ------------------------------------------------------------------------
+    _player: int  # every game keeps the mover in a slot of this name
+
     @property
-    @abstractmethod
     def current_player(self) -> int:
         """0 or 1: the player to move (meaningless once the game is over)."""
+        return self._player
 
     @abstractmethod
     def legal_actions(self) -> list[int]:

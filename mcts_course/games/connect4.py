@@ -102,10 +102,6 @@ class ConnectFour(GameState):
         return state
 
     # -- the protocol ------------------------------------------------------------------------
-    @property
-    def current_player(self) -> int:
-        return self._player
-
     def legal_actions(self) -> list[int]:
         if self._over:
             return []

@@ -228,10 +228,6 @@ class Othello(GameState):
         return self.black.bit_count(), self.white.bit_count()
 
     # -- the protocol ------------------------------------------------------------------------
-    @property
-    def current_player(self) -> int:
-        return self._player
-
     def is_terminal(self) -> bool:
         if self._over is None:
             self._over = not self._move_mask() and not move_mask(self._opponent, self._mover)

@@ -77,10 +77,6 @@ class TicTacToe(GameState):
         return state
 
     # -- the protocol ------------------------------------------------------------------------
-    @property
-    def current_player(self) -> int:
-        return self._player
-
     def legal_actions(self) -> list[int]:
         if self._over:
             return []
