@@ -170,7 +170,7 @@ def _winning_line(board: np.ndarray, player: int, length: int) -> tuple | None:
 
 def _draw_win_line(ax: Axes, state: GameState, length: int, unit: float) -> None:
     winner = state.winner()
-    line = None if winner is None else _winning_line(state.board(), winner, length)
+    line = None if winner is None else _winning_line(np.asarray(state.board()), winner, length)
     if line is not None:
         (r0, c0), (r1, c1) = line
         ax.plot([c0 + 0.5, c1 + 0.5], [r0 + 0.5, r1 + 0.5], color="#222222", alpha=0.6,
@@ -222,7 +222,7 @@ def _status(state: GameState, last_action: int | None) -> str:
     names = state.PLAYER_NAMES
     counts = ""
     if state.NAME == "othello":
-        board = state.board()
+        board = np.asarray(state.board())
         counts = f"  ({names[0]} {(board == 0).sum()}, {names[1]} {(board == 1).sum()})"
     if state.is_terminal():
         winner = state.winner()
@@ -249,7 +249,8 @@ def _draw_grid_game(ax: Axes, state: GameState, last_action, show_legal, cells, 
                            lw=0, zorder=0))
     ax.add_patch(Rectangle((0, 0), cols, rows, facecolor=style["board"], lw=0, zorder=0))
     if cells is not None:
-        _overlay_cells(ax, cells, mappable, fmt, unit, board=state.board(), faces=style["face"])
+        _overlay_cells(ax, cells, mappable, fmt, unit, board=np.asarray(state.board()),
+                       faces=style["face"])
     for k in range(rows + 1):
         ax.plot([0, cols], [k, k], color=style["line"], lw=max(0.6, 0.03 * unit), zorder=2)
     for k in range(cols + 1):
@@ -257,7 +258,7 @@ def _draw_grid_game(ax: Axes, state: GameState, last_action, show_legal, cells, 
     if (rows, cols) == (8, 8):  # the four small dots that mark the centre 4x4 of the board
         for r, c in ((2, 2), (2, 6), (6, 2), (6, 6)):
             ax.add_patch(_dot(c, r, 0.07, style["line"]))
-    board = state.board()
+    board = np.asarray(state.board())
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
             _circle(ax, row, col, 0.41, f"disc-{owner}", facecolor=style["face"][owner],
@@ -298,7 +299,7 @@ def _draw_tictactoe(ax: Axes, state: GameState, last_action, show_legal, cells, 
         for xs, ys in (([k, k], [0.06, n - 0.06]), ([0.06, n - 0.06], [k, k])):
             ax.plot(xs, ys, color=style["line"], lw=0.06 * unit, solid_capstyle="round", zorder=2)
     width = 0.1 * unit
-    for (row, col), owner in np.ndenumerate(state.board()):
+    for (row, col), owner in np.ndenumerate(np.asarray(state.board())):
         if owner == 0:  # X: one artist, the two strokes separated by a NaN
             x, y, d = col + 0.5, row + 0.5, 0.28
             xs = [x - d, x + d, np.nan, x - d, x + d]
@@ -327,7 +328,7 @@ def _draw_connect4(ax: Axes, state: GameState, last_action, show_legal, cells, m
     ax.add_patch(FancyBboxPatch((0, 0), cols, rows, boxstyle="round,pad=0.08,rounding_size=0.25",
                                 facecolor=style["board"], edgecolor=style["frame"],
                                 lw=0.04 * unit, zorder=1))
-    board = state.board()
+    board = np.asarray(state.board())
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
             _circle(ax, row, col, 0.4, f"disc-{owner}", facecolor=style["face"][owner],

@@ -152,7 +152,7 @@ class PlayWidget:
         legal = set(state.legal_actions()) if state.current_player == self.human else set()
         for index, button in enumerate(self.buttons):
             row, col = divmod(index, state.COLS)
-            text, colour, background = looks[int(board[row, col]) + 1]
+            text, colour, background = looks[board[row][col] + 1]
             action = col if state.NAME == "connect4" else index
             # In Connect Four only the cell where the disc would land is marked.
             playable = action in legal and state.cell_of(action) == (row, col)

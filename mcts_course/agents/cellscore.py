@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from mcts_course.agents.base import Agent, argmax
+from mcts_course.agents.bandits import first_max
+from mcts_course.agents.base import Agent
 from mcts_course.agents.evaluation import cell_weights
 from mcts_course.games.base import GameState
 
 
 class CellScoreAgent(Agent):
-    """Picks the move whose cell has the highest weight (ties broken by the agent's rng).
+    """Picks the move whose cell has the highest weight (ties: the smallest action).
 
     The weights are :data:`~mcts_course.agents.evaluation.CELL_WEIGHTS` in Othello and the
     number of winning lines through the cell in tic-tac-toe and Connect Four (where a move is
@@ -25,5 +26,5 @@ class CellScoreAgent(Agent):
         scores = []
         for action in actions:
             cell = state.cell_of(action)
-            scores.append(float("-inf") if cell is None else float(weights[cell]))
-        return actions[argmax(scores, self.rng)]
+            scores.append(float("-inf") if cell is None else float(weights[cell[0]][cell[1]]))
+        return actions[first_max(scores)]

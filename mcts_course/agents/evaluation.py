@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
-import numpy as np
-
 from mcts_course.games.base import GameState
 from mcts_course.games.othello import PASS, Othello
 
@@ -23,43 +21,42 @@ Evaluation = Callable[[GameState, int], float]
 WIN_SCORE = 1_000_000.0
 
 # The classic Othello square weights: corners are gold, the squares next to them poison.
-CELL_WEIGHTS = np.array(
-    [
-        [120, -20, 20, 5, 5, 20, -20, 120],
-        [-20, -40, -5, -5, -5, -5, -40, -20],
-        [20, -5, 15, 3, 3, 15, -5, 20],
-        [5, -5, 3, 0, 0, 3, -5, 5],
-        [5, -5, 3, 0, 0, 3, -5, 5],
-        [20, -5, 15, 3, 3, 15, -5, 20],
-        [-20, -40, -5, -5, -5, -5, -40, -20],
-        [120, -20, 20, 5, 5, 20, -20, 120],
-    ],
-    dtype=np.int64,
+# Rows of ints (numpy.array(CELL_WEIGHTS) for an array); row 0 is rank 1, printed on top.
+CELL_WEIGHTS: tuple[tuple[int, ...], ...] = (
+    (120, -20, 20, 5, 5, 20, -20, 120),
+    (-20, -40, -5, -5, -5, -5, -40, -20),
+    (20, -5, 15, 3, 3, 15, -5, 20),
+    (5, -5, 3, 0, 0, 3, -5, 5),
+    (5, -5, 3, 0, 0, 3, -5, 5),
+    (20, -5, 15, 3, 3, 15, -5, 20),
+    (-20, -40, -5, -5, -5, -5, -40, -20),
+    (120, -20, 20, 5, 5, 20, -20, 120),
 )
+Weights = tuple[tuple[int, ...], ...]
 
 # How many in a row win, for the games won by a line.
 LINE_LENGTH = {"tictactoe": 3, "connect4": 4}
 
 
-def winning_lines_table(rows: int, cols: int, length: int) -> np.ndarray:
+def winning_lines_table(rows: int, cols: int, length: int) -> Weights:
     """How many winning lines (rows, columns, diagonals of ``length`` cells) pass through each cell.
 
     For tic-tac-toe the centre lies on 4 lines, a corner on 3, an edge on 2; for Connect Four this
     gives the well-known table with 13 in the middle columns.
     """
-    table = np.zeros((rows, cols), dtype=np.int64)
+    table = [[0] * cols for _ in range(rows)]
     for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
         for row in range(rows):
             for col in range(cols):
                 end_row, end_col = row + d_row * (length - 1), col + d_col * (length - 1)
                 if 0 <= end_row < rows and 0 <= end_col < cols:
                     for k in range(length):
-                        table[row + d_row * k, col + d_col * k] += 1
-    return table
+                        table[row + d_row * k][col + d_col * k] += 1
+    return tuple(tuple(row) for row in table)
 
 
 @cache
-def cell_weights(game: type[GameState]) -> np.ndarray:
+def cell_weights(game: type[GameState]) -> Weights:
     """The weight table of a game: CELL_WEIGHTS for Othello, winning lines through a cell else."""
     if game.NAME == "othello":
         return CELL_WEIGHTS
@@ -73,9 +70,8 @@ def terminal_value(state: GameState, player: int) -> float:
 
 # Othello fast path: one bitboard per distinct weight, so a score is a few popcounts.
 _OTHELLO_WEIGHT_MASKS = [
-    (int(w), sum(1 << sq for sq in range(64) if CELL_WEIGHTS.flat[sq] == w))
-    for w in np.unique(CELL_WEIGHTS)
-    if w != 0
+    (w, sum(1 << sq for sq in range(64) if CELL_WEIGHTS[sq // 8][sq % 8] == w))
+    for w in sorted({w for row in CELL_WEIGHTS for w in row} - {0})
 ]
 
 
@@ -91,17 +87,21 @@ def cell_score(state: GameState, player: int) -> float:
                 for w, m in _OTHELLO_WEIGHT_MASKS
             )
         )
-    board = state.board()
     weights = cell_weights(type(state))
-    return float(weights[board == player].sum() - weights[board == 1 - player].sum())
+    score = 0
+    for board_row, weight_row in zip(state.board(), weights, strict=True):
+        for owner, weight in zip(board_row, weight_row, strict=True):
+            if owner >= 0:
+                score += weight if owner == player else -weight
+    return float(score)
 
 
 def disc_count(state: GameState, player: int) -> float:
     """``player``'s discs (or marks) minus the opponent's."""
     if state.is_terminal():
         return terminal_value(state, player)
-    board = state.board()
-    return float(np.count_nonzero(board == player) - np.count_nonzero(board == 1 - player))
+    cells = [owner for row in state.board() for owner in row]
+    return float(cells.count(player) - cells.count(1 - player))
 
 
 def legal_move_count(state: GameState, player: int) -> int:

@@ -22,11 +22,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import ClassVar, TypeVar
 
-import numpy as np
-
 S = TypeVar("S", bound="GameState")
 
 Returns = tuple[int, int]
+Board = tuple[tuple[int, ...], ...]  # rows of cells: -1 empty, 0 or 1 the owner
 
 
 class IllegalActionError(ValueError):
@@ -92,10 +91,11 @@ class GameState(ABC):
         return state.cutoff_returns()
 
     @abstractmethod
-    def board(self) -> np.ndarray:
-        """The board as an int8 array of shape (ROWS, COLS): -1 empty, 0 or 1 the owner.
+    def board(self) -> Board:
+        """The board as ROWS tuples of COLS ints: -1 empty, 0 or 1 the owner.
 
-        Row 0 is the row printed on top.
+        Row 0 is the row printed on top.  Plain tuples keep the games free of numpy;
+        ``numpy.array(state.board())`` gives an array of shape (ROWS, COLS).
         """
 
     @abstractmethod
@@ -141,6 +141,13 @@ class GameState(ABC):
     def cell_of(self, action: int) -> tuple[int, int] | None:
         """The (row, col) an action marks on the board, or None (Othello's pass)."""
         return divmod(action, self.COLS) if 0 <= action < self.ROWS * self.COLS else None
+
+    def _action_index(self, action: object) -> int:
+        """``action`` as a plain int: numpy integers and other ``__index__`` types are accepted,
+        bools, floats and strings are not (the slow path of :meth:`play`)."""
+        if isinstance(action, bool) or not hasattr(type(action), "__index__"):
+            raise self._illegal(action)
+        return type(action).__index__(action)  # type: ignore[attr-defined]
 
     def _illegal(self, action: object) -> IllegalActionError:
         legal = ", ".join(self.action_to_string(a) + f" ({a})" for a in self.legal_actions())

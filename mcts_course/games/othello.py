@@ -43,11 +43,12 @@ Two kinds of random playout are offered:
 from __future__ import annotations
 
 import random
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
+if TYPE_CHECKING:  # numpy only for the batched rollouts, imported when they run
+    import numpy as np
 
-from mcts_course.games.base import GameState, IllegalActionError, Returns
+from mcts_course.games.base import Board, GameState, IllegalActionError, Returns
 
 PASS = 64
 SIZE = 8
@@ -240,10 +241,8 @@ class Othello(GameState):
         return [] if self.is_terminal() else [PASS]
 
     def play(self, action: int) -> Othello:
-        if isinstance(action, np.integer):
-            action = int(action)
         if type(action) is not int:
-            raise self._illegal(action)
+            action = self._action_index(action)
         if 0 <= action < 64 and self._move_mask() >> action & 1:
             flipped = flips(action, self._mover, self._opponent)
             return Othello._make(
@@ -276,11 +275,13 @@ class Othello(GameState):
 
         return batch_rollouts(self.black, self.white, self._player, n, seed)
 
-    def board(self) -> np.ndarray:
-        cells = np.full(64, -1, dtype=np.int8)
-        cells[squares(self.black)] = 0
-        cells[squares(self.white)] = 1
-        return cells.reshape(SIZE, SIZE)
+    def board(self) -> Board:
+        black, white = self.black, self.white
+        return tuple(
+            tuple(0 if black >> sq & 1 else 1 if white >> sq & 1 else -1
+                  for sq in range(row * SIZE, row * SIZE + SIZE))
+            for row in range(SIZE)
+        )
 
     def _key(self) -> tuple:
         return (self._mover, self._opponent, self._player)
@@ -289,7 +290,7 @@ class Othello(GameState):
     def action_to_string(self, action: int) -> str:
         if action == PASS:
             return "pass"
-        if isinstance(action, (int, np.integer)) and 0 <= action < 64:
+        if not isinstance(action, bool) and hasattr(type(action), "__index__") and 0 <= action < 64:
             row, col = divmod(int(action), SIZE)
             return f"{FILES[col]}{row + 1}"
         raise IllegalActionError(f"{action!r} is not an Othello action (0..63 or PASS = 64)")
