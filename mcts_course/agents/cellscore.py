@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from mcts_course.agents.bandits import first_max
 from mcts_course.agents.base import Agent
-from mcts_course.agents.evaluation import cell_weights
 from mcts_course.games.base import GameState
 
 
 class CellScoreAgent(Agent):
     """Picks the move whose cell has the highest weight (ties: the smallest action).
 
-    The weights are :data:`~mcts_course.agents.evaluation.CELL_WEIGHTS` in Othello and the
+    The weights are the game's ``cell_weights()``: the classic square weights in Othello, the
     number of winning lines through the cell in tic-tac-toe and Connect Four (where a move is
     scored by the cell the disc lands in).  A pass, Othello's only move when stuck, has no cell.
     """
@@ -22,7 +21,7 @@ class CellScoreAgent(Agent):
         actions = self._legal(state)
         if len(actions) == 1:
             return actions[0]
-        weights = cell_weights(type(state))
+        weights = state.cell_weights()
         scores = []
         for action in actions:
             cell = state.cell_of(action)

@@ -81,6 +81,8 @@ class ConnectFour(GameState):
     COLS: ClassVar[int] = _WIDTH
     NUM_ACTIONS: ClassVar[int] = _WIDTH
     PLAYER_NAMES: ClassVar[tuple[str, str]] = ("Red", "Yellow")
+    LINE_LENGTH: ClassVar[int] = 4
+    DRAWING: ClassVar[str] = "columns"
 
     def __init__(self) -> None:
         self._discs = (0, 0)  # bitboards of player 0 and player 1
@@ -185,6 +187,10 @@ class ConnectFour(GameState):
         d0, d1 = self._discs
         height = bin((d0 | d1) & _COLUMN[action]).count("1")
         return None if height == _HEIGHT else (_HEIGHT - 1 - height, int(action))
+
+    def action_at(self, row: int, col: int) -> int | None:
+        """A click anywhere in a column drops a disc there: the action is the column."""
+        return col if 0 <= row < _HEIGHT and 0 <= col < _WIDTH else None
 
     # -- moves as text -----------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:

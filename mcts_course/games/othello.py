@@ -81,6 +81,24 @@ NEIGHBOURS: list[int] = [
 ]
 BIT: list[int] = [1 << sq for sq in range(64)]
 
+# The classic Othello square weights: corners are gold, the squares next to them poison.
+# Rows of ints, row 0 = rank 1 (numpy.array(CELL_WEIGHTS) gives an array).
+CELL_WEIGHTS: tuple[tuple[int, ...], ...] = (
+    (120, -20, 20, 5, 5, 20, -20, 120),
+    (-20, -40, -5, -5, -5, -5, -40, -20),
+    (20, -5, 15, 3, 3, 15, -5, 20),
+    (5, -5, 3, 0, 0, 3, -5, 5),
+    (5, -5, 3, 0, 0, 3, -5, 5),
+    (20, -5, 15, 3, 3, 15, -5, 20),
+    (-20, -40, -5, -5, -5, -5, -40, -20),
+    (120, -20, 20, 5, 5, 20, -20, 120),
+)
+# One bitboard per distinct non-zero weight, so that a cell score is a few popcounts.
+_WEIGHT_MASKS = tuple(
+    (w, sum(BIT[sq] for sq in range(64) if CELL_WEIGHTS[sq // SIZE][sq % SIZE] == w))
+    for w in sorted({w for row in CELL_WEIGHTS for w in row} - {0})
+)
+
 
 def flips(square: int, mover: int, opponent: int) -> int:
     """The opponent discs that a disc on ``square`` would flip (0 if the move is illegal)."""
@@ -187,14 +205,26 @@ class Othello(GameState):
     NUM_ACTIONS: ClassVar[int] = 65
     PLAYER_NAMES: ClassVar[tuple[str, str]] = ("Black", "White")
     PASS: ClassVar[int] = PASS
+    DRAWING: ClassVar[str] = "discs"
 
     def __init__(self, black: int | None = None, white: int | None = None, player: int = 0):
-        """The start position, or the position given by two bitboards and the player to move."""
+        """The start position, or the position given by two bitboards and the player to move.
+
+        Raises ValueError for what is no position: bitboards that are not ints in 0..2**64-1,
+        discs of both colours on one square, a player other than 0 or 1.  (Positions that no
+        game reaches, such as a board without its centre discs, stay allowed for experiments.)
+        """
         if black is None and white is None:
             black, white = BIT[28] | BIT[35], BIT[27] | BIT[36]
-        if black is None or white is None or black & white or (black | white) > FULL:
-            raise ValueError("black and white must be disjoint 64-bit bitboards")
-        if player not in (0, 1):
+        for name, bits in (("black", black), ("white", white)):
+            if type(bits) is not int or not 0 <= bits <= FULL:
+                raise ValueError(f"{name} must be a 64-bit bitboard (an int in 0..2**64-1), "
+                                 f"not {bits!r}")
+        if black & white:
+            squares_ = ", ".join(FILES[sq % SIZE] + str(sq // SIZE + 1)
+                                 for sq in squares(black & white))
+            raise ValueError(f"black and white overlap on {squares_}")
+        if type(player) is not int or player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, not {player!r}")
         self._player = player
         self._mover, self._opponent = (black, white) if player == 0 else (white, black)
@@ -227,6 +257,32 @@ class Othello(GameState):
     def disc_counts(self) -> tuple[int, int]:
         """(Black's discs, White's discs)."""
         return self.black.bit_count(), self.white.bit_count()
+
+    # -- the game's own evaluations (bit counts, no board built) ------------------------------
+    @classmethod
+    def cell_weights(cls) -> tuple[tuple[int, ...], ...]:
+        """The classic square weights :data:`CELL_WEIGHTS`."""
+        return CELL_WEIGHTS
+
+    def _discs_of(self, player: int) -> tuple[int, int]:
+        """(player's discs, the opponent's discs) as bitboards."""
+        return (self.black, self.white) if player == 0 else (self.white, self.black)
+
+    def cell_score(self, player: int) -> float:
+        mine, theirs = self._discs_of(player)
+        return float(
+            sum(w * ((mine & m).bit_count() - (theirs & m).bit_count()) for w, m in _WEIGHT_MASKS)
+        )
+
+    def disc_difference(self, player: int) -> int:
+        mine, theirs = self._discs_of(player)
+        return mine.bit_count() - theirs.bit_count()
+
+    def mobility(self, player: int) -> int:
+        """``player``'s legal moves minus the opponent's, each counted as if to move (a forced
+        pass counts as no move)."""
+        mine, theirs = self._discs_of(player)
+        return move_mask(mine, theirs).bit_count() - move_mask(theirs, mine).bit_count()
 
     # -- the protocol ------------------------------------------------------------------------
     def is_terminal(self) -> bool:

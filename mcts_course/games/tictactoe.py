@@ -56,6 +56,8 @@ class TicTacToe(GameState):
     COLS: ClassVar[int] = 3
     NUM_ACTIONS: ClassVar[int] = 9
     PLAYER_NAMES: ClassVar[tuple[str, str]] = ("X", "O")
+    LINE_LENGTH: ClassVar[int] = 3
+    DRAWING: ClassVar[str] = "marks"
 
     def __init__(self) -> None:
         self._x = 0  # cells marked by X (player 0)
