@@ -1,8 +1,12 @@
 """The agents: from random play to Monte Carlo Tree Search.
 
 Every agent has ``select_action(state) -> action`` and works unchanged on Othello, tic-tac-toe
-and Connect Four; ``seed(n)`` makes it reproducible and ``reset()`` clears per-game memory.
-``make_agent("mcts:iterations=200")`` builds one from a text spec.
+and Connect Four (and any game on the protocol of :mod:`mcts_course.games.base`); ``seed(n)``
+makes it reproducible and ``reset()`` clears per-game memory.  Constructors take their budget
+first and everything else by keyword; ties between equal moves go to the smallest action.
+:mod:`~mcts_course.agents.bandits` holds the one ``ucb1`` score, used by MCTS and flat Monte
+Carlo.  ``make_agent("mcts:iterations=200")`` builds an agent from a text spec whose keys are the
+constructor's keywords.
 """
 
 from mcts_course.agents.bandits import epsilon_greedy, softmax, ucb1
