@@ -16,6 +16,11 @@ Every artist that stands for something carries a ``gid`` so tests (and curious r
 it: ``"disc-0"`` / ``"disc-1"`` (a disc or mark of player 0 / 1), ``"legal"``, ``"last-move"``,
 ``"overlay"``, ``"win-line"``.
 
+A game is drawn in the style its class names in ``DRAWING`` (``"discs"``, ``"marks"``,
+``"columns"``; :data:`LOOKS`), so a new game needs no change here; a new style is added with
+:func:`register_look`.  Importing this module also lets notebooks show a state as its picture
+(it registers :func:`state_png` with the games, which never import the pictures).
+
 matplotlib is imported only when a picture is drawn, so ``import mcts_course`` stays fast.
 """
 

@@ -1,4 +1,7 @@
-"""The three games of the course, behind one protocol (see :mod:`mcts_course.games.base`)."""
+"""The three games of the course, behind one protocol (see :mod:`mcts_course.games.base`).
+
+A fourth game is one module with a :class:`GameState` subclass and an entry in :data:`GAMES`.
+"""
 
 from mcts_course.games.base import GameState, IllegalActionError
 from mcts_course.games.connect4 import ConnectFour
