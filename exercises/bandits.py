@@ -45,15 +45,15 @@ def epsilon_greedy_choice(
 
 
 def softmax_choice(
-    counts: Sequence[int], sums: Sequence[float], tau: float, rng: random.Random
+    counts: Sequence[int], sums: Sequence[float], temperature: float, rng: random.Random
 ) -> int:
     """The index of the arm to play next by softmax (Boltzmann) exploration.
 
     Contract: the first unplayed arm if there is one; else arm i with probability
-    ``exp(mean_i / tau) / sum_j exp(mean_j / tau)``, drawn with ``rng``.  Must not overflow
-    for a tiny ``tau`` such as 0.001.
+    ``exp(mean_i / temperature) / sum_j exp(mean_j / temperature)``, drawn with ``rng``.
+    Must not overflow for a tiny ``temperature`` such as 0.001.
 
-    Hint: ``exp((mean_i - max_mean) / tau)`` gives the same probabilities without overflow;
+    Hint: ``exp((mean_i - max_mean) / temperature)`` gives the same probabilities without overflow;
     draw ``u = rng.random() * total`` and walk the cumulative sum.
     """
     raise NotImplementedError
@@ -71,7 +71,9 @@ def make_policy(name: str, **params: float) -> Policy:
             counts, sums, params.get("epsilon", 0.1), rng
         )
     if name == "softmax":
-        return lambda counts, sums, rng: softmax_choice(counts, sums, params.get("tau", 0.1), rng)
+        return lambda counts, sums, rng: softmax_choice(
+            counts, sums, params.get("temperature", 0.1), rng
+        )
     raise ValueError(f"unknown policy {name!r}; choose uniform, ucb1, egreedy or softmax")
 
 

@@ -35,9 +35,9 @@ class Node:
         self.children: dict[int, Node] = {}
         self.untried: list[int] = list(state.legal_actions())  # actions not expanded yet
         self.visits = 0
-        self.wins = 0.0  # reward sum for `mover`: win 1, draw 0.5, loss 0
-        # The player who moved INTO this node (for the root: the opponent of its mover).
-        self.mover = parent.state.current_player if parent else 1 - state.current_player
+        self.wins = 0.0  # reward sum for `player`: win 1, draw 0.5, loss 0
+        # The player who moved INTO this node (for the root: the opponent of the player to move).
+        self.player = parent.state.current_player if parent else 1 - state.current_player
 
     def __repr__(self) -> str:
         return f"Node(action={self.action}, visits={self.visits}, wins={self.wins})"
@@ -49,12 +49,13 @@ def reward(returns: Returns, player: int) -> float:
 
 
 # -- exercise 1: selection and simulation -------------------------------------------------------
-def ucb1(child: Node, parent_visits: int, c: float) -> float:
-    """The UCB1 score of ``child``, whose parent has ``parent_visits`` visits.
+def ucb1(wins: float, visits: int, parent_visits: int, c: float = math.sqrt(2)) -> float:
+    """The UCB1 score of a child with ``visits`` visits and reward sum ``wins``, whose parent
+    has ``parent_visits`` visits.
 
     Contract:
-        * ``math.inf`` when ``child.visits == 0`` (an untried child is tried first);
-        * otherwise ``child.wins / child.visits + c * sqrt(ln(parent_visits) / child.visits)``.
+        * ``math.inf`` when ``visits == 0`` (an untried child is tried first);
+        * otherwise ``wins / visits + c * sqrt(ln(parent_visits) / visits)``.
 
     Hint: ``math.log`` is the natural logarithm.
     """
@@ -62,7 +63,8 @@ def ucb1(child: Node, parent_visits: int, c: float) -> float:
 
 
 def select_child(node: Node, c: float) -> Node:
-    """The child of ``node`` with the highest ``ucb1(child, node.visits, c)``.
+    """The child of ``node`` with the highest
+    ``ucb1(child.wins, child.visits, node.visits, c)``.
 
     Contract: returns one of the Node objects in ``node.children`` (a dict action -> Node).
     Ties are broken in favour of the child with the smallest action.
@@ -86,7 +88,7 @@ def simulate(state: GameState, rng: random.Random) -> Returns:
 def backpropagate(path: Sequence[Node], returns: Returns) -> None:
     """Update every node on ``path`` (root first, leaf last) with the result of one playout.
 
-    Contract: each node gets ``visits += 1`` and ``wins += reward(returns, node.mover)``: the
+    Contract: each node gets ``visits += 1`` and ``wins += reward(returns, node.player)``: the
     reward of the player who moved INTO that node.  That player alternates along the path, so
     the reward flips from one level to the next (a win for X is a loss for O).
 
@@ -149,7 +151,7 @@ def experiment(
     seeds), from ``mcts_search(state, n, c, t, random.Random(seed))``, with the keys
         ``iterations``, ``c``, ``expand_threshold``, ``seed``: the parameters;
         ``action``: ``best_action(root)``;
-        ``value``: the chosen child's ``wins / visits`` (from the mover's point of view);
+        ``value``: the chosen child's ``wins / visits`` (for the player who makes that move);
         ``visits``: the chosen child's visits.
 
     Hint: four nested loops; the book plots the rows (pandas.DataFrame(rows) is handy).

@@ -90,9 +90,9 @@ def test_epsilon_greedy_statistics(student):
     close(freq, [0.06, 0.76, 0.06, 0.06, 0.06], n, "epsilon-greedy with epsilon 0.3")
 
 
-@points(2, "bandits", hint="P(i) = exp(mean_i / tau) / sum_j exp(mean_j / tau)")
+@points(2, "bandits", hint="P(i) = exp(mean_i / temperature) / sum_j exp(mean_j / temperature)")
 def test_softmax_statistics(student):
-    """softmax chooses each arm with probability proportional to exp(mean / tau)"""
+    """softmax chooses each arm with probability proportional to exp(mean / temperature)"""
     counts, sums = [4, 10, 5, 8], [1.0, 6.0, 4.0, 2.0]
     means = [s / n for n, s in zip(counts, sums, strict=True)]
     for tau in (0.1, 0.5):
@@ -100,7 +100,7 @@ def test_softmax_statistics(student):
         probs = [w / sum(weights) for w in weights]
         rng, n = random.Random(5), 20000
         freq = frequencies(lambda t=tau, r=rng: student.softmax_choice(counts, sums, t, r), n, 4)
-        close(freq, probs, n, f"softmax with tau {tau}")
+        close(freq, probs, n, f"softmax with temperature {tau}")
 
 
 @points(1, "bandits", hint="subtract the largest mean before exp() so it cannot overflow")
@@ -110,7 +110,7 @@ def test_softmax_small_temperature(student):
     rng = random.Random(6)
     for _ in range(200):
         got = student.softmax_choice(counts, sums, 0.001, rng)
-        assert got == 1, f"with tau 0.001 softmax must pick the best arm 1, chose {got}"
+        assert got == 1, f"with temperature 0.001 softmax must pick the best arm 1, chose {got}"
 
 
 @points(2, "bandits", hint="policy(counts, sums, rng) gives the index of the move to play out")
@@ -121,7 +121,7 @@ def test_monte_carlo_move(student):
         ("uniform", {}),
         ("ucb1", {}),
         ("egreedy", {"epsilon": 0.2}),
-        ("softmax", {"tau": 0.1}),
+        ("softmax", {"temperature": 0.1}),
     ):
         policy = ref.make_policy(name, **params)
         for seed in range(3):

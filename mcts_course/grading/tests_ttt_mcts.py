@@ -135,7 +135,7 @@ def test_ucb1_unvisited(student):
     root = Node(TicTacToe())
     child = Node(root.state.play(4), root, 4)
     root.visits = 10
-    value = student.ucb1(child, 10, 1.4)
+    value = student.ucb1(child.wins, child.visits, 10, 1.4)
     assert value == math.inf, f"ucb1 of a child with 0 visits gave {value!r}, expected math.inf"
 
 
@@ -153,14 +153,19 @@ def test_ucb1_values(student):
         child.wins = round(rng.uniform(0, child.visits) * 2) / 2
         parent_visits = child.visits + rng.randint(0, 200)
         c = rng.choice([0.0, 0.5, 1.0, math.sqrt(2), 2.5])
-        got, want = student.ucb1(child, parent_visits, c), ref.ucb1(child, parent_visits, c)
+        args = (child.wins, child.visits, parent_visits, c)
+        got, want = student.ucb1(*args), ref.ucb1(*args)
         assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12), (
             f"ucb1(visits={child.visits}, wins={child.wins}, parent_visits={parent_visits}, "
             f"c={c:.3f}) = {got!r}, expected {want:.6f}"
         )
 
 
-@points(3, "ttt_selection", hint="pick the child with the HIGHEST ucb1(child, node.visits, c)")
+@points(
+    3,
+    "ttt_selection",
+    hint="pick the child with the HIGHEST ucb1(child.wins, child.visits, node.visits, c)",
+)
 def test_select_child_highest_ucb1(student):
     """select_child picks the child of highest UCB1 on 300 random trees"""
     rng = random.Random(2)
@@ -276,11 +281,11 @@ def test_backprop_visits(student):
 @points(
     3,
     "ttt_backprop",
-    hint="each node's reward is that of the player who moved INTO it (node.mover): it "
+    hint="each node's reward is that of the player who moved INTO it (node.player): it "
     "flips from one level to the next",
 )
 def test_backprop_rewards(student):
-    """backpropagate adds the reward of each node's mover (win 1, draw 0.5, loss 0)"""
+    """backpropagate adds the reward of each node's player (win 1, draw 0.5, loss 0)"""
     rng = random.Random(8)
     for _ in range(200):
         path = path_of(student, rng)
@@ -332,14 +337,22 @@ def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
         )
 
 
-@points(2, "ttt_backprop", hint="check the reward sign: the values must be from the mover's view")
+@points(
+    2,
+    "ttt_backprop",
+    hint="check the reward sign: the values must be from the view of the player who moves",
+)
 def test_search_takes_the_win(student):
     """MCTS finds the winning move"""
     _finds(student, "a1 b1 a2 b2", TicTacToe().parse_action("a3"))  # X completes column a
     _finds(student, "c3 a1 b3 a2 c2", TicTacToe().parse_action("a3"))  # O completes column a
 
 
-@points(1, "ttt_backprop", hint="check the reward sign: the values must be from the mover's view")
+@points(
+    1,
+    "ttt_backprop",
+    hint="check the reward sign: the values must be from the view of the player who moves",
+)
 def test_search_blocks(student):
     """MCTS blocks the opponent's line"""
     _finds(student, "a1 b2 a2", TicTacToe().parse_action("a3"), iterations=1500)

@@ -17,14 +17,14 @@ SET_FILES = ("ttt_mcts", "connect4", "alphabeta", "bandits")
 MUTANTS = {
     "backprop_no_sign_flip": (
         "ttt_mcts",
-        "node.wins += reward(returns, node.mover)",
-        "node.wins += reward(returns, path[-1].mover)",  # the leaf's mover at every level
+        "node.wins += reward(returns, node.player)",
+        "node.wins += reward(returns, path[-1].player)",  # the leaf's mover at every level
         "ttt_backprop",
     ),
     "select_fewest_visits": (
         "ttt_mcts",
-        "action = max(sorted(node.children), key=lambda a: ucb1(node.children[a], node.visits, c))",
-        "action = min(sorted(node.children), key=lambda a: node.children[a].visits)",
+        "key=lambda a: ucb1(node.children[a].wins, node.children[a].visits, node.visits, c),",
+        "key=lambda a: -node.children[a].visits,",
         "ttt_selection",
     ),
     "simulate_first_legal": (
