@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from grading_fixtures.mutants import HOSTILE, MUTANTS, build
+from grading_fixtures.mutants import CHEATS, HOSTILE, MUTANTS, build
 
 from mcts_course.cli import main
 from mcts_course.grading import SETS, check
@@ -21,84 +21,130 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "mcts_course" / "solutions"
 
 
+# Each hostile submission is graded on the set it attacks and on one set it leaves alone.
+OTHER = {
+    "ttt_mcts": "bandits",
+    "connect4": "bandits",
+    "alphabeta": "bandits",
+    "bandits": "connect4",
+}
+
+
+def _rows(grades) -> dict:
+    return {g.name: g for g in grades}
+
+
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    """Grade reference, stubs, mutants and hostile submissions in one run of the CLI."""
+    """The reference and the stubs on every set (through the CLI), then each hostile submission
+    and each cheat on the set it attacks and one it leaves alone."""
     base = tmp_path_factory.mktemp("batch")
-    subs = [build("reference", base / "reference")]
-    shutil.copytree(ROOT / "exercises", base / "stubs")
-    subs.append(base / "stubs")
-    subs += [build(name, base / name) for name in [*MUTANTS, *HOSTILE]]
+    reference = build("reference", base / "reference")
+    stubs = base / "stubs"
+    shutil.copytree(ROOT / "exercises", stubs)
     out = base / "out"
-    # Shorter time limits (x0.2) keep the infinite loops cheap; the reference still passes.
-    argv = ["grade", *map(str, subs), "--out", str(out), "--timeout-scale", "0.2", "--jobs", "2"]
-    assert main(argv) == 0
+    assert main(["grade", str(reference), str(stubs), "--out", str(out), "--jobs", "2"]) == 0
     with open(out / "grades.csv", newline="") as f:
         rows = {row["submission"]: row for row in csv.DictReader(f)}
-    return out, rows
+    grades: dict = {}
+    by_sets: dict[tuple, list] = {}
+    for name in [*HOSTILE, *CHEATS]:
+        file = HOSTILE[name][0] if name in HOSTILE else "ttt_mcts"
+        by_sets.setdefault((file, OTHER[file]), []).append(build(name, base / name))
+    for sets, subs in by_sets.items():
+        grades.update(_rows(grade(subs, base / "out-hostile", sets=list(sets), n_jobs=2)))
+    return out, rows, grades
 
 
 def test_grades_csv_is_complete(batch):
-    out, rows = batch
-    assert set(rows) == {"reference", "stubs", *MUTANTS, *HOSTILE}
+    out, rows, _ = batch
+    assert set(rows) == {"reference", "stubs"}
     header = next(csv.reader(open(out / "grades.csv")))
     assert header == ["submission", "score", "max_score", *EXERCISES]
     assert not list(out.glob(".*tmp"))  # written atomically, no temp file left
 
 
 def test_reference_full_marks(batch):
-    _, rows = batch
+    _, rows, _ = batch
     row = rows["reference"]
     assert float(row["score"]) == float(row["max_score"]) > 0
 
 
 def test_stubs_score_zero(batch):
-    out, rows = batch
+    out, rows, _ = batch
     assert float(rows["stubs"]["score"]) == 0
     results = json.loads((out / "stubs" / "results.json").read_text())
     assert all("NotImplementedError" in t["output"] for t in results["tests"])
-
-
-def full(row, exercise):
-    return row[exercise] == row_max(exercise)
+    assert all("Hint: " in t["output"] for t in results["tests"])  # the hint, always
 
 
 def row_max(exercise):
     from mcts_course.grading.framework import collect_tests
 
-    total = sum(t.points for t in collect_tests(SET_OF[exercise]) if t.exercise == exercise)
-    return f"{total:g}"
-
-
-@pytest.mark.parametrize("name", list(MUTANTS))
-def test_mutant_loses_points(batch, name):
-    _, rows = batch
-    exercise = MUTANTS[name][3]
-    assert float(rows[name][exercise]) < float(row_max(exercise)), rows[name]
-    # the other exercise sets are untouched
-    for other in EXERCISES:
-        if SET_OF[other] != SET_OF[exercise]:
-            assert full(rows[name], other), (name, other, rows[name])
+    return sum(t.points for t in collect_tests(SET_OF[exercise]) if t.exercise == exercise)
 
 
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_hostile_costs_only_what_it_touches(batch, name):
-    out, rows = batch
+    _, _, grades = batch
     file, _, _, message = HOSTILE[name]
-    row = rows[name]
+    got = grades[name].by_exercise()
     touched = [e for e in EXERCISES if SET_OF[e] == file]
-    assert sum(float(row[e]) for e in touched) < sum(float(row_max(e)) for e in touched)
+    assert sum(got[e][0] for e in touched) < sum(row_max(e) for e in touched)
     for other in EXERCISES:
-        if SET_OF[other] != file:
-            assert full(row, other), (name, other, row)
-    results = json.loads((out / name / "results.json").read_text())
-    failed = [t["output"] for t in results["tests"] if t["score"] < t["max_score"]]
+        if SET_OF[other] == OTHER[file]:
+            assert got[other] == (row_max(other), row_max(other)), (name, other, got)
+    failed = [o.output for o in grades[name].outcomes if not o.passed]
     assert any(message in text for text in failed), (message, failed[:2])
 
 
+@pytest.mark.parametrize("name", list(CHEATS))
+def test_cheats_score_nothing(batch, name):
+    _, _, grades = batch
+    got = grades[name].by_exercise()
+    for exercise in EXERCISES:
+        if SET_OF[exercise] == "ttt_mcts":
+            assert got[exercise][0] == 0, (name, exercise, got)
+        elif SET_OF[exercise] == "bandits":
+            assert got[exercise] == (row_max(exercise), row_max(exercise)), (name, got)
+
+
+def test_an_infinite_loop_costs_one_time_limit(batch):
+    """The looping function's test waits out its limit once; the tests that depend on it are
+    reported at once as not run, naming it."""
+    _, _, grades = batch
+    outcomes = [o for o in grades["infinite_loop"].outcomes if o.test.set_name == "ttt_mcts"]
+    stopped = [o for o in outcomes if o.status == "timed out"]
+    assert len(stopped) == 1 and "`experiment`" in stopped[0].output
+    skipped = [o for o in outcomes if o.status == "not run"]
+    assert skipped and all("not run: `experiment` timed out" in o.output for o in skipped)
+    assert all(o.seconds < 0.5 for o in skipped)
+
+
+@pytest.fixture(scope="module")
+def mutants(tmp_path_factory):
+    """Every mutant, graded on the tests of the exercise it breaks."""
+    base = tmp_path_factory.mktemp("mutants")
+    by_exercise: dict[str, list] = {}
+    for name, (file, _, _, exercise) in MUTANTS.items():
+        by_exercise.setdefault(exercise, []).append(build(name, base / name, files=(file,)))
+    grades = {}
+    for exercise, subs in by_exercise.items():
+        found = grade(subs, sets=[SET_OF[exercise]], exercises=[exercise], n_jobs=2)
+        grades.update(_rows(found))
+    return grades
+
+
+@pytest.mark.parametrize("name", list(MUTANTS))
+def test_mutant_loses_points(mutants, name):
+    exercise = MUTANTS[name][3]
+    got, most = mutants[name].by_exercise()[exercise]
+    assert got < most, [(o.test.name, o.passed) for o in mutants[name].outcomes]
+
+
 def test_results_json_format(batch):
-    out, _ = batch
-    results = json.loads((out / "backprop_no_sign_flip" / "results.json").read_text())
+    out, _, _ = batch
+    results = json.loads((out / "stubs" / "results.json").read_text())
     assert results["score"] == sum(t["score"] for t in results["tests"])
     for t in results["tests"]:
         assert {"name", "score", "max_score", "output", "visibility"} <= set(t)

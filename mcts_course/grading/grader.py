@@ -100,19 +100,26 @@ def grade(
     progress: Callable[[str], None] | None = None,
     timeout_scale: float = 1.0,
     on_result: Callable | None = None,
+    exercises: Iterable[str] | None = None,
 ) -> list[SubmissionGrade]:
     """Grade each submission; with ``out_dir`` also write grades.csv and results.json files.
 
     ``only_present`` skips the sets a submission has no file for (for ``mcts-course check``);
     ``timeout_scale`` multiplies every test's time limit (a slow machine, or tests);
-    ``on_result(test, result)`` is called as each test finishes (``mcts-course check``).
+    ``on_result(test, result)`` is called as each test finishes (``mcts-course check``);
+    ``exercises`` keeps only the tests of those exercises.
     When the grader runs as root, the private files (reference solutions, tests) are first made
     unreadable by other users, and the student's code runs as ``nobody``.
     """
     protect_private_files(extra_tests)
     set_names = list(sets or SETS)
+    keep = set(exercises) if exercises is not None else None
     tests = {
-        s: [replace(t, timeout=t.timeout * timeout_scale) for t in collect_tests(s, extra_tests)]
+        s: [
+            replace(t, timeout=t.timeout * timeout_scale)
+            for t in collect_tests(s, extra_tests)
+            if keep is None or t.exercise in keep
+        ]
         for s in set_names
     }
     grades, jobs = [], []

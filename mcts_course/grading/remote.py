@@ -131,6 +131,24 @@ def protect_private_files(extra: list[str] | None = None) -> list[Path]:
     return paths
 
 
+def student_paths() -> list[str]:
+    """The grader's library folders for the student's ``sys.path`` (numpy...), without a folder
+    holding this package's sources (a checkout): the student's process imports the public copy.
+    An installed package in site-packages stays reachable on disk there; as root its private
+    files are unreadable to the student's user (:func:`protect_private_files`)."""
+    paths = []
+    for p in sys.path:
+        if not p or not Path(p).is_dir():
+            continue
+        if (Path(p) / "mcts_course").is_dir() and Path(p).name not in (
+            "site-packages",
+            "dist-packages",
+        ):
+            continue
+        paths.append(p)
+    return paths
+
+
 def unprivileged_ids() -> tuple[int, int] | None:
     """(uid, gid) of ``nobody`` (or $MCTS_GRADING_USER) when running as root and that user can
     run this Python, else None: then the student's code runs as the grader's own user."""
@@ -257,8 +275,7 @@ class StudentProcess:
         Raises ImportFailed with the reason."""
         from_grader, to_child = os.pipe()  # (read end, write end)
         from_child, to_grader = os.pipe()
-        # the student's process sees the grader's library paths, after its own package copy
-        paths = [str(self.public_root)] + [p for p in sys.path if p and Path(p).is_dir()]
+        paths = [str(self.public_root)] + student_paths()
         ids = unprivileged_ids()
 
         def prepare() -> None:  # runs in the child before exec
@@ -683,6 +700,8 @@ def describe_student_error(error: StudentError, loading: bool = False) -> str:
         return f"your code called sys.exit({error.message})" + (
             " while your file was loaded" if loading else ""
         )
+    if "OSError" in names and "[Errno 27]" in error.message:  # EFBIG: the file-size cap
+        return "your code wrote too much output (the grader caps the size of its output)"
     if "MemoryError" in names:
         return "ran out of memory (the grader caps memory; a huge allocation?)"
     text = f"{names[0]}: {error.message}"

@@ -149,12 +149,13 @@ class SetRunner:
                     f"\nNote: `{direct[0]}` calls your {names}, which failed in a test above: "
                     "fix that first"
                 )
-            message += hint
         printed = "".join(connection.out)
         if printed.strip():
             if len(printed) > PRINT_CAP:
                 printed = printed[:PRINT_CAP] + f"\n... ({len(printed) - PRINT_CAP} characters cut)"
-            message += ("\n" if message else "") + "Your code printed:\n" + printed
+            message += ("\n" if message else "") + "Your code printed:\n" + printed.rstrip()
+        if not passed:
+            message += hint  # last, so that no cut output hides it
         return Result(
             passed, test.points if passed else 0.0, message.strip(), 0.0, status, connection.spent
         )

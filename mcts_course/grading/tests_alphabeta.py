@@ -76,12 +76,16 @@ def test_same_value_as_minimax(student):
 )
 def test_default_window(student):
     """alpha-beta called without a window gives the minimax value"""
-    for i, state in enumerate(positions(6, 8)):
-        depth = 1 + i % 3
-        want = minimax(state, depth, state.current_player, weighted)
-        got = student.alphabeta(state, depth, state.current_player, weighted)
+    cases = [  # near the end, where values reach hundreds and +-10000
+        (state, 1 + i % 3, player)
+        for i, state in enumerate(positions(6, 16, late=True))
+        for player in (0, 1)
+    ]
+    for state, depth, player in cases:
+        want = minimax(state, depth, player, weighted)
+        got = student.alphabeta(state, depth, player, weighted)
         assert got == want, (
-            f"alphabeta(state, {depth}, player, weighted) with the default window: minimax "
+            f"alphabeta(state, {depth}, {player}, weighted) with the default window: minimax "
             f"{want}, you returned {got}, in\n{state}"
         )
 

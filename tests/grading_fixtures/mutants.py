@@ -95,7 +95,8 @@ MUTANTS = {
     ),
     "play_human_no_second_chance": (
         "ttt_mcts",
-        '            except ValueError as error:\n                print_fn(f"not a legal move: {error}")',
+        "            except ValueError as error:\n"
+        '                print_fn(f"not a legal move: {error}")',
         "            except ValueError:\n                raise",
         "ttt_player",
     ),
