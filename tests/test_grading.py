@@ -281,21 +281,3 @@ def test_stubs_and_solutions_define_the_same_names():
 
 if sys.platform != "linux":  # resource limits and process groups are POSIX features
     pytestmark = pytest.mark.skip("the grader's sandbox needs Linux")
-
-
-def test_gradescope_zip(tmp_path):
-    import zipfile
-
-    from mcts_course.grading.gradescope import build_zip
-
-    hidden = tmp_path / "hidden"
-    hidden.mkdir()
-    (hidden / "test_extra.py").write_text("# hidden tests\n")
-    wheel = tmp_path / "mcts_course-0.1.0-py3-none-any.whl"
-    wheel.write_bytes(b"not really a wheel")  # building the real one is `make gradescope`
-    out = build_zip(tmp_path / "dist" / "autograder.zip", hidden, wheel=wheel)
-    with zipfile.ZipFile(out) as z:
-        names = set(z.namelist())
-        assert {"setup.sh", "run_autograder", wheel.name, "tests/test_extra.py"} <= names
-        assert "mcts-course grade --gradescope" in z.read("run_autograder").decode()
-        assert z.getinfo("run_autograder").external_attr >> 16 & 0o111  # executable

@@ -224,7 +224,9 @@ def results_json(grade_: SubmissionGrade) -> dict:
                 "number": str(number),
                 "score": o.score,
                 "max_score": o.test.points,
+                "status": "passed" if o.passed else "failed",
                 "output": o.output,
+                "output_format": "text",
                 "visibility": o.test.visibility,
                 "tags": [o.test.exercise],
             }
