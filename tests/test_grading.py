@@ -152,17 +152,26 @@ def test_results_json_format(batch):
 
 
 def test_check_command(capsys, tmp_path):
-    sub = build("reference", tmp_path / "mine", files=("bandits",))
-    assert main(["check", str(sub)]) == 0
+    """check FILE grades the sets FILE defines, prints each test as it finishes, exits 0 when
+    everything passes"""
+    sub = build("reference", tmp_path / "mine", files=("bandits", "connect4"))
+    assert main(["check", str(sub / "bandits.py")]) == 0
     text = capsys.readouterr().out
-    assert "bandits" in text and "13 / 13" in text and "ttt_selection" not in text
+    assert "bandits" in text and "15 / 15" in text
+    assert "connect4" not in text and "ttt_selection" not in text
+    from mcts_course.grading.framework import collect_tests
+
+    lines = [line for line in text.splitlines() if line.startswith("ok ")]
+    assert len(lines) == len(collect_tests("bandits"))  # one line per test
+    assert all("[bandits]" in line for line in lines)
 
 
 def test_check_command_stub_hints(capsys):
-    assert main(["check", str(ROOT / "exercises"), "--set", "connect4"]) == 0
+    """the stubs fail: exit status 1, a hint for every test"""
+    assert main(["check", str(ROOT / "exercises" / "connect4.py")]) == 1
     text = capsys.readouterr().out
-    assert "total            0 / 15" in text or "0 / 15" in text
-    assert "Hint:" in text
+    assert "0 / 16" in text and "Hint:" in text
+    assert text.count("FAILED") >= 1
 
 
 def test_check_bad_path(capsys, tmp_path):
@@ -252,7 +261,10 @@ def test_gradescope_mode(tmp_path, monkeypatch):
     monkeypatch.setenv("MCTS_GRADESCOPE_TESTS", str(tmp_path / "no-tests"))
     assert main(["grade", "--gradescope"]) == 0
     data = json.loads(results.read_text())
-    assert data["score"] == sum(t["score"] for t in data["tests"]) == 13
+    from mcts_course.grading.framework import collect_tests
+
+    bandits = sum(t.points for t in collect_tests("bandits"))
+    assert data["score"] == sum(t["score"] for t in data["tests"]) == bandits
     missing = [t for t in data["tests"] if "no file for ttt_mcts" in t["output"]]
     assert missing and all(t["score"] == 0 for t in missing)
 
