@@ -84,7 +84,7 @@ def monte_carlo_move(state: GameState, playouts: int, policy: Policy, rng: rando
     policy(counts, sums, rng)``; play ``actions[i]`` and a random playout
     (``state.play(actions[i]).rollout(rng)``); add 1 to ``counts[i]`` and the reward of the
     player to move at ``state`` to ``sums[i]``.  Return the action of the best mean reward
-    among the arms played (ties: smallest action).
+    among the arms played (ties: smallest action); not the most played arm.
     """
     raise NotImplementedError
 
@@ -112,9 +112,13 @@ def compare_policies(
     """The strength of each policy: its score against uniformly random play.
 
     Contract: returns ``{policy name: score}`` where the score is the mean reward (win 1, draw
-    0.5, loss 0) of ``MonteCarloPlayer(playouts, name, seed=...)`` over ``games`` games of
-    ``game`` against a player choosing uniformly at random, moving first in half of them.
-    Everything is seeded from ``seed``.
+    0.5, loss 0) of ``MonteCarloPlayer(playouts, name, seed=...)`` over ``games`` games
+    against a player choosing uniformly at random.  Game ``g`` (0, 1, ..., games - 1) starts
+    from ``game()``; the policy's player moves first when ``g`` is even, second when it is odd
+    (with an odd number of games it moves first once more).  Seeds: one
+    ``rng = random.Random(seed)``; for each policy in order, the player gets
+    ``seed=rng.randrange(2**31)``, and the random opponent draws its moves with
+    ``rng.choice(state.legal_actions())``.  The same ``seed`` gives the same scores.
     """
     raise NotImplementedError
 

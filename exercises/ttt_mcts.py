@@ -67,7 +67,8 @@ def select_child(node: Node, c: float) -> Node:
     ``ucb1(child.wins, child.visits, node.visits, c)``.
 
     Contract: returns one of the Node objects in ``node.children`` (a dict action -> Node).
-    Ties are broken in favour of the child with the smallest action.
+    Ties are broken in favour of the child with the smallest action, whatever the order in
+    which the children were added to the dict.
 
     Hint: ``max`` returns the first of equal maxima, so iterate over ``sorted(node.children)``.
     """
@@ -78,8 +79,9 @@ def simulate(state: GameState, rng: random.Random) -> Returns:
     """Play uniformly random moves from ``state`` to the end; return ``state.returns()`` there.
 
     Contract: each move is ``rng.choice(state.legal_actions())`` (so that, with the same seed,
-    you get the same playout as the reference); ``state`` itself is not changed (states are
-    immutable: ``state = state.play(a)`` makes a new one).
+    you get the same playout as the reference); do not use ``state.rollout(rng)``, which draws
+    its moves differently; ``state`` itself is not changed (states are immutable:
+    ``state = state.play(a)`` makes a new one).
     """
     raise NotImplementedError
 
@@ -199,10 +201,13 @@ def play_human(
 ) -> Returns:
     """Play a text game of tic-tac-toe between a person (as player ``human``) and ``player``.
 
-    Contract: show the board with ``print_fn(str(state))``; when it is the person's turn read a
-    move name such as "b2" with ``input_fn("your move: ")`` and parse it with
-    ``state.parse_action``; if it is unreadable or illegal (a ValueError), say so and ask
-    again.  Return ``state.returns()`` at the end.
+    Contract: before every move, and once more at the end, show the board with
+    ``print_fn(str(state))``; every message goes through ``print_fn`` (never ``print``), every
+    answer through ``input_fn``.  When it is the person's turn, read a move name such as "b2"
+    with ``input_fn("your move: ")`` and parse it with ``state.parse_action``; if it is
+    unreadable or illegal (``state.parse_action`` or ``state.play`` raises a ValueError), say so
+    and ask again.  ``player`` chooses its moves with ``player.select_action(state)``.  Return
+    ``state.returns()`` at the end.
     """
     raise NotImplementedError
 
