@@ -205,5 +205,28 @@ def test_gradescope_end_to_end():
             else:
                 assert by_exercise[exercise] == most[exercise], (exercise, by_exercise)
         assert "cheat_read_file" in CHEATS
+        # the zip can also be built from the installed package (no checkout at hand)
+        again = subprocess.run(
+            [
+                str(root / "venv" / "bin" / "python"),
+                "-m",
+                "mcts_course.grading.gradescope",
+                str(root / "again.zip"),
+            ],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert again.returncode == 0, again.stdout + again.stderr
+        with zipfile.ZipFile(root / "again.zip") as z:
+            (wheel,) = [n for n in z.namelist() if n.endswith(".whl")]
+            z.extract(wheel, root)
+        with zipfile.ZipFile(root / wheel) as w:
+            names = w.namelist()
+            assert "mcts_course/solutions/ttt_mcts.py" in names
+            assert "mcts_course/grading/tests_ttt_mcts.py" in names
+            assert any(n.endswith("entry_points.txt") for n in names)
     finally:
         shutil.rmtree(root, ignore_errors=True)

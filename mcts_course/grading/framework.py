@@ -12,6 +12,18 @@ A grading test is a plain function that takes the student's namespace and raises
 
 The instructor's hidden tests (``mcts-course grade --tests DIR``) are files ``DIR/*.py`` of such
 functions; every function carrying ``@points`` is a test, in the order of the file.
+
+``student.NAME(...)`` asks the student's process (see :mod:`mcts_course.grading.remote`);
+``student.NAME.many([...])`` asks many questions in one round trip, ``student.NAME.repeat(n,
+...)`` the same question n times.  The arguments and results are plain data (numbers, lists,
+game states, trees of :class:`mcts_course.grading.public.Node`, random generators); a grader
+object passed as an argument (a scripted player, a fake ``input``) is called back.
+
+Time limits: ``timeout`` counts the student's code only (the grader's own work is free): 3 s by
+default, 3-6 s for the searches and statistical tests, 12-20 s for whole games and tournaments.
+On an idle machine the reference solution needs 0.01-0.3 s for most tests and at most about
+3 s (2000-iteration MCTS against perfect play), so every limit leaves it a margin of 5 or more
+on a loaded grader, while a loop is stopped within seconds.
 """
 
 from __future__ import annotations
@@ -61,7 +73,7 @@ def points(
     exercise: str,
     *,
     name: str | None = None,
-    timeout: float = 2.0,
+    timeout: float = 3.0,
     hint: str = "",
     visibility: str = "visible",
     exercise_set: str | None = None,

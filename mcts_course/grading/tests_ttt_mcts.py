@@ -495,7 +495,7 @@ def test_player_interface(student):
         assert player.select_action(state) in state.legal_actions()
 
 
-@points(3, "ttt_player", hint="MCTS with 300 iterations should crush random play")
+@points(3, "ttt_player", timeout=6, hint="MCTS with 300 iterations should crush random play")
 def test_player_beats_random(student):
     """MCTS(300) does not lose to random play and wins most games"""
     wins = 0
