@@ -96,23 +96,16 @@ def build_wheel(out_dir: Path, package: Path = PACKAGE) -> Path:
         (src / "pyproject.toml").write_text(
             MINIMAL_PYPROJECT.format(version=mcts_course.__version__)
         )
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--quiet",
-            "--no-deps",
-            # offline when setuptools is at hand; else pip fetches it for an isolated build
-            *(["--no-build-isolation"] if _has_setuptools() else []),
-            "-w",
-            str(out_dir),
-            str(src),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out_dir)]
+    # An isolated build fetches a recent setuptools from the package index; offline, fall back
+    # on the environment's own setuptools.
+    done = subprocess.run([*command, str(src)], capture_output=True, text=True)
+    if done.returncode != 0 and _has_setuptools():
+        done = subprocess.run(
+            [*command, "--no-build-isolation", str(src)], capture_output=True, text=True
+        )
+    if done.returncode != 0:
+        raise RuntimeError(f"building the wheel failed:\n{done.stdout}\n{done.stderr}")
     return next(out_dir.glob("mcts_course-*.whl"))
 
 

@@ -119,6 +119,12 @@ MUTANTS = {
         "DIRECTIONS = ((1, 0), (0, 1), (1, 1))",
         "connect4",
     ),
+    "connect4_three_in_a_row": (
+        "connect4",
+        "== player for k in range(1, 4)):",
+        "== player for k in range(1, 3)):",
+        "connect4",
+    ),
     "connect4_player_no_perspective": (  # every node counts the root player's reward
         "connect4",
         "                n.wins += (returns[n.player] + 1) / 2",
