@@ -27,8 +27,9 @@ import math
 import os
 import re
 import sys
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -38,31 +39,30 @@ if TYPE_CHECKING:
     from matplotlib.animation import FuncAnimation
     from matplotlib.axes import Axes
 
-    from mcts_course.arena import GameRecord
+
+class GameRecord(Protocol):
+    """What the animations need from a game record (:class:`mcts_course.arena.GameRecord`)."""
+
+    moves: list[int]
+    states: Sequence[GameState]
+    players: tuple[str, str]
+
+    @property
+    def start(self) -> GameState: ...
+
+    @property
+    def final(self) -> GameState: ...
+
 
 Overlay = Mapping[int, float] | np.ndarray | None
 
-# Colours (RGB hex).  Per game: the board, and the face/edge of each player's pieces.
-_OTHELLO = {
-    "board": "#2e8b57",
-    "frame": "#1b5e3a",
-    "line": "#123d27",
-    "face": ("#151515", "#f7f7f2"),
-    "edge": ("#000000", "#5b5b5b"),
-}
-_TICTACTOE = {
-    "board": "#fbf8ef",
-    "line": "#3a3a3a",
-    "face": ("#1f4e9c", "#d1495b"),
-    "last": "#ffe9a8",
-}
-_CONNECT4 = {
-    "board": "#1f5fbf",
-    "frame": "#17479a",
-    "hole": "#ffffff",
-    "face": ("#e63946", "#ffd23f"),
-    "edge": ("#a4161a", "#d9a400"),
-}
+# Colours (RGB hex).  Per drawing style: the board, and the face/edge of each player's pieces.
+_OTHELLO = {"board": "#2e8b57", "frame": "#1b5e3a", "line": "#123d27",
+            "face": ("#151515", "#f7f7f2"), "edge": ("#000000", "#5b5b5b")}
+_TICTACTOE = {"board": "#fbf8ef", "line": "#3a3a3a", "face": ("#1f4e9c", "#d1495b"),
+              "last": "#ffe9a8"}
+_CONNECT4 = {"board": "#1f5fbf", "frame": "#17479a", "hole": "#ffffff",
+             "face": ("#e63946", "#ffd23f"), "edge": ("#a4161a", "#d9a400")}
 _LAST_MOVE = "#e53935"
 _TEXT = "#333333"
 
@@ -83,7 +83,7 @@ def _pyplot():
 
 
 def _figure_size(state: GameState, overlay: bool) -> tuple[float, float]:
-    size = {"tictactoe": (3.0, 3.0), "connect4": (4.4, 4.3)}.get(state.NAME, (4.3, 4.3))
+    size = look_of(state).size
     return (size[0] + (0.9 if overlay else 0.0), size[1])
 
 
@@ -94,7 +94,7 @@ def _overlay_arrays(state: GameState, overlay: Overlay) -> tuple[Any, Any]:
     if overlay is None:
         return None, None
     rows, cols = state.ROWS, state.COLS
-    per_column = state.NAME == "connect4"
+    per_column = look_of(state).per_column  # actions are columns (Connect Four)
     if isinstance(overlay, Mapping):
         if per_column:
             columns = np.full(cols, np.nan)
@@ -182,21 +182,15 @@ def _winning_line(board: np.ndarray, player: int, length: int) -> tuple | None:
     return None
 
 
-def _draw_win_line(ax: Axes, state: GameState, length: int, unit: float) -> None:
-    winner = state.winner()
-    line = None if winner is None else _winning_line(state.board(), winner, length)
+def _draw_win_line(ax: Axes, state: GameState, unit: float) -> None:
+    winner, length = state.winner(), state.LINE_LENGTH
+    if winner is None or length is None:
+        return
+    line = _winning_line(np.asarray(state.board()), winner, length)
     if line is not None:
         (r0, c0), (r1, c1) = line
-        ax.plot(
-            [c0 + 0.5, c1 + 0.5],
-            [r0 + 0.5, r1 + 0.5],
-            color="#222222",
-            alpha=0.6,
-            lw=0.07 * unit,
-            solid_capstyle="round",
-            zorder=6,
-            gid="win-line",
-        )
+        ax.plot([c0 + 0.5, c1 + 0.5], [r0 + 0.5, r1 + 0.5], color="#222222", alpha=0.6,
+                lw=0.07 * unit, solid_capstyle="round", zorder=6, gid="win-line")
 
 
 def _coordinates(ax: Axes, state: GameState, files: str, top: float, unit: float) -> None:
@@ -205,19 +199,13 @@ def _coordinates(ax: Axes, state: GameState, files: str, top: float, unit: float
     for col in range(state.COLS):
         ax.text(col + 0.5, top, files[col], ha="center", va="center", fontsize=size, color=_TEXT)
     for row in range(state.ROWS):
-        ax.text(-0.3, row + 0.5, str(row + 1), ha="center", va="center", fontsize=size, color=_TEXT)
+        ax.text(-0.3, row + 0.5, str(row + 1), ha="center", va="center", fontsize=size,
+                color=_TEXT)
 
 
-def _overlay_cells(
-    ax: Axes,
-    cells: np.ndarray,
-    mappable: Any,
-    fmt: str,
-    unit: float,
-    alpha: float = 0.9,
-    board: np.ndarray | None = None,
-    faces: tuple[str, str] | None = None,
-) -> None:
+def _overlay_cells(ax: Axes, cells: np.ndarray, mappable: Any, fmt: str, unit: float,
+                   alpha: float = 0.9, board: np.ndarray | None = None,
+                   faces: tuple[str, str] | None = None) -> None:
     """Colour the cells that have a value and write the value in them (in a colour that stands
     out from the disc in the cell, if ``board`` and the discs' ``faces`` are given)."""
     from matplotlib.colors import to_rgba
@@ -227,9 +215,8 @@ def _overlay_cells(
         if not np.isfinite(value):
             continue
         rgba = mappable.to_rgba(value)
-        ax.add_patch(
-            Rectangle((col, row), 1, 1, facecolor=rgba, alpha=alpha, lw=0, zorder=1, gid="overlay")
-        )
+        ax.add_patch(Rectangle((col, row), 1, 1, facecolor=rgba, alpha=alpha, lw=0, zorder=1,
+                               gid="overlay"))
         under = rgba
         if board is not None and faces is not None and board[row, col] >= 0:
             under = to_rgba(faces[board[row, col]])
@@ -241,57 +228,42 @@ def _value_text(ax: Axes, row: float, col: float, text: str, colour: str, unit: 
 
     size = max(5.0, min(14.0, 0.3 * unit, 1.15 * unit / max(len(text), 1)))
     halo = "#000000" if colour == "#ffffff" else "#ffffff"  # keeps numbers readable on discs
-    ax.text(
-        col + 0.5,
-        row + 0.5,
-        text,
-        ha="center",
-        va="center",
-        fontsize=size,
-        color=colour,
-        zorder=8,
-        fontweight="bold",
-        path_effects=[effects.withStroke(linewidth=size / 8, foreground=halo, alpha=0.35)],
-    )
+    ax.text(col + 0.5, row + 0.5, text, ha="center", va="center", fontsize=size, color=colour,
+            zorder=8, fontweight="bold",
+            path_effects=[effects.withStroke(linewidth=size / 8, foreground=halo, alpha=0.35)])
 
 
 def _status(state: GameState, last_action: int | None) -> str:
-    """The default title: who is to move, or how the game ended (and Othello's disc count)."""
+    """The default title: who is to move, or how the game ended (and the disc count, in games
+    that the count decides)."""
     names = state.PLAYER_NAMES
-    counts = ""
-    if state.NAME == "othello":
-        board = state.board()
-        counts = f"  ({names[0]} {(board == 0).sum()}, {names[1]} {(board == 1).sum()})"
+    discs = state.disc_counts()
+    counts = "" if discs is None else f"  ({names[0]} {discs[0]}, {names[1]} {discs[1]})"
     if state.is_terminal():
         winner = state.winner()
         result = "draw" if winner is None else f"{names[winner]} wins"
         return result + counts
-    text = f"{names[state.current_player]} to move" + counts
-    passing = getattr(state, "PASS", None)
-    if passing is not None and state.legal_actions() == [passing]:
-        text = f"{names[state.current_player]} must pass" + counts
-    if passing is not None and last_action == passing:
+    verb = "must pass" if state.must_pass() else "to move"
+    text = f"{names[state.current_player]} {verb}" + counts
+    if state.is_pass(last_action):
         text += ", after a pass"
     return text
 
 
-# -- the three boards ----------------------------------------------------------------------------
-def _draw_grid_game(
-    ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt, unit
-) -> None:
-    """Othello (and any other game on a grid of squares with discs)."""
+# -- the three drawing styles --------------------------------------------------------------------
+def _draw_grid_game(ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt,
+                    unit) -> None:
+    """Discs on a grid of squares: Othello, and the default for any game on a grid."""
     from matplotlib.patches import Rectangle
 
     style = _OTHELLO
     rows, cols = state.ROWS, state.COLS
-    ax.add_patch(
-        Rectangle(
-            (-0.12, -0.12), cols + 0.24, rows + 0.24, facecolor=style["frame"], lw=0, zorder=0
-        )
-    )
+    ax.add_patch(Rectangle((-0.12, -0.12), cols + 0.24, rows + 0.24, facecolor=style["frame"],
+                           lw=0, zorder=0))
     ax.add_patch(Rectangle((0, 0), cols, rows, facecolor=style["board"], lw=0, zorder=0))
     if cells is not None:
-        _overlay_cells(ax, cells, mappable, fmt, unit, board=state.board(), faces=style["face"])
+        _overlay_cells(ax, cells, mappable, fmt, unit, board=np.asarray(state.board()),
+                       faces=style["face"])
     for k in range(rows + 1):
         ax.plot([0, cols], [k, k], color=style["line"], lw=max(0.6, 0.03 * unit), zorder=2)
     for k in range(cols + 1):
@@ -299,20 +271,11 @@ def _draw_grid_game(
     if (rows, cols) == (8, 8):  # the four small dots that mark the centre 4x4 of the board
         for r, c in ((2, 2), (2, 6), (6, 2), (6, 6)):
             ax.add_patch(_dot(c, r, 0.07, style["line"]))
-    board = state.board()
+    board = np.asarray(state.board())
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
-            _circle(
-                ax,
-                row,
-                col,
-                0.41,
-                f"disc-{owner}",
-                facecolor=style["face"][owner],
-                edgecolor=style["edge"][owner],
-                lw=max(0.5, 0.025 * unit),
-                zorder=3,
-            )
+            _circle(ax, row, col, 0.41, f"disc-{owner}", facecolor=style["face"][owner],
+                    edgecolor=style["edge"][owner], lw=max(0.5, 0.025 * unit), zorder=3)
     if show_legal and not state.is_terminal():
         face = style["face"][state.current_player]
         for action in state.legal_actions():
@@ -331,9 +294,8 @@ def _dot(x: float, y: float, radius: float, colour: str):
     return Circle((x, y), radius, facecolor=colour, lw=0, zorder=2)
 
 
-def _draw_tictactoe(
-    ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt, unit
-) -> None:
+def _draw_tictactoe(ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt,
+                    unit) -> None:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Rectangle
 
@@ -342,120 +304,63 @@ def _draw_tictactoe(
     ax.add_patch(Rectangle((0, 0), n, n, facecolor=style["board"], lw=0, zorder=0))
     cell = None if last_action is None else state.cell_of(last_action)
     if cell is not None:
-        ax.add_patch(
-            Rectangle(
-                (cell[1], cell[0]), 1, 1, facecolor=style["last"], lw=0, zorder=0.5, gid="last-move"
-            )
-        )
+        ax.add_patch(Rectangle((cell[1], cell[0]), 1, 1, facecolor=style["last"], lw=0, zorder=0.5,
+                               gid="last-move"))
     if cells is not None:
         _overlay_cells(ax, cells, mappable, fmt, unit, alpha=0.85)
     for k in range(1, n):
         for xs, ys in (([k, k], [0.06, n - 0.06]), ([0.06, n - 0.06], [k, k])):
             ax.plot(xs, ys, color=style["line"], lw=0.06 * unit, solid_capstyle="round", zorder=2)
     width = 0.1 * unit
-    for (row, col), owner in np.ndenumerate(state.board()):
+    for (row, col), owner in np.ndenumerate(np.asarray(state.board())):
         if owner == 0:  # X: one artist, the two strokes separated by a NaN
             x, y, d = col + 0.5, row + 0.5, 0.28
             xs = [x - d, x + d, np.nan, x - d, x + d]
             ys = [y - d, y + d, np.nan, y + d, y - d]
-            ax.add_line(
-                Line2D(
-                    xs,
-                    ys,
-                    color=style["face"][0],
-                    lw=width,
-                    solid_capstyle="round",
-                    zorder=4,
-                    gid="disc-0",
-                )
-            )
+            ax.add_line(Line2D(xs, ys, color=style["face"][0], lw=width, solid_capstyle="round",
+                               zorder=4, gid="disc-0"))
         elif owner == 1:
-            _circle(
-                ax,
-                row,
-                col,
-                0.29,
-                "disc-1",
-                fill=False,
-                edgecolor=style["face"][1],
-                lw=width,
-                zorder=4,
-            )
+            _circle(ax, row, col, 0.29, "disc-1", fill=False, edgecolor=style["face"][1], lw=width,
+                    zorder=4)
     if show_legal and not state.is_terminal():
         face = style["face"][state.current_player]
         for action in state.legal_actions():
             cell = state.cell_of(action)
             if cells is None or not np.isfinite(cells[cell]):
                 _circle(ax, *cell, 0.08, "legal", facecolor=face, alpha=0.3, lw=0, zorder=3)
-    _draw_win_line(ax, state, 3, unit)
-    _coordinates(ax, state, "abc", -0.25, unit)
+    _draw_win_line(ax, state, unit)
+    _coordinates(ax, state, "abcdefghijklmnopqrstuvwxyz", -0.25, unit)
 
 
-def _draw_connect4(
-    ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt, unit, columns=None
-) -> None:
+def _draw_connect4(ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt,
+                   unit, columns=None) -> None:
     from matplotlib.patches import FancyBboxPatch, Rectangle
 
     style = _CONNECT4
     rows, cols = state.ROWS, state.COLS
-    ax.add_patch(
-        FancyBboxPatch(
-            (0, 0),
-            cols,
-            rows,
-            boxstyle="round,pad=0.08,rounding_size=0.25",
-            facecolor=style["board"],
-            edgecolor=style["frame"],
-            lw=0.04 * unit,
-            zorder=1,
-        )
-    )
-    board = state.board()
+    ax.add_patch(FancyBboxPatch((0, 0), cols, rows, boxstyle="round,pad=0.08,rounding_size=0.25",
+                                facecolor=style["board"], edgecolor=style["frame"],
+                                lw=0.04 * unit, zorder=1))
+    board = np.asarray(state.board())
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
-            _circle(
-                ax,
-                row,
-                col,
-                0.4,
-                f"disc-{owner}",
-                facecolor=style["face"][owner],
-                edgecolor=style["edge"][owner],
-                lw=0.04 * unit,
-                zorder=3,
-            )
+            _circle(ax, row, col, 0.4, f"disc-{owner}", facecolor=style["face"][owner],
+                    edgecolor=style["edge"][owner], lw=0.04 * unit, zorder=3)
         else:
             value = np.nan if cells is None else cells[row, col]
             face = style["hole"] if not np.isfinite(value) else mappable.to_rgba(value)
-            _circle(
-                ax,
-                row,
-                col,
-                0.4,
-                "hole",
-                facecolor=face,
-                edgecolor=style["frame"],
-                lw=0.02 * unit,
-                zorder=2,
-            )
+            _circle(ax, row, col, 0.4, "hole", facecolor=face, edgecolor=style["frame"],
+                    lw=0.02 * unit, zorder=2)
             if np.isfinite(value):
                 _value_text(ax, row, col, fmt.format(value), _text_colour(face), unit)
     if columns is not None:  # one value per column, in boxes above the board
         for col, value in enumerate(columns):
             if np.isfinite(value):
                 rgba = mappable.to_rgba(value)
-                ax.add_patch(
-                    Rectangle(
-                        (col + 0.06, -1.1),
-                        0.88,
-                        0.88,
-                        facecolor=rgba,
-                        lw=0,
-                        zorder=2,
-                        gid="overlay",
-                    )
-                )
-                _value_text(ax, -1.16, col, fmt.format(value), _text_colour(rgba), unit)
+                ax.add_patch(Rectangle((col + 0.06, -1.1), 0.88, 0.88, facecolor=rgba, lw=0,
+                                       zorder=2, gid="overlay"))
+                _value_text(ax, -1.16, col, fmt.format(value),
+                            _text_colour(rgba), unit)
     elif show_legal and not state.is_terminal():
         face = style["face"][state.current_player]
         for col in state.legal_actions():
@@ -463,36 +368,62 @@ def _draw_connect4(
     if last_action is not None and 0 <= last_action < cols:
         filled = np.flatnonzero(board[:, last_action] >= 0)
         if filled.size:
-            _circle(
-                ax,
-                filled[0],
-                last_action,
-                0.1,
-                "last-move",
-                facecolor="#1b1b1b",
-                alpha=0.8,
-                lw=0,
-                zorder=7,
-            )
-    _draw_win_line(ax, state, 4, unit)
+            _circle(ax, filled[0], last_action, 0.1, "last-move", facecolor="#1b1b1b", alpha=0.8,
+                    lw=0, zorder=7)
+    _draw_win_line(ax, state, unit)
     size = max(6.0, min(11.0, 0.3 * unit))
     for col in range(cols):
-        ax.text(
-            col + 0.5,
-            rows + 0.42,
-            str(col + 1),
-            ha="center",
-            va="center",
-            fontsize=size,
-            color=_TEXT,
-        )
+        ax.text(col + 0.5, rows + 0.42, str(col + 1), ha="center", va="center", fontsize=size,
+                color=_TEXT)
 
 
-_LIMITS = {  # (x0, x1, y_top, y_bottom) of the picture, in board cells
-    "othello": lambda r, c: (-0.62, c + 0.14, -0.64, r + 0.14),
-    "tictactoe": lambda r, c: (-0.55, c + 0.06, -0.5, r + 0.06),
-    "connect4": lambda r, c: (-0.15, c + 0.15, -1.75, r + 0.75),
+@dataclass(frozen=True)
+class Look:
+    """How a drawing style draws a board: the drawing function, the picture's limits in board
+    cells ``(x0, x1, y_top, y_bottom)`` for ``(rows, cols)``, the figure size in inches, whether
+    an overlay dict gives one value per column (actions are columns), and for the play widget
+    the button size and (text, text colour, background) of an empty cell and of each player's."""
+
+    draw: Callable[..., None]
+    limits: Callable[[int, int], tuple[float, float, float, float]]
+    size: tuple[float, float]
+    per_column: bool = False
+    button: str = "40px"
+    buttons: tuple[tuple[str, str, str], ...] = (
+        ("", "black", "#2e7d32"), ("●", "black", "#2e7d32"), ("●", "white", "#2e7d32"))
+
+
+def _draw_discs(ax, state, last_action, show_legal, cells, mappable, fmt, unit, columns):
+    _draw_grid_game(ax, state, last_action, show_legal, cells, mappable, fmt, unit)
+
+
+def _draw_marks(ax, state, last_action, show_legal, cells, mappable, fmt, unit, columns):
+    _draw_tictactoe(ax, state, last_action, show_legal, cells, mappable, fmt, unit)
+
+
+# The drawing styles, by the name a game class gives as its DRAWING.  A game with a new look
+# registers it here with register_look(); an unknown style is drawn as discs on a grid.
+LOOKS: dict[str, Look] = {
+    "discs": Look(_draw_discs, lambda r, c: (-0.62, c + 0.14, -0.64, r + 0.14), (4.3, 4.3),
+                  button="38px"),
+    "marks": Look(_draw_marks, lambda r, c: (-0.55, c + 0.06, -0.5, r + 0.06), (3.0, 3.0),
+                  button="60px", buttons=(("", "black", "#fafafa"), ("X", "#c62828", "#fafafa"),
+                                          ("O", "#1565c0", "#fafafa"))),
+    "columns": Look(_draw_connect4, lambda r, c: (-0.15, c + 0.15, -1.75, r + 0.75), (4.4, 4.3),
+                    per_column=True, button="44px",
+                    buttons=(("", "white", "#1e40af"), ("●", "#ef4444", "#1e40af"),
+                             ("●", "#facc15", "#1e40af"))),
 }
+
+
+def register_look(style: str, look: Look) -> None:
+    """Make ``look`` the drawing of every game whose class sets ``DRAWING = style``."""
+    LOOKS[style] = look
+
+
+def look_of(state: GameState | type[GameState]) -> Look:
+    """The :class:`Look` of a game (state or class), by its ``DRAWING`` style."""
+    return LOOKS.get(state.DRAWING, LOOKS["discs"])
 
 
 def draw_board(
@@ -523,7 +454,8 @@ def draw_board(
     has_values = values is not None and bool(np.isfinite(values).any())
     if ax is None:
         _, ax = _pyplot().subplots(figsize=_figure_size(state, has_values and colorbar))
-    limits = _LIMITS.get(state.NAME, _LIMITS["othello"])(state.ROWS, state.COLS)
+    look = look_of(state)
+    limits = look.limits(state.ROWS, state.COLS)
     ax.set_xlim(limits[0], limits[1])
     ax.set_ylim(limits[3], limits[2])  # y grows downwards: row 0 on top
     ax.set_aspect("equal")
@@ -545,14 +477,7 @@ def draw_board(
             if label:
                 bar.set_label(label, fontsize=9)
     unit = _points_per_unit(ax)
-    if state.NAME == "tictactoe":
-        _draw_tictactoe(ax, state, last_action, show_legal, cells, mappable, number_format, unit)
-    elif state.NAME == "connect4":
-        _draw_connect4(
-            ax, state, last_action, show_legal, cells, mappable, number_format, unit, columns
-        )
-    else:
-        _draw_grid_game(ax, state, last_action, show_legal, cells, mappable, number_format, unit)
+    look.draw(ax, state, last_action, show_legal, cells, mappable, number_format, unit, columns)
     text = _status(state, last_action) if title is None else title
     if text:
         width = unit * abs(limits[1] - limits[0])  # of the picture, in points
@@ -576,7 +501,8 @@ def state_png(state: GameState, dpi: float = 80, **kwargs: Any) -> bytes:
     fig = _figure(state, kwargs.get("overlay") is not None, dpi)
     draw_board(state, fig.add_subplot(), **kwargs)
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight", pad_inches=0.05, facecolor="white")
+    fig.savefig(buffer, format="png", bbox_inches="tight", pad_inches=0.05,
+                facecolor="white")
     return buffer.getvalue()
 
 
@@ -592,9 +518,8 @@ def _frame_title(record: GameRecord, i: int) -> str:
     return text
 
 
-def animate_game(
-    record: GameRecord, interval: int = 700, dpi: float = 72, show_legal: bool = False
-) -> FuncAnimation:
+def animate_game(record: GameRecord, interval: int = 700, dpi: float = 72,
+                 show_legal: bool = False) -> FuncAnimation:
     """An animation of a game, one frame per state (``.to_jshtml()`` shows it without ffmpeg).
 
     See :func:`game_html` for a compact HTML player made from it.
@@ -609,19 +534,13 @@ def animate_game(
     def draw(i: int) -> list:
         ax.clear()
         last = record.moves[i - 1] if i > 0 else None
-        draw_board(
-            record.states[i],
-            ax,
-            last_action=last,
-            show_legal=show_legal,
-            title=_frame_title(record, i),
-        )
+        draw_board(record.states[i], ax, last_action=last, show_legal=show_legal,
+                   title=_frame_title(record, i))
         return []
 
     draw(0)
-    return FuncAnimation(
-        fig, draw, frames=len(record.states), interval=interval, blit=False, repeat=False
-    )
+    return FuncAnimation(fig, draw, frames=len(record.states), interval=interval, blit=False,
+                         repeat=False)
 
 
 _FRAME = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=\\\n]+)")
@@ -661,9 +580,8 @@ def game_html(record: GameRecord, shrink: bool = True, **kwargs: Any):
     return HTML(page)
 
 
-def draw_boards(
-    states: list[GameState], titles: list[str] | None = None, ncols: int = 4, **kwargs: Any
-):
+def draw_boards(states: list[GameState], titles: list[str] | None = None, ncols: int = 4,
+                **kwargs: Any):
     """Several positions side by side (a new figure); returns the figure."""
     n = len(states)
     ncols = max(1, min(ncols, n))
@@ -677,3 +595,7 @@ def draw_boards(
         else:
             ax.set_axis_off()
     return fig
+
+
+# Notebooks show a state as its picture (GameState._repr_png_) once this module is imported.
+GameState.png_renderer = state_png

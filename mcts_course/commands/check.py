@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     """Grade the exercise files in PATH; exit status 1 when a test fails (as test runners do)."""
     import threading
 
-    from mcts_course.cli import UsageError
+    from mcts_course.errors import UsageError
     from mcts_course.grading.grader import grade
     from mcts_course.grading.report import full_report
     from mcts_course.grading.sources import find_sources
