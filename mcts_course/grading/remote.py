@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -154,12 +155,14 @@ def unprivileged_ids() -> tuple[int, int] | None:
     run this Python, else None: then the student's code runs as the grader's own user."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return None
-    if "ids" not in _PROBED:
-        _PROBED["ids"] = _probe_user()
+    with _PROBE_LOCK:  # grading threads ask at once; probe once
+        if "ids" not in _PROBED:
+            _PROBED["ids"] = _probe_user()
     return _PROBED["ids"]
 
 
 _PROBED: dict[str, tuple[int, int] | None] = {}
+_PROBE_LOCK = threading.Lock()
 
 
 def _probe_user() -> tuple[int, int] | None:
