@@ -1,10 +1,19 @@
-"""Autograding of the exercises.
+"""Autograding of the exercises: the referee owns the truth, the student's code only answers.
 
-Three ways to run the same tests (they live in ``mcts_course/grading/tests_*.py``):
+The tests (``mcts_course/grading/tests_*.py``) run in the grader's process with the reference
+solutions; the student's code runs in its own process (:mod:`~mcts_course.grading.server`),
+started from a copy of the package without the solutions and the tests, and answers plain-data
+questions (:mod:`~mcts_course.grading.protocol`, :mod:`~mcts_course.grading.remote`).  As root
+(Gradescope) that process is the user ``nobody``, who cannot read the private files.  The
+referee loop, time limits and "not run" reports: :mod:`~mcts_course.grading.runner`.
+
+Three ways to run the same tests:
 
 * a student at the terminal: ``mcts-course check exercises/``;
-* a student in a notebook: ``check("ttt_mcts")`` after the cells that define the functions;
-* an instructor: ``mcts-course grade SUBMISSION... --out DIR`` (grades.csv, results.json).
+* a student in a notebook: ``check("ttt_mcts")`` after the cells that define the functions (the
+  same questions, asked in the notebook's own process: feedback, not a grade);
+* an instructor: ``mcts-course grade SUBMISSION... --out DIR`` (grades.csv, results.json), or
+  Gradescope (:mod:`~mcts_course.grading.gradescope`).
 """
 
 from __future__ import annotations
