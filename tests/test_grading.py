@@ -14,6 +14,7 @@ from grading_fixtures.mutants import CHEATS, HOSTILE, MUTANTS, build
 
 from mcts_course.cli import main
 from mcts_course.grading import SETS, check
+from mcts_course.grading.framework import collect_tests
 from mcts_course.grading.grader import grade
 from mcts_course.grading.sets import EXERCISES, SET_OF
 
@@ -350,3 +351,26 @@ def test_stubs_and_solutions_define_the_same_names():
 
 if sys.platform != "linux":  # resource limits and process groups are POSIX features
     pytestmark = pytest.mark.skip("the grader's sandbox needs Linux")
+
+
+def test_a_failure_caused_by_another_function_says_so(tmp_path):
+    """select_child calls the student's broken ucb1: its failure names ucb1"""
+    sub = build("ucb1_no_sqrt", tmp_path / "sub", files=("ttt_mcts",))
+    (result,) = grade([sub], sets=["ttt_mcts"], exercises=["ttt_selection"])
+    by_name = {o.test.func.__name__: o for o in result.outcomes}
+    assert not by_name["test_ucb1_values"].passed
+    select = by_name["test_select_child_highest_ucb1"]
+    assert not select.passed
+    assert "`select_child` calls your `ucb1`, which failed in a test above" in select.output
+    assert by_name["test_simulate_uses_rng_as_specified"].passed  # simulate is not blamed
+
+
+def test_the_hint_survives_a_long_message():
+    from mcts_course.grading.grader import SubmissionGrade, TestOutcome
+    from mcts_course.grading.report import failures
+
+    (test, *_) = collect_tests("bandits")
+    long = "\n".join(f"line {i}" for i in range(50)) + "\nHint: " + test.hint
+    grade_ = SubmissionGrade("x", Path("."), [TestOutcome(test, False, 0.0, long)])
+    text = failures(grade_)
+    assert "line 49" not in text and text.rstrip().endswith("Hint: " + test.hint)
