@@ -108,17 +108,21 @@ def compare_policies(
     playouts: int = 100,
     games: int = 20,
     seed: int = 0,
+    opponent=None,
 ) -> dict[str, float]:
-    """The strength of each policy: its score against uniformly random play.
+    """The strength of each policy: its score against ``opponent``.
 
     Contract: returns ``{policy name: score}`` where the score is the mean reward (win 1, draw
     0.5, loss 0) of ``MonteCarloPlayer(playouts, name, seed=...)`` over ``games`` games
-    against a player choosing uniformly at random.  Game ``g`` (0, 1, ..., games - 1) starts
+    against ``opponent``: an object with ``select_action(state)`` (a player of this course or
+    an agent of ``mcts_course.agents``), or None for a player choosing uniformly at random
+    (the default).  Game ``g`` (0, 1, ..., games - 1) starts
     from ``game()``; the policy's player moves first when ``g`` is even, second when it is odd
     (with an odd number of games it moves first once more).  Seeds: one
     ``rng = random.Random(seed)``; for each policy in order, the player gets
-    ``seed=rng.randrange(2**31)``, and the random opponent draws its moves with
-    ``rng.choice(state.legal_actions())``.  The same ``seed`` gives the same scores.
+    ``seed=rng.randrange(2**31)``, and the random opponent (None) draws its moves with
+    ``rng.choice(state.legal_actions())``.  The same ``seed`` (and opponent) gives the same
+    scores.
     """
     raise NotImplementedError
 

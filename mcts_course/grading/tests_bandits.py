@@ -228,3 +228,32 @@ def test_compare_policies_seeded_and_alternating(student):
             f"in a game won by whoever moves first, {games} games gave the player the score "
             f"{scores.get('uniform')}; moving first in games 0, 2, 4, ... it scores {want:g}"
         )
+
+
+class Scripted:
+    """An opponent of the grader's that plays the first legal move and counts its turns."""
+
+    name = "first-legal"
+
+    def __init__(self):
+        self.turns = 0
+
+    def select_action(self, state):
+        self.turns += 1
+        return state.legal_actions()[0]
+
+
+@points(1, "bandits", timeout=6, hint="let `opponent` choose its moves with select_action(state)")
+def test_compare_policies_uses_the_opponent(student):
+    """compare_policies plays against the opponent it is given"""
+    start = one_move_win()
+    opponent = Scripted()
+    scores = student.compare_policies(
+        ("ucb1", "uniform"), lambda: start, playouts=5, games=5, seed=0, opponent=opponent
+    )
+    # the opponent moves first (and wins at once) in games 1 and 3 of each policy
+    assert opponent.turns == 4, (
+        f"the opponent was asked for {opponent.turns} moves; moving first in games 1 and 3 of "
+        "each of the 2 policies (a game that the first move wins), it should be asked 4 times"
+    )
+    assert scores == {"ucb1": 0.6, "uniform": 0.6}, scores

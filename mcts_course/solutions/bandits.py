@@ -133,10 +133,12 @@ def compare_policies(
     playouts: int = 100,
     games: int = 20,
     seed: int = 0,
+    opponent=None,
 ) -> dict[str, float]:
-    """Score (win 1, draw 0.5) of each policy's player against uniform random play.
+    """Score (win 1, draw 0.5) of each policy's player against ``opponent`` (anything with
+    ``select_action``; None: uniformly random moves drawn from the shared rng).
 
-    Each policy plays ``games`` games, half of them moving first.
+    Each policy plays ``games`` games, moving first in the even-numbered ones.
     """
     rng = random.Random(seed)
     scores = {}
@@ -148,8 +150,10 @@ def compare_policies(
             while not state.is_terminal():
                 if state.current_player == me:
                     action = player.select_action(state)
-                else:
+                elif opponent is None:
                     action = rng.choice(state.legal_actions())
+                else:
+                    action = opponent.select_action(state)
                 state = state.play(action)
             total += (state.returns()[me] + 1) / 2
         scores[name] = total / games

@@ -201,6 +201,12 @@ MUTANTS = {
         "    rng = random.Random()\n    scores = {}",
         "bandits",
     ),
+    "compare_policies_ignores_opponent": (
+        "bandits",
+        "                elif opponent is None:\n",
+        "                elif True:\n",
+        "bandits",
+    ),
     "compare_policies_always_first": (
         "bandits",
         "me, state = g % 2, game()",
