@@ -59,9 +59,11 @@ def alphabeta(
     Contract (v = your result, m = the minimax value):
         * with the full window (alpha=-inf, beta=inf), v == m exactly;
         * in general: v <= alpha if m <= alpha; v >= beta if m >= beta; else v == m;
-        * count one node per call in ``stats["nodes"]``, like ``minimax`` (so the grader can
-          see the pruning: far fewer nodes than minimax);
-        * visit the actions in the order of ``state.legal_actions()``.
+        * count one node per call in ``stats["nodes"]`` (when ``stats`` is not None), like
+          ``minimax``: the grader checks the exact count, which is far below minimax's;
+        * visit the actions in the order of ``state.legal_actions()`` and stop looking at a
+          node's further actions as soon as alpha >= beta;
+        * the default window is the full one: ``alpha=-math.inf``, ``beta=math.inf``.
 
     Hint: start from a copy of ``minimax``.  At a node where ``player`` moves, keep the best
     value so far and raise alpha to it; stop looking at further moves once alpha >= beta (the
@@ -78,7 +80,8 @@ def best_move(
 
     Contract: returns ``(action, value)`` where ``value`` is the highest minimax value (for
     ``state.current_player``) of the children searched ``depth - 1`` plies deep, and
-    ``action`` is a child with that value.
+    ``action`` the first child, in ``state.legal_actions()`` order, with that value: replace
+    the best move only on a strictly better value.
 
     Hint: call ``alphabeta`` on each child; pass the best value so far as alpha, so that the
     later children are pruned harder.

@@ -45,15 +45,15 @@ def epsilon_greedy_choice(
 
 
 def softmax_choice(
-    counts: Sequence[int], sums: Sequence[float], tau: float, rng: random.Random
+    counts: Sequence[int], sums: Sequence[float], temperature: float, rng: random.Random
 ) -> int:
     """The index of the arm to play next by softmax (Boltzmann) exploration.
 
     Contract: the first unplayed arm if there is one; else arm i with probability
-    ``exp(mean_i / tau) / sum_j exp(mean_j / tau)``, drawn with ``rng``.  Must not overflow
-    for a tiny ``tau`` such as 0.001.
+    ``exp(mean_i / temperature) / sum_j exp(mean_j / temperature)``, drawn with ``rng``.
+    Must not overflow for a tiny ``temperature`` such as 0.001.
 
-    Hint: ``exp((mean_i - max_mean) / tau)`` gives the same probabilities without overflow;
+    Hint: ``exp((mean_i - max_mean) / temperature)`` gives the same probabilities without overflow;
     draw ``u = rng.random() * total`` and walk the cumulative sum.
     """
     raise NotImplementedError
@@ -71,7 +71,9 @@ def make_policy(name: str, **params: float) -> Policy:
             counts, sums, params.get("epsilon", 0.1), rng
         )
     if name == "softmax":
-        return lambda counts, sums, rng: softmax_choice(counts, sums, params.get("tau", 0.1), rng)
+        return lambda counts, sums, rng: softmax_choice(
+            counts, sums, params.get("temperature", 0.1), rng
+        )
     raise ValueError(f"unknown policy {name!r}; choose uniform, ucb1, egreedy or softmax")
 
 
@@ -82,7 +84,7 @@ def monte_carlo_move(state: GameState, playouts: int, policy: Policy, rng: rando
     policy(counts, sums, rng)``; play ``actions[i]`` and a random playout
     (``state.play(actions[i]).rollout(rng)``); add 1 to ``counts[i]`` and the reward of the
     player to move at ``state`` to ``sums[i]``.  Return the action of the best mean reward
-    among the arms played (ties: smallest action).
+    among the arms played (ties: smallest action); not the most played arm.
     """
     raise NotImplementedError
 
@@ -106,13 +108,21 @@ def compare_policies(
     playouts: int = 100,
     games: int = 20,
     seed: int = 0,
+    opponent=None,
 ) -> dict[str, float]:
-    """The strength of each policy: its score against uniformly random play.
+    """The strength of each policy: its score against ``opponent``.
 
     Contract: returns ``{policy name: score}`` where the score is the mean reward (win 1, draw
-    0.5, loss 0) of ``MonteCarloPlayer(playouts, name, seed=...)`` over ``games`` games of
-    ``game`` against a player choosing uniformly at random, moving first in half of them.
-    Everything is seeded from ``seed``.
+    0.5, loss 0) of ``MonteCarloPlayer(playouts, name, seed=...)`` over ``games`` games
+    against ``opponent``: an object with ``select_action(state)`` (a player of this course or
+    an agent of ``mcts_course.agents``), or None for a player choosing uniformly at random
+    (the default).  Game ``g`` (0, 1, ..., games - 1) starts
+    from ``game()``; the policy's player moves first when ``g`` is even, second when it is odd
+    (with an odd number of games it moves first once more).  Seeds: one
+    ``rng = random.Random(seed)``; for each policy in order, the player gets
+    ``seed=rng.randrange(2**31)``, and the random opponent (None) draws its moves with
+    ``rng.choice(state.legal_actions())``.  The same ``seed`` (and opponent) gives the same
+    scores.
     """
     raise NotImplementedError
 

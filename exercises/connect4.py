@@ -78,9 +78,9 @@ class MCTSPlayer:
     ``iterations`` rounds of MCTS with UCB1 (constant ``c``), random playouts, and the most
     visited child as the move.  With 200 iterations it must beat random play 9 games in 10.
 
-    Hint: your tic-tac-toe MCTS (exercises/ttt_mcts.py) works unchanged on any game of the
-    protocol: copy its Node class and functions into this file (or import them from your
-    ttt_mcts.py, which sits next to this file).
+    Hint: your tic-tac-toe MCTS (exercises 1 to 4) works unchanged on any game of the protocol:
+    copy its Node class and functions here (with files: or import them from your ttt_mcts.py
+    when it sits in the same folder).
     """
 
     def __init__(self, iterations: int = 1000, c: float = math.sqrt(2), seed: int | None = None):

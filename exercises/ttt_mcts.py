@@ -35,9 +35,9 @@ class Node:
         self.children: dict[int, Node] = {}
         self.untried: list[int] = list(state.legal_actions())  # actions not expanded yet
         self.visits = 0
-        self.wins = 0.0  # reward sum for `mover`: win 1, draw 0.5, loss 0
-        # The player who moved INTO this node (for the root: the opponent of its mover).
-        self.mover = parent.state.current_player if parent else 1 - state.current_player
+        self.wins = 0.0  # reward sum for `player`: win 1, draw 0.5, loss 0
+        # The player who moved INTO this node (for the root: the opponent of the player to move).
+        self.player = parent.state.current_player if parent else 1 - state.current_player
 
     def __repr__(self) -> str:
         return f"Node(action={self.action}, visits={self.visits}, wins={self.wins})"
@@ -49,12 +49,13 @@ def reward(returns: Returns, player: int) -> float:
 
 
 # -- exercise 1: selection and simulation -------------------------------------------------------
-def ucb1(child: Node, parent_visits: int, c: float) -> float:
-    """The UCB1 score of ``child``, whose parent has ``parent_visits`` visits.
+def ucb1(wins: float, visits: int, parent_visits: int, c: float = math.sqrt(2)) -> float:
+    """The UCB1 score of a child with ``visits`` visits and reward sum ``wins``, whose parent
+    has ``parent_visits`` visits.
 
     Contract:
-        * ``math.inf`` when ``child.visits == 0`` (an untried child is tried first);
-        * otherwise ``child.wins / child.visits + c * sqrt(ln(parent_visits) / child.visits)``.
+        * ``math.inf`` when ``visits == 0`` (an untried child is tried first);
+        * otherwise ``wins / visits + c * sqrt(ln(parent_visits) / visits)``.
 
     Hint: ``math.log`` is the natural logarithm.
     """
@@ -62,10 +63,12 @@ def ucb1(child: Node, parent_visits: int, c: float) -> float:
 
 
 def select_child(node: Node, c: float) -> Node:
-    """The child of ``node`` with the highest ``ucb1(child, node.visits, c)``.
+    """The child of ``node`` with the highest
+    ``ucb1(child.wins, child.visits, node.visits, c)``.
 
     Contract: returns one of the Node objects in ``node.children`` (a dict action -> Node).
-    Ties are broken in favour of the child with the smallest action.
+    Ties are broken in favour of the child with the smallest action, whatever the order in
+    which the children were added to the dict.
 
     Hint: ``max`` returns the first of equal maxima, so iterate over ``sorted(node.children)``.
     """
@@ -76,8 +79,9 @@ def simulate(state: GameState, rng: random.Random) -> Returns:
     """Play uniformly random moves from ``state`` to the end; return ``state.returns()`` there.
 
     Contract: each move is ``rng.choice(state.legal_actions())`` (so that, with the same seed,
-    you get the same playout as the reference); ``state`` itself is not changed (states are
-    immutable: ``state = state.play(a)`` makes a new one).
+    you get the same playout as the reference); do not use ``state.rollout(rng)``, which draws
+    its moves differently; ``state`` itself is not changed (states are immutable:
+    ``state = state.play(a)`` makes a new one).
     """
     raise NotImplementedError
 
@@ -86,7 +90,7 @@ def simulate(state: GameState, rng: random.Random) -> Returns:
 def backpropagate(path: Sequence[Node], returns: Returns) -> None:
     """Update every node on ``path`` (root first, leaf last) with the result of one playout.
 
-    Contract: each node gets ``visits += 1`` and ``wins += reward(returns, node.mover)``: the
+    Contract: each node gets ``visits += 1`` and ``wins += reward(returns, node.player)``: the
     reward of the player who moved INTO that node.  That player alternates along the path, so
     the reward flips from one level to the next (a win for X is a loss for O).
 
@@ -149,7 +153,7 @@ def experiment(
     seeds), from ``mcts_search(state, n, c, t, random.Random(seed))``, with the keys
         ``iterations``, ``c``, ``expand_threshold``, ``seed``: the parameters;
         ``action``: ``best_action(root)``;
-        ``value``: the chosen child's ``wins / visits`` (from the mover's point of view);
+        ``value``: the chosen child's ``wins / visits`` (for the player who makes that move);
         ``visits``: the chosen child's visits.
 
     Hint: four nested loops; the book plots the rows (pandas.DataFrame(rows) is handy).
@@ -197,10 +201,13 @@ def play_human(
 ) -> Returns:
     """Play a text game of tic-tac-toe between a person (as player ``human``) and ``player``.
 
-    Contract: show the board with ``print_fn(str(state))``; when it is the person's turn read a
-    move name such as "b2" with ``input_fn("your move: ")`` and parse it with
-    ``state.parse_action``; if it is unreadable or illegal (a ValueError), say so and ask
-    again.  Return ``state.returns()`` at the end.
+    Contract: before every move, and once more at the end, show the board with
+    ``print_fn(str(state))``; every message goes through ``print_fn`` (never ``print``), every
+    answer through ``input_fn``.  When it is the person's turn, read a move name such as "b2"
+    with ``input_fn("your move: ")`` and parse it with ``state.parse_action``; if it is
+    unreadable or illegal (``state.parse_action`` or ``state.play`` raises a ValueError), say so
+    and ask again.  ``player`` chooses its moves with ``player.select_action(state)``.  Return
+    ``state.returns()`` at the end.
     """
     raise NotImplementedError
 

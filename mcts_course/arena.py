@@ -106,7 +106,7 @@ class GameRecord:
         return [s.action_to_string(a) for s, a in zip(self.states, self.moves, strict=False)]
 
     def result_text(self) -> str:
-        """"Black wins", "Draw" or "unfinished"."""
+        """ "Black wins", "Draw" or "unfinished"."""
         if not self.final.is_terminal():
             return "unfinished"
         winner = self.winner()
@@ -271,10 +271,26 @@ class MatchResult:
         rows = []
         for split in self.by_colour.values():
             score = "-" if split["score"] is None else f"{split['score']:.3f}"
-            rows.append([f"{a} as {split['colour']}", str(split["games"]), str(split["wins"]),
-                         str(split["draws"]), str(split["losses"]), score])
-        rows.append(["total", str(self.games), str(self.wins), str(self.draws),
-                     str(self.losses), f"{self.score:.3f}"])
+            rows.append(
+                [
+                    f"{a} as {split['colour']}",
+                    str(split["games"]),
+                    str(split["wins"]),
+                    str(split["draws"]),
+                    str(split["losses"]),
+                    score,
+                ]
+            )
+        rows.append(
+            [
+                "total",
+                str(self.games),
+                str(self.wins),
+                str(self.draws),
+                str(self.losses),
+                f"{self.score:.3f}",
+            ]
+        )
         return rows
 
     def _title(self) -> str:
@@ -327,8 +343,9 @@ def _fresh(agent: Player, seed: int) -> Player:
     return agent
 
 
-def _play_match_game(start: GameState, agent_a: Player, agent_b: Player, seed: int, index: int
-                     ) -> tuple[int, tuple[int, int], list[int]]:
+def _play_match_game(
+    start: GameState, agent_a: Player, agent_b: Player, seed: int, index: int
+) -> tuple[int, tuple[int, int], list[int]]:
     """Game ``index`` of a match: agent A plays first when ``index`` is even."""
     seed_a, seed_b = game_seeds(seed, index)
     a, b = _fresh(agent_a, seed_a), _fresh(agent_b, seed_b)
@@ -383,9 +400,7 @@ def match(
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     started = time.perf_counter()
-    tasks = (
-        delayed(_play_match_game)(start, agent_a, agent_b, seed, i) for i in range(games)
-    )
+    tasks = (delayed(_play_match_game)(start, agent_a, agent_b, seed, i) for i in range(games))
     try:
         parallel = Parallel(n_jobs=n_jobs, return_as="generator")  # results in game order
     except ValueError:  # backends such as multiprocessing or Ray deliver them all at the end
@@ -414,4 +429,3 @@ def match(
         start=start if keep_moves else None,
         seconds=time.perf_counter() - started,
     )
-

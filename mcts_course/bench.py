@@ -245,8 +245,12 @@ def run(
             ours, theirs = side_by_side(ours_fn, theirs_fn, rounds, min_seconds)
             results.append(
                 Measurement(
-                    "othello MCTS (200 iterations)", "iterations/s", ours,
-                    "OpenSpiel MCTSBot" if theirs else None, theirs, 2.0,
+                    "othello MCTS (200 iterations)",
+                    "iterations/s",
+                    ours,
+                    "OpenSpiel MCTSBot" if theirs else None,
+                    theirs,
+                    2.0,
                 )
             )
     return results

@@ -66,8 +66,14 @@ def test_colours_alternate_agent_a_moves_first_in_even_games():
     assert result.a_player == [0, 1, 0, 1, 0, 1, 0]
     assert result.a_returns == [1, -1, 1, -1, 1, -1, 1]
     assert (result.wins, result.draws, result.losses) == (4, 0, 3)
-    assert result.by_colour[0] == {"colour": "X", "games": 4, "wins": 4, "draws": 0,
-                                   "losses": 0, "score": 1.0}
+    assert result.by_colour[0] == {
+        "colour": "X",
+        "games": 4,
+        "wins": 4,
+        "draws": 0,
+        "losses": 0,
+        "score": 1.0,
+    }
     assert result.by_colour[1]["losses"] == 3 and result.by_colour[1]["games"] == 3
 
 
@@ -141,8 +147,12 @@ def test_wilson_interval_published_values():
 
 
 def test_draws_count_half_in_score_and_interval():
-    result = MatchResult(game="tictactoe", names=("A", "B"), a_player=[0, 1] * 5,
-                         returns=[(1, -1), (-1, 1)] * 3 + [(0, 0)] * 4)
+    result = MatchResult(
+        game="tictactoe",
+        names=("A", "B"),
+        a_player=[0, 1] * 5,
+        returns=[(1, -1), (-1, 1)] * 3 + [(0, 0)] * 4,
+    )
     assert (result.wins, result.draws, result.losses) == (6, 4, 0)
     assert result.score == pytest.approx(0.8)
     assert result.interval == pytest.approx(wilson_interval(0.8, 10))

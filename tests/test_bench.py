@@ -51,9 +51,20 @@ def test_ratio_and_target_marks():
 
 def test_cli_bench_json():
     out = subprocess.run(
-        [sys.executable, "-m", "mcts_course", "bench", "--json", "--rounds", "1",
-         "--seconds", "0.01"],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "mcts_course",
+            "bench",
+            "--json",
+            "--rounds",
+            "1",
+            "--seconds",
+            "0.01",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     rows = json.loads(out.stdout)
     assert {"workload", "ours", "peer", "ratio", "target"} <= set(rows[0])
@@ -62,7 +73,8 @@ def test_cli_bench_json():
 def test_cli_bench_bad_argument_is_one_line_and_status_2():
     out = subprocess.run(
         [sys.executable, "-m", "mcts_course", "bench", "--rounds", "0"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
     assert "Traceback" not in out.stderr

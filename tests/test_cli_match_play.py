@@ -13,8 +13,9 @@ from mcts_course.games import PASS, Othello
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "mcts_course", *args], capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "mcts_course", *args], capture_output=True, text=True, timeout=300
+    )
 
 
 MATCH = ["match", "tictactoe", "random", "random", "--games", "10", "--seed", "1", "--json"]
@@ -73,8 +74,9 @@ def play(monkeypatch, capsys, typed, *args):
 def test_play_tictactoe_reprompts_on_bad_entries_and_ends_with_a_result(monkeypatch, capsys):
     # "zz" is no cell, the second "b2" is taken; then every cell in turn until the game ends.
     typed = "zz\nb2\nb2\n" + "\n".join(f"{f}{r}" for r in "123" for f in "abc") + "\n"
-    status, out = play(monkeypatch, capsys, typed, "tictactoe", "--opponent", "random",
-                       "--seed", "1")
+    status, out = play(
+        monkeypatch, capsys, typed, "tictactoe", "--opponent", "random", "--seed", "1"
+    )
     assert status == 0
     assert "names no tic-tac-toe cell" in out
     assert "b2 is not a legal move here" in out
@@ -82,8 +84,18 @@ def test_play_tictactoe_reprompts_on_bad_entries_and_ends_with_a_result(monkeypa
 
 
 def test_play_agent_first_and_quit(monkeypatch, capsys):
-    status, out = play(monkeypatch, capsys, "quit\n", "connect4", "--opponent", "random",
-                       "--first", "agent", "--seed", "2")
+    status, out = play(
+        monkeypatch,
+        capsys,
+        "quit\n",
+        "connect4",
+        "--opponent",
+        "random",
+        "--first",
+        "agent",
+        "--seed",
+        "2",
+    )
     assert status == 0
     assert "Random (Red) plays" in out and "Game abandoned." in out
 
@@ -96,8 +108,9 @@ def test_play_stops_cleanly_at_end_of_input(monkeypatch, capsys):
 def test_play_passes_for_the_human_in_othello(monkeypatch, capsys):
     moves = forced_pass_moves()
     start = " ".join(Othello().action_to_string(m) for m in moves)  # "pass" for a pass
-    status, out = play(monkeypatch, capsys, "quit\n", "othello", "--opponent", "random",
-                       "--start", start)
+    status, out = play(
+        monkeypatch, capsys, "quit\n", "othello", "--opponent", "random", "--start", start
+    )
     assert status == 0
     assert "has no legal move and must pass" in out
 

@@ -3,10 +3,11 @@
     MCTS_CHECK=exercises pytest tests/test_grading_student.py        # every set found there
     MCTS_CHECK=exercises/ttt_mcts.py pytest tests/test_grading_student.py -k backprop
 
-Each grading test becomes one pytest test (named after its exercise and function), run in this
-process on the functions your file defines.  Without MCTS_CHECK nothing runs: the untouched
-stubs would fail every test, which is expected.  `mcts-course check` runs the same tests in
-separate processes with time and memory limits and prints points per exercise.
+Each grading test becomes one pytest test (named after its exercise and function), asking the
+functions your file defines, loaded in this process, the same questions as the grader does.
+Without MCTS_CHECK nothing runs: the untouched stubs would fail every test, which is expected.
+`mcts-course check` runs your code in a separate process with time and memory limits and prints
+points per exercise.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import types
 
 import pytest
 
-from mcts_course.grading.framework import Student, collect_tests, run_test
+from mcts_course.grading.framework import collect_tests
+from mcts_course.grading.runner import run_local
 from mcts_course.grading.sources import find_sources
 
 TARGET = os.environ.get("MCTS_CHECK")
@@ -47,6 +49,6 @@ def _namespace(source) -> dict:
 
 @pytest.mark.parametrize(("source", "test"), _cases())
 def test_exercise(source, test):
-    result = run_test(test, Student(_namespace(source)), use_alarm=True)
-    if not result["passed"]:
-        pytest.fail(f"[{test.exercise}] {test.name}\n{result['output']}", pytrace=False)
+    (result,) = run_local(_namespace(source), test.set_name, [test])
+    if not result.passed:
+        pytest.fail(f"[{test.exercise}] {test.name}\n{result.output}", pytrace=False)

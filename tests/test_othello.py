@@ -56,7 +56,9 @@ def test_perft_deep(depth):
 def test_cli_perft_prints_the_count():
     out = subprocess.run(
         [sys.executable, "-m", "mcts_course", "perft", "othello", "8"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert out.stdout.strip() == "390216"
 

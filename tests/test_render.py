@@ -37,8 +37,9 @@ def artists(ax, gid):
 
 def positions():
     """(state, last action) for each game: the start, a middle position and a finished game."""
-    final = {g: play_game(g(), FirstLegal(), FirstLegal()) for g in (TicTacToe, ConnectFour,
-                                                                     Othello)}
+    final = {
+        g: play_game(g(), FirstLegal(), FirstLegal()) for g in (TicTacToe, ConnectFour, Othello)
+    }
     return [
         (Othello(), None),
         (Othello.from_moves("d3 c5 f6 f5 e6 e3"), Othello().parse_action("e3")),

@@ -15,8 +15,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="run the grading tests on your exercise files (a table of points and hints)",
         description="Run the grading tests on the exercise files in PATH (a folder such as "
         "exercises/, or one .py file or notebook) and print the points per exercise, with a "
-        "hint for every failed test. The tests run in separate processes with time and memory "
-        "limits, exactly as the instructor's grader runs them.",
+        "hint for every failed test. Your code runs in a separate process with time and memory "
+        "limits and answers the tests' questions, exactly as in the instructor's grader. A "
+        "file grades only the exercise sets it defines. Exit status 1 when a test fails.",
     )
     parser.add_argument(
         "path",
@@ -38,6 +39,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Grade the exercise files in PATH; exit status 1 when a test fails (as test runners do)."""
+    import threading
+
     from mcts_course.errors import UsageError
     from mcts_course.grading.grader import grade
     from mcts_course.grading.report import full_report
@@ -52,10 +56,19 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"no exercise file found in {path} (expected {', '.join(f'{s}.py' for s in SETS)})"
         )
-    started = time.perf_counter()
-    (result,) = grade([path], sets=sets, only_present=True)
-    print(full_report(result, show_failures=not args.quiet))
     for s in sets:
         print(f"{s}: {present[s].path}")
+    lock = threading.Lock()
+
+    def show(test, result) -> None:  # each test as it finishes
+        mark = "ok  " if result.passed else result.status.upper() if result.status else "FAIL"
+        line = f"{mark:9} {result.score:g}/{test.points:g}  [{test.exercise}] {test.name}"
+        with lock:
+            print(line, flush=True)
+
+    started = time.perf_counter()
+    (result,) = grade([path], sets=sets, only_present=True, on_result=show)
+    print()
+    print(full_report(result, show_failures=not args.quiet))
     print(f"({time.perf_counter() - started:.1f} s)")
-    return 0
+    return 0 if result.score == result.max_score else 1

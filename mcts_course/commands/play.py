@@ -20,13 +20,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "moves, 'quit' (or end of input) stops. In Othello a forced pass is played for you.",
     )
     parser.add_argument("game", choices=list(GAMES), metavar="GAME", help=", ".join(GAMES))
-    parser.add_argument("--opponent", default="mcts:iterations=500", metavar="SPEC",
-                        help="agent spec of your opponent (mcts:iterations=500)")
-    parser.add_argument("--first", choices=["human", "agent"], default="human",
-                        help="who moves first (human)")
+    parser.add_argument(
+        "--opponent",
+        default="mcts:iterations=500",
+        metavar="SPEC",
+        help="agent spec of your opponent (mcts:iterations=500)",
+    )
+    parser.add_argument(
+        "--first", choices=["human", "agent"], default="human", help="who moves first (human)"
+    )
     parser.add_argument("--seed", type=int, default=None, help="seed of the agent")
-    parser.add_argument("--start", default="", metavar="MOVES",
-                        help='moves played before the game starts, e.g. "d3 c5"')
+    parser.add_argument(
+        "--start",
+        default="",
+        metavar="MOVES",
+        help='moves played before the game starts, e.g. "d3 c5"',
+    )
     parser.set_defaults(func=run)
 
 
@@ -88,8 +97,10 @@ def run(args: argparse.Namespace) -> int:
     agent.reset()
     human = state.current_player if args.first == "human" else 1 - state.current_player
     names = state.PLAYER_NAMES
-    print(f"You are {names[human]}, {agent.name} is {names[1 - human]}. "
-          "Type 'moves' for your legal moves, 'quit' to stop.")
+    print(
+        f"You are {names[human]}, {agent.name} is {names[1 - human]}. "
+        "Type 'moves' for your legal moves, 'quit' to stop."
+    )
     while not state.is_terminal():
         print(state)
         if state.current_player == human:

@@ -22,8 +22,16 @@ NOT_H = _U(0x7F7F7F7F7F7F7F7F)  # every file but h: what may receive a shift to 
 ALL = _U(0xFFFFFFFFFFFFFFFF)
 
 # (shift, mask applied after the shift); positive = left shift (towards higher squares).
-_DIRECTIONS = [(1, NOT_A), (-1, NOT_H), (8, ALL), (-8, ALL), (9, NOT_A), (7, NOT_H), (-7, NOT_A),
-               (-9, NOT_H)]
+_DIRECTIONS = [
+    (1, NOT_A),
+    (-1, NOT_H),
+    (8, ALL),
+    (-8, ALL),
+    (9, NOT_A),
+    (7, NOT_H),
+    (-7, NOT_A),
+    (-9, NOT_H),
+]
 
 
 def _shift(x: np.ndarray, shift: int, mask: np.uint64) -> np.ndarray:

@@ -1,10 +1,19 @@
-"""Autograding of the exercises.
+"""Autograding of the exercises: the referee owns the truth, the student's code only answers.
 
-Three ways to run the same tests (they live in ``mcts_course/grading/tests_*.py``):
+The tests (``mcts_course/grading/tests_*.py``) run in the grader's process with the reference
+solutions; the student's code runs in its own process (:mod:`~mcts_course.grading.server`),
+started from a copy of the package without the solutions and the tests, and answers plain-data
+questions (:mod:`~mcts_course.grading.protocol`, :mod:`~mcts_course.grading.remote`).  As root
+(Gradescope) that process is the user ``nobody``, who cannot read the private files.  The
+referee loop, time limits and "not run" reports: :mod:`~mcts_course.grading.runner`.
+
+Three ways to run the same tests:
 
 * a student at the terminal: ``mcts-course check exercises/``;
-* a student in a notebook: ``check("ttt_mcts")`` after the cells that define the functions;
-* an instructor: ``mcts-course grade SUBMISSION... --out DIR`` (grades.csv, results.json).
+* a student in a notebook: ``check("ttt_mcts")`` after the cells that define the functions (the
+  same questions, asked in the notebook's own process: feedback, not a grade);
+* an instructor: ``mcts-course grade SUBMISSION... --out DIR`` (grades.csv, results.json), or
+  Gradescope (:mod:`~mcts_course.grading.gradescope`).
 """
 
 from __future__ import annotations
@@ -12,7 +21,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
-from mcts_course.grading.framework import Student, collect_tests, points, run_test
+from mcts_course.grading.framework import collect_tests, points
 from mcts_course.grading.sets import EXERCISES, SETS, exercise_set
 
 __all__ = ["EXERCISES", "SETS", "Report", "check", "points"]
@@ -39,8 +48,10 @@ def check(
 ) -> Report:
     """Run the grading tests of ``set_name`` on the functions defined in ``namespace``.
 
-    ``namespace`` defaults to the caller's globals (the notebook's).  The tests run in this
-    process, each with its time limit; the table of points is printed and a Report returned.
+    ``namespace`` defaults to the caller's globals (the notebook's).  The tests ask the
+    functions the same questions as ``mcts-course check`` does, but in this process (no
+    isolation; each test's time limit uses SIGALRM); the table of points is printed and a
+    Report returned.
     ``exercise`` runs the tests of one exercise only (e.g. ``"ttt_backprop"``).
     """
     from mcts_course.grading.grader import SubmissionGrade, TestOutcome
@@ -52,12 +63,12 @@ def check(
     tests = [t for t in collect_tests(set_name) if exercise in (None, t.exercise)]
     if not tests:
         raise ValueError(f"no tests for exercise {exercise!r} in {set_name}")
-    student = Student(namespace)
+    from mcts_course.grading.runner import run_local
+
     grade_ = SubmissionGrade("notebook", Path("."))
-    for test in tests:
-        result = run_test(test, student, use_alarm=True)
+    for test, result in zip(tests, run_local(namespace, set_name, tests), strict=True):
         grade_.outcomes.append(
-            TestOutcome(test, result["passed"], result["score"], result["output"])
+            TestOutcome(test, result.passed, result.score, result.output, result.seconds)
         )
     print(full_report(grade_, show_failures))
     return Report(grade_)

@@ -12,20 +12,31 @@ A grading test is a plain function that takes the student's namespace and raises
 
 The instructor's hidden tests (``mcts-course grade --tests DIR``) are files ``DIR/*.py`` of such
 functions; every function carrying ``@points`` is a test, in the order of the file.
+
+``student.NAME(...)`` asks the student's process (see :mod:`mcts_course.grading.remote`);
+``student.NAME.many([...])`` asks many questions in one round trip, ``student.NAME.repeat(n,
+...)`` the same question n times.  The arguments and results are plain data (numbers, lists,
+game states, trees of :class:`mcts_course.grading.public.Node`, random generators); a grader
+object passed as an argument (a scripted player, a fake ``input``) is called back.
+
+Time limits: ``timeout`` counts the student's code only (the grader's own work is free): 3 s by
+default, 3-6 s for the searches and statistical tests, 12-20 s for whole games and tournaments.
+On an idle machine the reference solution needs 0.01-0.3 s for most tests and at most about
+3 s (2000-iteration MCTS against perfect play), so every limit leaves it a margin of 5 or more
+on a loaded grader, while a loop is stopped within seconds.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
-import errno
 import importlib
 import importlib.util
-import io
+import inspect
 import signal
 import sys
+import textwrap
 import threading
-import time
-import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +44,6 @@ from pathlib import Path
 from mcts_course.grading.sets import SET_OF, SETS
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
-OUTPUT_CAP = 2000  # characters of a test's printed output kept in its report
 
 
 @dataclass
@@ -52,13 +62,18 @@ class GradingTest:
     def id(self) -> str:
         return f"{self.func.__module__}.{self.func.__name__}"
 
+    @property
+    def uses(self) -> frozenset[str]:
+        """The student's names this test calls (``student.NAME`` in it or its helpers)."""
+        return student_names(self.func)
+
 
 def points(
     value: float,
     exercise: str,
     *,
     name: str | None = None,
-    timeout: float = 30.0,
+    timeout: float = 3.0,
     hint: str = "",
     visibility: str = "visible",
     exercise_set: str | None = None,
@@ -67,7 +82,9 @@ def points(
 
     ``exercise`` is one of :data:`mcts_course.grading.sets.EXERCISES`, or a new name together
     with ``exercise_set`` (the file it grades).  ``timeout`` is in seconds of wall-clock time;
-    ``hint`` is shown when the test fails; ``visibility`` follows Gradescope.
+    ``timeout`` is the time the student's code may take in this test, in seconds (the grader's own
+    work is not counted); ``hint`` is shown when the test fails; ``visibility`` follows
+    Gradescope.
     """
     set_name = exercise_set or SET_OF.get(exercise)
     if set_name not in SETS:
@@ -125,53 +142,6 @@ def collect_tests(set_name: str, extra: list[str] | None = None) -> list[Grading
     return tests
 
 
-# -- the student's namespace ---------------------------------------------------------------
-class MissingDefinition(AttributeError):
-    pass
-
-
-class Student:
-    """The names a submission defines; a missing one fails the test with a clear message."""
-
-    def __init__(self, namespace: dict):
-        self._namespace = namespace
-
-    def __getattr__(self, name: str):
-        try:
-            return self._namespace[name]
-        except KeyError:
-            raise MissingDefinition(f"`{name}` is not defined in your code") from None
-
-    def has(self, name: str) -> bool:
-        return name in self._namespace
-
-
-# -- running one test ------------------------------------------------------------------------
-class CappedWriter(io.TextIOBase):
-    """A text stream that keeps the first ``cap`` characters and counts the rest."""
-
-    def __init__(self, cap: int = OUTPUT_CAP):
-        self.cap, self.parts, self.kept, self.dropped = cap, [], 0, 0
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text) -> int:
-        text = str(text)
-        room = self.cap - self.kept
-        if room > 0:
-            self.parts.append(text[:room])
-            self.kept += min(room, len(text))
-        self.dropped += max(0, len(text) - max(room, 0))
-        return len(text)
-
-    def getvalue(self) -> str:
-        text = "".join(self.parts)
-        if self.dropped:
-            text += f"\n... ({self.dropped} more characters of output cut)"
-        return text
-
-
 class TestTimeout(BaseException):  # BaseException: student code's `except Exception` misses it
     pass
 
@@ -196,59 +166,28 @@ def alarm(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def describe_error(error: BaseException, test: GradingTest) -> str:
-    """A readable message for an exception raised by a test or the student's code."""
-    if isinstance(error, AssertionError):
-        return str(error) or "assertion failed"
-    if isinstance(error, MissingDefinition):
-        return str(error)
-    if isinstance(error, NotImplementedError):
-        return "not implemented yet (your function raises NotImplementedError)"
-    if isinstance(error, TestTimeout):
-        return f"took longer than the time limit of {test.timeout:g} s (an infinite loop?)"
-    if isinstance(error, SystemExit):
-        return f"your code called sys.exit({error.code!r})"
-    if isinstance(error, MemoryError):
-        return "ran out of memory (the grader caps memory; a huge allocation?)"
-    if isinstance(error, OSError) and error.errno == errno.EFBIG:
-        return "your code wrote too much output (the grader caps the size of its output)"
-    here = str(Path(__file__).parent)
-    frames = [
-        f
-        for f in traceback.extract_tb(error.__traceback__)
-        if not (f.filename.startswith(here) and f.filename.endswith(("framework.py", "child.py")))
-    ]
-    where = "".join(traceback.format_list(frames[-4:]))[-1500:]
-    return f"{type(error).__name__}: {error}" + (
-        f"\nTraceback (last calls):\n{where}" if where else ""
-    )
-
-
-def run_test(test: GradingTest, student: Student, *, use_alarm: bool = False) -> dict:
-    """Run one test in this process; its printed output is captured and capped."""
-    out = CappedWriter()
-    started = time.perf_counter()
-    passed, message = False, ""
-    old = sys.stdout, sys.stderr
+def student_names(func: Callable, seen: set | None = None) -> frozenset[str]:
+    """``NAME`` of every ``student.NAME`` in ``func`` and in the module's functions it calls."""
+    seen = seen if seen is not None else set()
+    if func in seen:
+        return frozenset()
+    seen.add(func)
     try:
-        sys.stdout = sys.stderr = out
-        with alarm(test.timeout) if use_alarm else contextlib.nullcontext():
-            test.func(student)
-        passed = True
-    except KeyboardInterrupt:
-        raise
-    except BaseException as error:  # noqa: BLE001 - anything the student's code throws
-        message = describe_error(error, test)
-    finally:
-        sys.stdout, sys.stderr = old
-    if not passed and test.hint:
-        message += f"\nHint: {test.hint}"
-    printed = out.getvalue()
-    if printed:
-        message += ("\n" if message else "") + "Your code printed:\n" + printed
-    return {
-        "passed": passed,
-        "score": test.points if passed else 0.0,
-        "output": message.strip(),
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return frozenset()
+    names: set[str] = set()
+    module_globals = getattr(func, "__globals__", {})
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "student"
+            and node.attr != "has"
+        ):
+            names.add(node.attr)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            helper = module_globals.get(node.func.id)
+            if inspect.isfunction(helper) and helper.__module__ == func.__module__:
+                names |= student_names(helper, seen)
+    return frozenset(names)

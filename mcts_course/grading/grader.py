@@ -2,8 +2,8 @@
 
 ``grade(submissions, out_dir)`` grades every submission (a folder of exercise files or
 notebooks, or one such file) against every exercise set, several sets at once (a thread per
-running child process; the work happens in the children).  Nothing one submission does can stop
-the others from being graded: see :mod:`mcts_course.grading.sandbox`.
+set being graded, each with the student's code in its own process).  Nothing one submission
+does can stop the others from being graded: see :mod:`mcts_course.grading.runner`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mcts_course.grading.framework import GradingTest, collect_tests
-from mcts_course.grading.sandbox import run_set
+from mcts_course.grading.remote import protect_private_files, public_package
+from mcts_course.grading.runner import run_set
 from mcts_course.grading.sets import EXERCISES, SETS
 from mcts_course.grading.sources import find_sources, solutions_import
 
@@ -32,6 +33,7 @@ class TestOutcome:
     score: float
     output: str
     seconds: float = 0.0
+    status: str = ""
 
 
 @dataclass
@@ -62,9 +64,9 @@ def grade_set(
     source,
     set_name: str,
     tests: list[GradingTest],
-    extra_tests,
-    memory_mb: int,
-    timeout_scale: float = 1.0,
+    memory_mb: int = 1024,
+    public_root: Path | None = None,
+    on_result: Callable | None = None,
 ):
     """Outcomes of one set's tests for one source file (None: the file is missing)."""
     if source is None:
@@ -80,9 +82,9 @@ def grade_set(
             f"solutions (mcts_course.solutions, {where})"
         )
         return [TestOutcome(t, False, 0.0, why) for t in tests]
-    results = run_set(source, set_name, tests, extra_tests, memory_mb, timeout_scale)
+    results = run_set(source, set_name, tests, memory_mb, public_root, on_result)
     return [
-        TestOutcome(t, r["passed"], r["score"], r["output"], r["seconds"])
+        TestOutcome(t, r.passed, r.score, r.output, r.seconds, r.status)
         for t, r in zip(tests, results, strict=True)
     ]
 
@@ -97,15 +99,27 @@ def grade(
     only_present: bool = False,
     progress: Callable[[str], None] | None = None,
     timeout_scale: float = 1.0,
+    on_result: Callable | None = None,
+    exercises: Iterable[str] | None = None,
 ) -> list[SubmissionGrade]:
     """Grade each submission; with ``out_dir`` also write grades.csv and results.json files.
 
     ``only_present`` skips the sets a submission has no file for (for ``mcts-course check``);
-    ``timeout_scale`` multiplies every test's time limit (a slow machine, or tests).
+    ``timeout_scale`` multiplies every test's time limit (a slow machine, or tests);
+    ``on_result(test, result)`` is called as each test finishes (``mcts-course check``);
+    ``exercises`` keeps only the tests of those exercises.
+    When the grader runs as root, the private files (reference solutions, tests) are first made
+    unreadable by other users, and the student's code runs as ``nobody``.
     """
+    protect_private_files(extra_tests)
     set_names = list(sets or SETS)
+    keep = set(exercises) if exercises is not None else None
     tests = {
-        s: [replace(t, timeout=t.timeout * timeout_scale) for t in collect_tests(s, extra_tests)]
+        s: [
+            replace(t, timeout=t.timeout * timeout_scale)
+            for t in collect_tests(s, extra_tests)
+            if keep is None or t.exercise in keep
+        ]
         for s in set_names
     }
     grades, jobs = [], []
@@ -120,10 +134,14 @@ def grade(
                 grade_.files[s] = str(sources[s].path)
             jobs.append((grade_, s, sources.get(s)))
 
+    public_dir = tempfile.TemporaryDirectory(prefix="mcts-public-")
+    public_root = public_package(Path(public_dir.name))
+    Path(public_dir.name).chmod(0o755)
+
     def work(job):
         grade_, s, source = job
         started = time.perf_counter()
-        outcomes = grade_set(source, s, tests[s], extra_tests, memory_mb, timeout_scale)
+        outcomes = grade_set(source, s, tests[s], memory_mb, public_root, on_result)
         if progress:
             got = sum(o.score for o in outcomes)
             progress(f"{grade_.name}: {s} {got:g}/{sum(t.points for t in tests[s]):g}")
@@ -131,7 +149,7 @@ def grade(
 
     workers = max(1, n_jobs or os.cpu_count() or 1)
     done: dict[tuple[int, str], list[TestOutcome]] = {}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with public_dir, ThreadPoolExecutor(max_workers=workers) as pool:
         for grade_, s, outcomes, seconds in pool.map(work, jobs):
             done[(id(grade_), s)] = outcomes
             grade_.seconds += seconds
@@ -206,7 +224,9 @@ def results_json(grade_: SubmissionGrade) -> dict:
                 "number": str(number),
                 "score": o.score,
                 "max_score": o.test.points,
+                "status": "passed" if o.passed else "failed",
                 "output": o.output,
+                "output_format": "text",
                 "visibility": o.test.visibility,
                 "tags": [o.test.exercise],
             }

@@ -1,10 +1,15 @@
 """Build the Gradescope autograder zip: ``python -m mcts_course.grading.gradescope OUT.zip``.
 
-The zip holds ``setup.sh`` (installs Python and this package's wheel, which carries the tests),
-``run_autograder`` (runs ``mcts-course grade --gradescope`` on /autograder/submission and writes
+Works from a checkout (``make gradescope``) and from an installed package.  The zip holds
+``setup.sh`` (a virtual environment with numpy and this package's wheel, which carries the
+tests; apt only when the image's Python lacks venv, after ``apt-get update``), ``run_autograder``
+(runs ``mcts-course grade --gradescope`` on /autograder/submission and writes
 /autograder/results/results.json), the wheel, and optionally a ``tests/`` folder of the
-instructor's hidden tests (``--tests DIR``), which the grader picks up from
-/autograder/source/tests.
+instructor's hidden tests (``--tests DIR``), picked up from /autograder/source/tests.
+
+Gradescope runs both scripts as root: setup.sh makes the reference solutions, the tests and
+/autograder/source unreadable to other users, and the grader runs each student's code as
+``nobody`` (see :mod:`mcts_course.grading.remote`).
 """
 
 from __future__ import annotations
@@ -18,48 +23,96 @@ import zipfile
 from pathlib import Path
 
 SETUP_SH = """#!/usr/bin/env bash
-# Gradescope runs this once, as root, when it builds the autograder image.
+# Gradescope runs this once, as root, when it builds the autograder image (Ubuntu).
+# AUTOGRADER_ROOT moves the layout (tests); PYTHON picks the interpreter.
 set -euo pipefail
-apt-get install -y python3 python3-pip python3-venv
-python3 -m venv /autograder/venv
-/autograder/venv/bin/pip install --upgrade pip
-/autograder/venv/bin/pip install /autograder/source/*.whl
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+PYTHON="${PYTHON:-python3}"
+SOURCE="$ROOT/source"
+if ! "$PYTHON" -c "import ensurepip, venv" 2>/dev/null; then
+    apt-get update  # the package lists first: a fresh image has none
+    DEBIAN_FRONTEND=noninteractive apt-get install -y python3 python3-venv python3-pip
+    PYTHON=python3
+fi
+"$PYTHON" -m venv "$ROOT/venv"
+# The grader needs numpy only; --no-deps skips the book's plotting and widget libraries.
+"$ROOT/venv/bin/python" -m pip install --quiet "numpy>=1.24"
+"$ROOT/venv/bin/python" -m pip install --quiet --no-deps "$SOURCE"/mcts_course-*.whl
+# The students' code runs as the unprivileged user nobody: it may read the interpreter and the
+# libraries, never the reference solutions, the tests, the wheel or the hidden tests.
+"$ROOT/venv/bin/python" -c \\
+    "from mcts_course.grading.remote import protect_private_files as p; p()"
+chmod -R go-rwx "$SOURCE"
+chmod 755 "$ROOT"
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Gradescope runs this for every submission; it writes /autograder/results/results.json.
-cd /autograder/source
-exec /autograder/venv/bin/mcts-course grade --gradescope
+# Gradescope runs this for every submission; it writes $ROOT/results/results.json.
+set -euo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+export MCTS_GRADESCOPE_SUBMISSION="$ROOT/submission"
+export MCTS_GRADESCOPE_RESULTS="$ROOT/results/results.json"
+export MCTS_GRADESCOPE_TESTS="$ROOT/source/tests"
+cd "$ROOT/source"
+exec "$ROOT/venv/bin/mcts-course" grade --gradescope
 """
 
-ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = Path(__file__).resolve().parents[1]  # .../mcts_course (a checkout or site-packages)
+ROOT = PACKAGE.parent
+
+# For a wheel built from an installed package (no pyproject.toml beside it).
+MINIMAL_PYPROJECT = """[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "mcts-course"
+version = "{version}"
+requires-python = ">=3.10"
+dependencies = ["numpy>=1.24"]
+
+[project.scripts]
+mcts-course = "mcts_course.cli:main"
+
+[tool.setuptools.packages.find]
+include = ["mcts_course*"]
+"""
 
 
-def build_wheel(out_dir: Path, root: Path = ROOT) -> Path:
-    """This package's wheel (no dependencies), built from a copy of the source tree."""
+def build_wheel(out_dir: Path, package: Path = PACKAGE) -> Path:
+    """This package's wheel (no dependencies), built from a copy of its sources: the checkout's
+    pyproject.toml when there is one, else a minimal one (an installed package)."""
+    import mcts_course
+
     src = out_dir / "src"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-    shutil.copytree(root / "mcts_course", src / "mcts_course", ignore=ignore)
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        if (root / name).exists():
-            shutil.copy(root / name, src / name)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "-w",
-            str(out_dir),
-            str(src),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    shutil.copytree(package, src / "mcts_course", ignore=ignore)
+    root = package.parent
+    if (root / "pyproject.toml").exists() and (root / ".git").exists():
+        for name in ("pyproject.toml", "README.md", "LICENSE"):
+            if (root / name).exists():
+                shutil.copy(root / name, src / name)
+    else:
+        (src / "pyproject.toml").write_text(
+            MINIMAL_PYPROJECT.format(version=mcts_course.__version__)
+        )
+    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out_dir)]
+    # An isolated build fetches a recent setuptools from the package index; offline, fall back
+    # on the environment's own setuptools.
+    done = subprocess.run([*command, str(src)], capture_output=True, text=True)
+    if done.returncode != 0 and _has_setuptools():
+        done = subprocess.run(
+            [*command, "--no-build-isolation", str(src)], capture_output=True, text=True
+        )
+    if done.returncode != 0:
+        raise RuntimeError(f"building the wheel failed:\n{done.stdout}\n{done.stderr}")
     return next(out_dir.glob("mcts_course-*.whl"))
+
+
+def _has_setuptools() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("setuptools") is not None
 
 
 def build_zip(out: str | Path, tests: str | Path | None = None, wheel: Path | None = None) -> Path:

@@ -25,8 +25,10 @@ def failures(grade_, max_lines: int = 8) -> str:
         if o.passed:
             continue
         lines = o.output.splitlines() or ["failed"]
-        if len(lines) > max_lines:
-            lines = lines[:max_lines] + ["..."]
+        if len(lines) > max_lines:  # cut the middle, never the hint at the end
+            hint = [line for line in lines if line.startswith("Hint: ")][-1:]
+            body = [line for line in lines if not line.startswith("Hint: ")]
+            lines = body[: max_lines - len(hint)] + ["..."] + hint
         body = "\n".join("    " + line for line in lines)
         blocks.append(f"[{o.test.exercise}] {o.test.name} (0 / {o.test.points:g})\n{body}")
     return "\n".join(blocks)

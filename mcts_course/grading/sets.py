@@ -74,6 +74,27 @@ SETS: dict[str, ExerciseSet] = {
     )
 }
 
+# The student's functions each one uses by its contract (for "not run: `simulate` timed out"):
+# a test calling mcts_search is not run once simulate has hung.
+DEPENDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "ttt_mcts": {
+        "select_child": ("ucb1",),
+        "mcts_search": ("select_child", "expand", "simulate", "backpropagate"),
+        "experiment": ("mcts_search", "best_action"),
+        "MCTSPlayer": ("mcts_search", "best_action"),
+    },
+    "connect4": {},
+    "alphabeta": {"best_move": ("alphabeta",)},
+    "bandits": {
+        "compare_policies": (
+            "monte_carlo_move",
+            "ucb1_choice",
+            "epsilon_greedy_choice",
+            "softmax_choice",
+        ),
+    },
+}
+
 # Every exercise id, in the order of the grades.csv columns, and the set that holds it.
 EXERCISES: tuple[str, ...] = tuple(e for s in SETS.values() for e in s.exercises)
 SET_OF: dict[str, str] = {e: s.name for s in SETS.values() for e in s.exercises}

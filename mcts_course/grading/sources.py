@@ -106,8 +106,8 @@ def solutions_import(code: str) -> str | None:
 def _sets_in(path: Path, code: str) -> dict[str, int]:
     """Which exercise sets a file provides: by its name, its check() calls, its definitions."""
     found: dict[str, int] = {}
-    if path.stem in SETS:
-        found[path.stem] = 0
+    if path.stem in SETS and path.suffix == ".py":
+        return {path.stem: 0}  # exercises/ttt_mcts.py is the ttt_mcts set, and only that
     try:
         tree = ast.parse(code)
     except SyntaxError:

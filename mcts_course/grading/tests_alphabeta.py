@@ -2,37 +2,32 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 
-import numpy as np
-
 from mcts_course.games import Othello
 from mcts_course.grading.framework import points
+from mcts_course.grading.public import disc_difference, weighted
 from mcts_course.solutions import alphabeta as ref
 
-# A second evaluation, so that a solution cannot depend on disc_difference.
-WEIGHTS = np.array(
-    [
-        [100, -20, 10, 5, 5, 10, -20, 100],
-        [-20, -50, -2, -2, -2, -2, -50, -20],
-        [10, -2, -1, -1, -1, -1, -2, 10],
-        [5, -2, -1, -1, -1, -1, -2, 5],
-        [5, -2, -1, -1, -1, -1, -2, 5],
-        [10, -2, -1, -1, -1, -1, -2, 10],
-        [-20, -50, -2, -2, -2, -2, -50, -20],
-        [100, -20, 10, 5, 5, 10, -20, 100],
-    ]
-)
+
+@functools.cache
+def minimax(state: Othello, depth: int, player: int, evaluate) -> float:
+    """The reference minimax value, computed once per grading run (states are hashable)."""
+    return ref.minimax(state, depth, player, evaluate)
 
 
-def weighted(state, player: int) -> float:
-    if state.is_terminal():
-        return 10000.0 * state.returns()[player]
-    board = np.array(state.board())
-    return float(WEIGHTS[board == player].sum() - WEIGHTS[board == 1 - player].sum())
+@functools.cache
+def node_counts(state: Othello) -> tuple[dict, dict]:
+    """Nodes of minimax and of the reference alpha-beta, depth 3, weighted evaluation."""
+    mm, ab = {"nodes": 0}, {"nodes": 0}
+    ref.minimax(state, 3, state.current_player, weighted, mm)
+    ref.alphabeta(state, 3, state.current_player, weighted, stats=ab)
+    return mm, ab
 
 
+@functools.cache
 def positions(seed: int, count: int, late: bool = False) -> list[Othello]:
     """Positions after random openings (late: near the end, where passes and ends happen)."""
     rng, found = random.Random(seed), []
@@ -56,15 +51,16 @@ def _call(student, state, depth, player, evaluate, alpha=-math.inf, beta=math.in
 @points(
     3,
     "alphabeta",
+    timeout=5,
     hint="with the full window (-inf, inf) alpha-beta must return the minimax value exactly",
 )
 def test_same_value_as_minimax(student):
     """alpha-beta gives the minimax value on 24 positions, depths 1-3, two evaluations"""
     for i, state in enumerate(positions(1, 24)):
         depth = 1 + i % 3
-        evaluate = ref.disc_difference if i % 2 else weighted
+        evaluate = disc_difference if i % 2 else weighted
         player = state.current_player if i % 4 < 2 else 1 - state.current_player
-        want = ref.minimax(state, depth, player, evaluate)
+        want = minimax(state, depth, player, evaluate)
         got, _ = _call(student, state, depth, player, evaluate)
         assert got == want, (
             f"depth {depth}, player {player}, {evaluate.__name__}: minimax {want}, "
@@ -72,19 +68,47 @@ def test_same_value_as_minimax(student):
         )
 
 
-@points(1, "alphabeta", hint="a pass is an action like any other; a finished game is a leaf")
+@points(
+    1,
+    "alphabeta",
+    timeout=3,
+    hint="the defaults must be alpha=-math.inf and beta=math.inf (the full window)",
+)
+def test_default_window(student):
+    """alpha-beta called without a window gives the minimax value"""
+    cases = [  # near the end, where values reach hundreds and +-10000
+        (state, 1 + i % 3, player)
+        for i, state in enumerate(positions(6, 16, late=True))
+        for player in (0, 1)
+    ]
+    for state, depth, player in cases:
+        want = minimax(state, depth, player, weighted)
+        got = student.alphabeta(state, depth, player, weighted)
+        assert got == want, (
+            f"alphabeta(state, {depth}, {player}, weighted) with the default window: minimax "
+            f"{want}, you returned {got}, in\n{state}"
+        )
+
+
+@points(
+    1,
+    "alphabeta",
+    timeout=3,
+    hint="a pass is an action like any other; a finished game is a leaf",
+)
 def test_endgames(student):
     """alpha-beta is exact near the end of the game (passes, finished games)"""
     for i, state in enumerate(positions(2, 20, late=True)):
         depth = 2 + i % 3
-        want = ref.minimax(state, depth, 0, ref.disc_difference)
-        got, _ = _call(student, state, depth, 0, ref.disc_difference)
+        want = minimax(state, depth, 0, disc_difference)
+        got, _ = _call(student, state, depth, 0, disc_difference)
         assert got == want, f"depth {depth}: minimax {want}, alpha-beta {got}, in\n{state}"
 
 
 @points(
     2,
     "alphabeta",
+    timeout=3,
     hint="fail-hard or fail-soft: v <= alpha when minimax <= alpha, "
     "v >= beta when minimax >= beta, else v = minimax",
 )
@@ -93,10 +117,10 @@ def test_window(student):
     rng = random.Random(3)
     for state in positions(3, 20):
         depth = rng.randint(1, 3)
-        want = ref.minimax(state, depth, 0, ref.disc_difference)
+        want = minimax(state, depth, 0, disc_difference)
         alpha = want + rng.choice([-6, -2, 0, 1, 3])
         beta = alpha + rng.choice([1, 2, 5, 8])
-        got, _ = _call(student, state, depth, 0, ref.disc_difference, alpha, beta)
+        got, _ = _call(student, state, depth, 0, disc_difference, alpha, beta)
         ok = got <= alpha if want <= alpha else got >= beta if want >= beta else got == want
         assert ok, (
             f"window ({alpha}, {beta}), depth {depth}: minimax value {want}, you returned {got}"
@@ -106,18 +130,21 @@ def test_window(student):
 @points(
     2,
     "alphabeta",
-    hint="count a node each time alphabeta is called (stats['nodes'] += 1) "
-    "and cut off when alpha >= beta",
+    timeout=5,
+    hint="count a node each time alphabeta is called (stats['nodes'] += 1), visit the moves "
+    "in legal_actions() order and stop once alpha >= beta",
 )
-def test_fewer_nodes(student):
-    """alpha-beta visits fewer nodes than minimax (never more; far fewer in all)"""
+def test_node_counts(student):
+    """alpha-beta counts its nodes: positive, exactly the contract's number, far below minimax"""
     total_ab = total_mm = 0
     for state in positions(4, 8):
-        mm = {"nodes": 0}
-        ref.minimax(state, 3, state.current_player, weighted, mm)
+        mm, want = node_counts(state)
         _, nodes = _call(student, state, 3, state.current_player, weighted)
-        assert 0 < nodes <= mm["nodes"], (
-            f"alpha-beta counted {nodes} nodes, minimax {mm['nodes']} (depth 3) in\n{state}"
+        assert nodes > 0, "stats['nodes'] stayed 0: count one node per call"
+        assert nodes == want["nodes"], (
+            f"alpha-beta to depth 3 counted {nodes} nodes; following the contract (moves in "
+            f"legal_actions() order, stop once alpha >= beta) it visits {want['nodes']} "
+            f"(minimax {mm['nodes']}) in\n{state}"
         )
         total_ab, total_mm = total_ab + nodes, total_mm + mm["nodes"]
     assert total_ab <= 0.75 * total_mm, (
@@ -125,19 +152,32 @@ def test_fewer_nodes(student):
     )
 
 
-@points(2, "alphabeta", hint="best_move searches each child with alphabeta, depth - 1 below")
+@points(
+    2,
+    "alphabeta",
+    timeout=5,
+    hint="best_move searches each child with alphabeta, depth - 1 below, and keeps the first "
+    "best move (replace it only on a strictly better value)",
+)
 def test_best_move(student):
-    """best_move returns a minimax-best move and its value"""
+    """best_move returns the first minimax-best move and its value"""
     for i, state in enumerate(positions(5, 12)):
         depth = 1 + i % 3
-        action, value = student.best_move(state, depth, weighted)
+        result = student.best_move(state, depth, weighted)
+        assert isinstance(result, tuple | list) and len(result) == 2, (
+            f"best_move returned {result!r}, not (action, value)"
+        )
+        action, value = result
         me = state.current_player
-        values = {
-            a: ref.minimax(state.play(a), depth - 1, me, weighted) for a in state.legal_actions()
-        }
+        values = {a: minimax(state.play(a), depth - 1, me, weighted) for a in state.legal_actions()}
         best = max(values.values())
+        first = next(a for a in state.legal_actions() if values[a] == best)
         assert action in values, f"best_move returned {action!r}, not a legal action"
         assert values[action] == best and value == best, (
             f"depth {depth}: best value {best}; you returned action {action} "
             f"(worth {values[action]}) with value {value}"
+        )
+        assert action == first, (
+            f"depth {depth}: the moves {[a for a in values if values[a] == best]} share the best "
+            f"value {best}; the contract keeps the first, {first}, you returned {action}"
         )

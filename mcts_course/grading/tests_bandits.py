@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 
 from mcts_course.games import TicTacToe
 from mcts_course.grading.framework import points
+from mcts_course.grading.public import greedy_after_5, last_once_then_first, round_robin
 from mcts_course.solutions import bandits as ref
 
 
@@ -17,11 +19,12 @@ def arms(rng: random.Random, unplayed: bool = False) -> tuple[list[int], list[fl
     return counts, sums
 
 
-def frequencies(choose, n: int, k: int) -> list[float]:
+def frequencies(chosen: list, k: int) -> list[float]:
     counts = [0] * k
-    for _ in range(n):
-        counts[choose()] += 1
-    return [c / n for c in counts]
+    for i in chosen:
+        assert i in range(k), f"chose {i!r}, not an arm index in 0..{k - 1}"
+        counts[i] += 1
+    return [c / len(chosen) for c in counts]
 
 
 def close(freq: list[float], probs: list[float], n: int, what: str) -> None:
@@ -37,19 +40,20 @@ def close(freq: list[float], probs: list[float], n: int, what: str) -> None:
 def test_unplayed_first(student):
     """all three policies play an unplayed arm first"""
     rng = random.Random(1)
-    for _ in range(100):
-        counts, sums = arms(rng, unplayed=True)
-        if 0 not in counts:
-            continue
-        want = counts.index(0)
-        picks = {
-            "ucb1_choice": student.ucb1_choice(counts, sums, 1.0),
-            "epsilon_greedy_choice": student.epsilon_greedy_choice(
-                counts, sums, 0.5, random.Random(0)
-            ),
-            "softmax_choice": student.softmax_choice(counts, sums, 0.2, random.Random(0)),
-        }
-        for name, got in picks.items():
+    cases = [arms(rng, unplayed=True) for _ in range(100)]
+    cases = [(counts, sums) for counts, sums in cases if 0 in counts]
+    picks = {
+        "ucb1_choice": student.ucb1_choice.many([(c, s, 1.0) for c, s in cases]),
+        "epsilon_greedy_choice": student.epsilon_greedy_choice.many(
+            [(c, s, 0.5, random.Random(0)) for c, s in cases]
+        ),
+        "softmax_choice": student.softmax_choice.many(
+            [(c, s, 0.2, random.Random(0)) for c, s in cases]
+        ),
+    }
+    for name, chosen in picks.items():
+        for (counts, _), got in zip(cases, chosen, strict=True):
+            want = counts.index(0)
             assert got == want, f"{name} with counts {counts} chose {got}, expected {want}"
 
 
@@ -59,10 +63,10 @@ def test_unplayed_first(student):
 def test_ucb1_choice(student):
     """ucb1_choice picks the arm of highest UCB1 score on 300 random bandits"""
     rng = random.Random(2)
-    for _ in range(300):
-        counts, sums = arms(rng)
-        c = rng.choice([0.0, 0.5, math.sqrt(2), 3.0])
-        got, want = student.ucb1_choice(counts, sums, c), ref.ucb1_choice(counts, sums, c)
+    cases = [(*arms(rng), rng.choice([0.0, 0.5, math.sqrt(2), 3.0])) for _ in range(300)]
+    cases += [([3, 3, 3, 3], [1.5, 2.0, 1.0, 2.0], 0.0), ([2, 2], [1.0, 1.0], 1.0)]  # ties
+    for (counts, sums, c), got in zip(cases, student.ucb1_choice.many(cases), strict=True):
+        want = ref.ucb1_choice(counts, sums, c)
         assert got == want, f"counts {counts}, sums {sums}, c={c:.2f}: chose {got}, expected {want}"
 
 
@@ -70,9 +74,9 @@ def test_ucb1_choice(student):
 def test_greedy(student):
     """epsilon-greedy with epsilon 0 is greedy"""
     rng = random.Random(3)
-    for _ in range(300):
-        counts, sums = arms(rng)
-        got = student.epsilon_greedy_choice(counts, sums, 0.0, random.Random(0))
+    cases = [arms(rng) for _ in range(300)] + [([4, 2, 4], [2.0, 1.0, 2.0])]
+    chosen = student.epsilon_greedy_choice.many([(c, s, 0.0, random.Random(0)) for c, s in cases])
+    for (counts, sums), got in zip(cases, chosen, strict=True):
         want = ref.epsilon_greedy_choice(counts, sums, 0.0, random.Random(0))
         assert got == want, f"counts {counts}, sums {sums}: chose {got}, the greedy arm is {want}"
 
@@ -80,27 +84,33 @@ def test_greedy(student):
 @points(
     2,
     "bandits",
+    timeout=4,
     hint="explore with probability epsilon: a uniformly random arm (which may be the greedy one)",
 )
 def test_epsilon_greedy_statistics(student):
     """epsilon-greedy explores with the right frequency"""
     counts, sums = [10, 10, 10, 10, 10], [2.0, 7.0, 5.0, 1.0, 3.0]
     rng, n = random.Random(4), 20000
-    freq = frequencies(lambda: student.epsilon_greedy_choice(counts, sums, 0.3, rng), n, 5)
-    close(freq, [0.06, 0.76, 0.06, 0.06, 0.06], n, "epsilon-greedy with epsilon 0.3")
+    chosen = student.epsilon_greedy_choice.repeat(n, counts, sums, 0.3, rng)
+    close(frequencies(chosen, 5), [0.06, 0.76, 0.06, 0.06, 0.06], n, "epsilon-greedy, epsilon 0.3")
 
 
-@points(2, "bandits", hint="P(i) = exp(mean_i / tau) / sum_j exp(mean_j / tau)")
+@points(
+    2,
+    "bandits",
+    timeout=4,
+    hint="P(i) = exp(mean_i / temperature) / sum_j exp(mean_j / temperature)",
+)
 def test_softmax_statistics(student):
-    """softmax chooses each arm with probability proportional to exp(mean / tau)"""
+    """softmax chooses each arm with probability proportional to exp(mean / temperature)"""
     counts, sums = [4, 10, 5, 8], [1.0, 6.0, 4.0, 2.0]
     means = [s / n for n, s in zip(counts, sums, strict=True)]
-    for tau in (0.1, 0.5):
-        weights = [math.exp(m / tau) for m in means]
+    for temperature in (0.1, 0.5):
+        weights = [math.exp(m / temperature) for m in means]
         probs = [w / sum(weights) for w in weights]
         rng, n = random.Random(5), 20000
-        freq = frequencies(lambda t=tau, r=rng: student.softmax_choice(counts, sums, t, r), n, 4)
-        close(freq, probs, n, f"softmax with tau {tau}")
+        chosen = student.softmax_choice.repeat(n, counts, sums, temperature, rng)
+        close(frequencies(chosen, 4), probs, n, f"softmax with temperature {temperature}")
 
 
 @points(1, "bandits", hint="subtract the largest mean before exp() so it cannot overflow")
@@ -108,22 +118,23 @@ def test_softmax_small_temperature(student):
     """softmax with a tiny temperature picks the best arm (no overflow)"""
     counts, sums = [10, 10, 10], [2.0, 9.0, 5.0]
     rng = random.Random(6)
-    for _ in range(200):
-        got = student.softmax_choice(counts, sums, 0.001, rng)
-        assert got == 1, f"with tau 0.001 softmax must pick the best arm 1, chose {got}"
+    for got in student.softmax_choice.repeat(200, counts, sums, 0.001, rng):
+        assert got == 1, f"with temperature 0.001 softmax must pick the best arm 1, chose {got}"
 
 
-@points(2, "bandits", hint="policy(counts, sums, rng) gives the index of the move to play out")
+WIN_AT_A3 = "a1 b1 a2 b2"  # X to move wins at a3 (6)
+
+
+@points(
+    2,
+    "bandits",
+    timeout=4,
+    hint="policy(counts, sums, rng) gives the index of the move to play out",
+)
 def test_monte_carlo_move(student):
-    """monte_carlo_move finds the winning move with each policy"""
-    state = TicTacToe.from_moves("a1 b1 a2 b2")  # X wins at a3 (6)
-    for name, params in (
-        ("uniform", {}),
-        ("ucb1", {}),
-        ("egreedy", {"epsilon": 0.2}),
-        ("softmax", {"tau": 0.1}),
-    ):
-        policy = ref.make_policy(name, **params)
+    """monte_carlo_move finds the winning move with each policy and calls it once a playout"""
+    state = TicTacToe.from_moves(WIN_AT_A3)
+    for name, policy in (("round robin", round_robin), ("greedy after 5 each", greedy_after_5)):
         for seed in range(3):
             got = student.monte_carlo_move(state, 300, policy, random.Random(seed))
             assert got == 6, f"policy {name}, seed {seed}: chose {got}, the winning move is 6 (a3)"
@@ -139,9 +150,47 @@ def test_monte_carlo_move(student):
 
 
 @points(
+    1,
+    "bandits",
+    timeout=3,
+    hint="the move returned is the one of best MEAN reward among the moves played, "
+    "not the most played one",
+)
+def test_monte_carlo_move_best_mean(student):
+    """monte_carlo_move returns the move of best mean reward (not the most played)"""
+    state = TicTacToe.from_moves("a1 b1 b2 c1")  # X to move wins at c3 (8), the last move
+    actions = state.legal_actions()
+    assert actions[-1] == 8 and state.play(8).returns() == (1, -1)
+    for seed in range(3):
+        got = student.monte_carlo_move(state, 40, last_once_then_first, random.Random(seed))
+        assert got == 8, (
+            f"in\n{state}\nthe winning move c3 (8) was played out once (mean 1), move "
+            f"{actions[0]} 39 times: the best mean is c3 (8), you returned {got!r}"
+        )
+
+
+@functools.cache
+def one_move_win() -> TicTacToe:
+    """A tic-tac-toe position with one empty cell whose player to move wins by filling it."""
+
+    def search(state: TicTacToe):
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            after = state.play(actions[0])
+            return state if after.returns()[state.current_player] == 1 else None
+        for a in actions:
+            found = search(state.play(a))
+            if found is not None:
+                return found
+        return None
+
+    return search(TicTacToe())
+
+
+@points(
     2,
     "bandits",
-    timeout=60,
+    timeout=12,
     hint="each policy's player against random play; return {policy name: score}",
 )
 def test_compare_policies(student):
@@ -149,6 +198,62 @@ def test_compare_policies(student):
     scores = student.compare_policies(
         ("ucb1", "uniform"), TicTacToe, playouts=100, games=20, seed=1
     )
+    assert isinstance(scores, dict), f"compare_policies returned {scores!r}, not a dict"
     assert set(scores) == {"ucb1", "uniform"}, f"keys should be the policy names: {scores}"
     assert all(0 <= v <= 1 for v in scores.values()), f"scores must lie in [0, 1]: {scores}"
     assert scores["ucb1"] >= 0.7, f"UCB1 Monte Carlo should beat random play: {scores}"
+
+
+@points(
+    1,
+    "bandits",
+    timeout=6,
+    hint="seed everything from `seed` (one random.Random(seed)); the player moves first in "
+    "games 0, 2, 4, ... and second in games 1, 3, 5, ...",
+)
+def test_compare_policies_seeded_and_alternating(student):
+    """compare_policies is reproducible for a seed and alternates who moves first"""
+    first = student.compare_policies(("ucb1", "softmax"), TicTacToe, playouts=20, games=6, seed=3)
+    again = student.compare_policies(("ucb1", "softmax"), TicTacToe, playouts=20, games=6, seed=3)
+    assert first == again, f"two calls with seed=3 gave {first} and then {again}"
+    start = one_move_win()
+
+    def forced(*args, **kwargs):  # the game: whoever moves first wins at once
+        return start
+
+    for games in (4, 5):
+        scores = student.compare_policies(("uniform",), forced, playouts=5, games=games, seed=0)
+        want = math.ceil(games / 2) / games
+        assert math.isclose(scores.get("uniform", -1), want), (
+            f"in a game won by whoever moves first, {games} games gave the player the score "
+            f"{scores.get('uniform')}; moving first in games 0, 2, 4, ... it scores {want:g}"
+        )
+
+
+class Scripted:
+    """An opponent of the grader's that plays the first legal move and counts its turns."""
+
+    name = "first-legal"
+
+    def __init__(self):
+        self.turns = 0
+
+    def select_action(self, state):
+        self.turns += 1
+        return state.legal_actions()[0]
+
+
+@points(1, "bandits", timeout=6, hint="let `opponent` choose its moves with select_action(state)")
+def test_compare_policies_uses_the_opponent(student):
+    """compare_policies plays against the opponent it is given"""
+    start = one_move_win()
+    opponent = Scripted()
+    scores = student.compare_policies(
+        ("ucb1", "uniform"), lambda: start, playouts=5, games=5, seed=0, opponent=opponent
+    )
+    # the opponent moves first (and wins at once) in games 1 and 3 of each policy
+    assert opponent.turns == 4, (
+        f"the opponent was asked for {opponent.turns} moves; moving first in games 1 and 3 of "
+        "each of the 2 policies (a game that the first move wins), it should be asked 4 times"
+    )
+    assert scores == {"ucb1": 0.6, "uniform": 0.6}, scores

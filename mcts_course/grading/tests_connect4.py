@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import random
 
 from mcts_course.games import ConnectFour
@@ -74,30 +75,30 @@ def _lines(board, player) -> list[int]:
 def test_legal_columns(student):
     """legal_columns matches the rules on 500 boards"""
     rng = random.Random(1)
-    for _ in range(500):
-        board = random_board(rng)
-        got = list(student.legal_columns(copy.deepcopy(board)))
+    boards = [random_board(rng) for _ in range(500)]
+    for board, got in zip(boards, student.legal_columns.many([(b,) for b in boards]), strict=True):
         want = ref.legal_columns(board)
-        assert got == want, f"legal_columns of\n{show(board)}\nis {want}, you gave {got}"
+        assert isinstance(got, list | tuple) and list(got) == want, (
+            f"legal_columns of\n{show(board)}\nis {want}, you gave {got!r}"
+        )
 
 
 @points(2, "connect4", hint="copy the board, append the disc to the column (bottom first)")
 def test_drop(student):
     """drop adds a disc on top of the column and leaves the old board alone"""
     rng = random.Random(2)
+    cases = []
     for _ in range(200):
         board = played_board(rng)
         legal = ref.legal_columns(board)
-        if not legal:
-            continue
-        col, player = rng.choice(legal), rng.randrange(2)
-        before = copy.deepcopy(board)
-        got = student.drop(board, col, player)
+        if legal:
+            cases.append((board, rng.choice(legal), rng.randrange(2), copy.deepcopy(board)))
+    results = student.drop.many([(board, col, player) for board, col, player, _ in cases])
+    for (board, col, player, before), got in zip(cases, results, strict=True):
         assert board == before, "drop changed the board it was given; return a new one"
         want = ref.drop(before, col, player)
-        assert [list(c) for c in got] == want, (
-            f"drop(board, {col}, {player}) on\n{show(before)}\ngave\n{show(got)}\n"
-            f"expected\n{show(want)}"
+        assert isinstance(got, list) and [list(c) for c in got] == want, (
+            f"drop(board, {col}, {player}) on\n{show(before)}\ngave {got!r}\nexpected\n{show(want)}"
         )
 
 
@@ -115,10 +116,11 @@ def test_drop_illegal(student):
 
 def _direction_test(student, dc: int, dr: int, name: str) -> None:
     rng = random.Random(100 + 10 * dc + dr)
+    cases = []
     for _ in range(40):
         player = rng.randrange(2)
-        board = line_board(rng, dc, dr, player)
-        got = student.is_win(copy.deepcopy(board), player)
+        cases.append((line_board(rng, dc, dr, player), player))
+    for (board, player), got in zip(cases, student.is_win.many(cases), strict=True):
         assert got is True or got == True, (  # noqa: E712 - accept numpy bools
             f"is_win(board, {player}) missed a {name} line of four:\n{show(board)}"
         )
@@ -148,16 +150,21 @@ def test_is_win_diagonal_down(student):
     _direction_test(student, 1, -1, "falling diagonal (\\)")
 
 
+@functools.cache
+def _random_win_cases() -> tuple[list, list[bool]]:
+    """600 boards, both players, and the reference's answers (computed once per run)."""
+    rng = random.Random(3)
+    boards = [random_board(rng) if i % 2 else played_board(rng) for i in range(600)]
+    cases = [(board, player) for board in boards for player in (0, 1)]
+    return cases, [ref.is_win(board, player) for board, player in cases]
+
+
 @points(2, "connect4", hint="a player wins only with FOUR of their own discs in a line")
 def test_is_win_random_boards(student):
     """is_win matches the rules on 600 random boards (both players)"""
-    rng = random.Random(3)
-    for i in range(600):
-        board = random_board(rng) if i % 2 else played_board(rng)
-        for player in (0, 1):
-            got = bool(student.is_win(copy.deepcopy(board), player))
-            want = ref.is_win(board, player)
-            assert got == want, f"is_win(board, {player}) should be {want} for\n{show(board)}"
+    cases, wants = _random_win_cases()
+    for (board, player), want, got in zip(cases, wants, student.is_win.many(cases), strict=True):
+        assert bool(got) == want, f"is_win(board, {player}) should be {want} for\n{show(board)}"
 
 
 class _Random:
@@ -170,16 +177,47 @@ class _Random:
         return self.rng.choice(state.legal_actions())
 
 
-@points(1, "connect4", hint="MCTSPlayer(iterations, c, seed).select_action(ConnectFour state)")
+@points(
+    1,
+    "connect4",
+    timeout=5,
+    hint="MCTSPlayer(iterations, c, seed).select_action(ConnectFour state)",
+)
 def test_player_takes_the_win(student):
-    """the MCTS player completes its own four in a row"""
-    state = ConnectFour.from_moves("1 1 2 2 3 3")  # Red wins with column 4
-    for seed in range(2):
-        got = student.MCTSPlayer(iterations=500, seed=seed).select_action(state)
-        assert got == 3, f"Red wins at once with column 4 in\n{state}\nyou played {got + 1}"
+    """the MCTS player completes its own four in a row, as either player"""
+    for moves, win, who in (("1 1 2 2 3 3", 3, "Red"), ("1 2 1 2 1 2 7", 1, "Yellow")):
+        state = ConnectFour.from_moves(moves)  # the player to move wins at once
+        assert state.play(win).returns()[state.current_player] == 1
+        for seed in range(2):
+            got = student.MCTSPlayer(iterations=500, seed=seed).select_action(state)
+            assert got == win, (
+                f"{who} wins at once with column {win + 1} in\n{state}\nyou played {got!r}"
+            )
 
 
-@points(3, "connect4", timeout=120, hint="MCTS with 200 iterations should beat random play")
+@points(
+    1,
+    "connect4",
+    timeout=5,
+    hint="the values in the tree must be from the view of the player who moves into each "
+    "node (flip the reward at every level)",
+)
+def test_player_blocks(student):
+    """the MCTS player blocks the opponent's four in a row, as either player"""
+    for moves, block, who in (("1 7 1 7 2 7", 6, "Red"), ("1 7 2 7 3", 3, "Yellow")):
+        state = ConnectFour.from_moves(moves)
+        threat = state.play(0 if block else 1)
+        assert any(
+            threat.play(a).returns()[1 - state.current_player] == 1 for a in threat.legal_actions()
+        )
+        for seed in range(2):
+            got = student.MCTSPlayer(iterations=800, seed=seed).select_action(state)
+            assert got == block, (
+                f"{who} must block column {block + 1} in\n{state}\nyou played {got!r}"
+            )
+
+
+@points(3, "connect4", timeout=20, hint="MCTS with 200 iterations should beat random play")
 def test_player_beats_random(student):
     """MCTS(200) wins at least 9 of 10 games against random play"""
     wins = 0

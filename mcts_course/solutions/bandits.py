@@ -57,9 +57,10 @@ def epsilon_greedy_choice(
 
 
 def softmax_choice(
-    counts: Sequence[int], sums: Sequence[float], tau: float, rng: random.Random
+    counts: Sequence[int], sums: Sequence[float], temperature: float, rng: random.Random
 ) -> int:
-    """The first unplayed arm; else arm i with probability proportional to exp(mean_i / tau).
+    """The first unplayed arm; else arm i with probability proportional to
+    exp(mean_i / temperature).
 
     One ``rng.random()`` draw u picks the first arm whose cumulative probability exceeds u.
     """
@@ -68,7 +69,7 @@ def softmax_choice(
         return first
     means = [s / n for n, s in zip(counts, sums, strict=True)]
     top = max(means)  # subtracting the largest mean keeps exp from overflowing
-    weights = [math.exp((m - top) / tau) for m in means]
+    weights = [math.exp((m - top) / temperature) for m in means]
     u, cumulative = rng.random() * sum(weights), 0.0
     for i, w in enumerate(weights):
         cumulative += w
@@ -88,7 +89,9 @@ def make_policy(name: str, **params: float) -> Policy:
             counts, sums, params.get("epsilon", 0.1), rng
         )
     if name == "softmax":
-        return lambda counts, sums, rng: softmax_choice(counts, sums, params.get("tau", 0.1), rng)
+        return lambda counts, sums, rng: softmax_choice(
+            counts, sums, params.get("temperature", 0.1), rng
+        )
     raise ValueError(f"unknown policy {name!r}; choose uniform, ucb1, egreedy or softmax")
 
 
@@ -130,10 +133,12 @@ def compare_policies(
     playouts: int = 100,
     games: int = 20,
     seed: int = 0,
+    opponent=None,
 ) -> dict[str, float]:
-    """Score (win 1, draw 0.5) of each policy's player against uniform random play.
+    """Score (win 1, draw 0.5) of each policy's player against ``opponent`` (anything with
+    ``select_action``; None: uniformly random moves drawn from the shared rng).
 
-    Each policy plays ``games`` games, half of them moving first.
+    Each policy plays ``games`` games, moving first in the even-numbered ones.
     """
     rng = random.Random(seed)
     scores = {}
@@ -145,8 +150,10 @@ def compare_policies(
             while not state.is_terminal():
                 if state.current_player == me:
                     action = player.select_action(state)
-                else:
+                elif opponent is None:
                     action = rng.choice(state.legal_actions())
+                else:
+                    action = opponent.select_action(state)
                 state = state.play(action)
             total += (state.returns()[me] + 1) / 2
         scores[name] = total / games

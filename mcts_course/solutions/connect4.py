@@ -71,8 +71,8 @@ class Node:
         self.children: dict[int, Node] = {}
         self.untried: list[int] = list(state.legal_actions())
         self.visits = 0
-        self.wins = 0.0  # reward sum for `mover`: win 1, draw 0.5, loss 0
-        self.mover = parent.state.current_player if parent else 1 - state.current_player
+        self.wins = 0.0  # reward sum for `player`: win 1, draw 0.5, loss 0
+        self.player = parent.state.current_player if parent else 1 - state.current_player
 
 
 def _ucb1(child: Node, parent_visits: int, c: float) -> float:
@@ -114,5 +114,5 @@ class MCTSPlayer:
             returns = _simulate(node.state, self.rng)
             for n in path:
                 n.visits += 1
-                n.wins += (returns[n.mover] + 1) / 2
+                n.wins += (returns[n.player] + 1) / 2
         return max(sorted(root.children), key=lambda a: root.children[a].visits)

@@ -20,9 +20,9 @@ class Node:
         self.children: dict[int, Node] = {}
         self.untried: list[int] = list(state.legal_actions())  # actions not expanded yet
         self.visits = 0
-        self.wins = 0.0  # reward sum for `mover`: win 1, draw 0.5, loss 0
-        # The player who moved INTO this node (for the root: the opponent of its mover).
-        self.mover = parent.state.current_player if parent else 1 - state.current_player
+        self.wins = 0.0  # reward sum for `player`: win 1, draw 0.5, loss 0
+        # The player who moved INTO this node (for the root: the opponent of the player to move).
+        self.player = parent.state.current_player if parent else 1 - state.current_player
 
     def __repr__(self) -> str:
         return f"Node(action={self.action}, visits={self.visits}, wins={self.wins})"
@@ -34,17 +34,19 @@ def reward(returns: Returns, player: int) -> float:
 
 
 # -- exercise 1: selection and simulation -------------------------------------------------------
-def ucb1(child: Node, parent_visits: int, c: float) -> float:
-    """UCB1 score of ``child``: mean reward plus exploration bonus; inf when never visited."""
-    if child.visits == 0:
+def ucb1(wins: float, visits: int, parent_visits: int, c: float = math.sqrt(2)) -> float:
+    """UCB1 score of a child: mean reward plus exploration bonus; inf when never visited."""
+    if visits == 0:
         return math.inf
-    mean = child.wins / child.visits
-    return mean + c * math.sqrt(math.log(parent_visits) / child.visits)
+    return wins / visits + c * math.sqrt(math.log(parent_visits) / visits)
 
 
 def select_child(node: Node, c: float) -> Node:
     """The child with the highest UCB1 score; ties go to the smallest action."""
-    action = max(sorted(node.children), key=lambda a: ucb1(node.children[a], node.visits, c))
+    action = max(
+        sorted(node.children),
+        key=lambda a: ucb1(node.children[a].wins, node.children[a].visits, node.visits, c),
+    )
     return node.children[action]
 
 
@@ -57,10 +59,10 @@ def simulate(state: GameState, rng: random.Random) -> Returns:
 
 # -- exercise 2: backpropagation and the search loop --------------------------------------------
 def backpropagate(path: Sequence[Node], returns: Returns) -> None:
-    """Add one visit and the reward seen by each node's mover to every node on the path."""
+    """Add one visit and the reward seen by each node's player to every node on the path."""
     for node in path:
         node.visits += 1
-        node.wins += reward(returns, node.mover)
+        node.wins += reward(returns, node.player)
 
 
 def expand(node: Node, rng: random.Random) -> Node:

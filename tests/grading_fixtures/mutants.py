@@ -11,20 +11,30 @@ from pathlib import Path
 import mcts_course.solutions as solutions
 
 SOLUTIONS = Path(solutions.__file__).parent
+EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 SET_FILES = ("ttt_mcts", "connect4", "alphabeta", "bandits")
 
 # name: (file, text in the reference, replacement, the exercise that must lose points)
+# At least one for every graded function, and one for each wrong solution that issue 10 found
+# scoring full marks with the earlier grader.
 MUTANTS = {
-    "backprop_no_sign_flip": (
+    # -- ttt_mcts ------------------------------------------------------------------------------
+    "ucb1_no_sqrt": (
         "ttt_mcts",
-        "node.wins += reward(returns, node.mover)",
-        "node.wins += reward(returns, path[-1].mover)",  # the leaf's mover at every level
-        "ttt_backprop",
+        "c * math.sqrt(math.log(parent_visits) / visits)",
+        "c * math.log(parent_visits) / visits",
+        "ttt_selection",
     ),
     "select_fewest_visits": (
         "ttt_mcts",
-        "action = max(sorted(node.children), key=lambda a: ucb1(node.children[a], node.visits, c))",
-        "action = min(sorted(node.children), key=lambda a: node.children[a].visits)",
+        "key=lambda a: ucb1(node.children[a].wins, node.children[a].visits, node.visits, c),",
+        "key=lambda a: -node.children[a].visits,",
+        "ttt_selection",
+    ),
+    "select_ignores_tie_break_order": (  # max over the dict: the order children were added in
+        "ttt_mcts",
+        "    action = max(\n        sorted(node.children),",
+        "    action = max(\n        list(node.children),",
         "ttt_selection",
     ),
     "simulate_first_legal": (
@@ -33,17 +43,175 @@ MUTANTS = {
         "state = state.play(state.legal_actions()[0])\n    return state.returns()",
         "ttt_selection",
     ),
+    "backprop_no_sign_flip": (
+        "ttt_mcts",
+        "node.wins += reward(returns, node.player)",
+        "node.wins += reward(returns, path[-1].player)",  # the leaf's player at every level
+        "ttt_backprop",
+    ),
+    "expand_keeps_untried": (
+        "ttt_mcts",
+        "    node.untried.remove(action)\n",
+        "",
+        "ttt_backprop",
+    ),
+    "expand_one_visit_late": (  # > instead of >= at the threshold
+        "ttt_mcts",
+        "node.visits >= expand_threshold",
+        "node.visits > expand_threshold",
+        "ttt_backprop",
+    ),
+    "search_skips_the_root": (
+        "ttt_mcts",
+        "        backpropagate(path, simulate(node.state, rng))",
+        "        backpropagate(path[1:], simulate(node.state, rng))",
+        "ttt_backprop",
+    ),
+    "best_action_by_mean": (
+        "ttt_mcts",
+        "return max(sorted(root.children), key=lambda a: root.children[a].visits)",
+        "return max(\n        sorted(root.children),\n        key=lambda a: root.children[a].wins "
+        "/ max(1, root.children[a].visits),\n    )",
+        "ttt_backprop",
+    ),
+    "experiment_value_is_visits": (
+        "ttt_mcts",
+        '"value": child.wins / child.visits,',
+        '"value": child.visits,',
+        "ttt_experiments",
+    ),
+    "player_tenth_of_the_budget": (
+        "ttt_mcts",
+        "        self.iterations = iterations\n        self.c = c\n        self.expand_threshold",
+        "        self.iterations = max(1, iterations // 100)\n        self.c = c\n"
+        "        self.expand_threshold",
+        "ttt_player",
+    ),
+    "play_game_forgets_moves": (
+        "ttt_mcts",
+        "        moves.append(action)\n",
+        "",
+        "ttt_player",
+    ),
+    "play_human_no_second_chance": (
+        "ttt_mcts",
+        "            except ValueError as error:\n"
+        '                print_fn(f"not a legal move: {error}")',
+        "            except ValueError:\n                raise",
+        "ttt_player",
+    ),
+    # -- connect4 ------------------------------------------------------------------------------
+    "connect4_legal_five_high": (
+        "connect4",
+        "return [col for col in range(COLS) if len(board[col]) < ROWS]",
+        "return [col for col in range(COLS) if len(board[col]) < ROWS - 1]",
+        "connect4",
+    ),
+    "connect4_drop_in_place": (
+        "connect4",
+        "    new = [list(col) for col in board]\n",
+        "    new = board\n",
+        "connect4",
+    ),
     "connect4_missing_diagonal": (
         "connect4",
         "DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))",
         "DIRECTIONS = ((1, 0), (0, 1), (1, 1))",
         "connect4",
     ),
+    "connect4_three_in_a_row": (
+        "connect4",
+        "== player for k in range(1, 4)):",
+        "== player for k in range(1, 3)):",
+        "connect4",
+    ),
+    "connect4_player_no_perspective": (  # every node counts the root player's reward
+        "connect4",
+        "                n.wins += (returns[n.player] + 1) / 2",
+        "                n.wins += (returns[root.player] + 1) / 2",
+        "connect4",
+    ),
+    # -- alphabeta -----------------------------------------------------------------------------
     "alphabeta_wrong_bound": (
         "alphabeta",
         "beta = min(beta, value)\n        if alpha >= beta:",
         "beta = min(beta, value)\n        if value <= beta:  # wrong: compares with beta",
         "alphabeta",
+    ),
+    "alphabeta_narrow_default_window": (
+        "alphabeta",
+        "    beta: float = math.inf,\n    stats: dict | None = None,\n) -> float:\n"
+        '    """Minimax with alpha-beta',
+        "    beta: float = 100.0,\n    stats: dict | None = None,\n) -> float:\n"
+        '    """Minimax with alpha-beta',
+        "alphabeta",
+    ),
+    "alphabeta_counts_leaves_only": (
+        "alphabeta",
+        '    if stats is not None:\n        stats["nodes"] = stats.get("nodes", 0) + 1\n'
+        "    if depth == 0 or state.is_terminal():\n        return evaluate(state, player)\n"
+        "    if state.current_player == player:",
+        "    if depth == 0 or state.is_terminal():\n        if stats is not None:\n"
+        '            stats["nodes"] = stats.get("nodes", 0) + 1\n'
+        "        return evaluate(state, player)\n    if state.current_player == player:",
+        "alphabeta",
+    ),
+    "alphabeta_strict_cutoff": (
+        "alphabeta",
+        "            alpha = max(alpha, value)\n            if alpha >= beta:",
+        "            alpha = max(alpha, value)\n            if alpha > beta:",
+        "alphabeta",
+    ),
+    "best_move_last_of_ties": (
+        "alphabeta",
+        "if best is None or value > alpha:",
+        "if best is None or value >= alpha:",
+        "alphabeta",
+    ),
+    # -- bandits -------------------------------------------------------------------------------
+    "ucb1_choice_log_of_count": (
+        "bandits",
+        "c * math.sqrt(math.log(t) / n)",
+        "c * math.sqrt(math.log(n + 1) / n)",
+        "bandits",
+    ),
+    "egreedy_explores_others_only": (
+        "bandits",
+        "    if rng.random() < epsilon:\n        return rng.randrange(len(counts))\n"
+        "    return _greedy(counts, sums)",
+        "    best = _greedy(counts, sums)\n    if rng.random() < epsilon:\n"
+        "        return rng.choice([i for i in range(len(counts)) if i != best])\n    return best",
+        "bandits",
+    ),
+    "softmax_overflows": (
+        "bandits",
+        "weights = [math.exp((m - top) / temperature) for m in means]",
+        "weights = [math.exp(m / temperature) for m in means]",
+        "bandits",
+    ),
+    "monte_carlo_most_played": (
+        "bandits",
+        "return actions[max(played, key=lambda i: sums[i] / counts[i])]",
+        "return actions[max(played, key=lambda i: counts[i])]",
+        "bandits",
+    ),
+    "compare_policies_unseeded": (
+        "bandits",
+        "    rng = random.Random(seed)\n    scores = {}",
+        "    rng = random.Random()\n    scores = {}",
+        "bandits",
+    ),
+    "compare_policies_ignores_opponent": (
+        "bandits",
+        "                elif opponent is None:\n",
+        "                elif True:\n",
+        "bandits",
+    ),
+    "compare_policies_always_first": (
+        "bandits",
+        "me, state = g % 2, game()",
+        "me, state = 0, game()",
+        "bandits",
     ),
 }
 
@@ -109,14 +277,111 @@ HOSTILE = {
         "from mcts_course.solutions.bandits import *  # noqa",
         "reference solutions",
     ),
-    "imports_solutions_dynamic": (
-        "ttt_mcts",
-        '    """Play uniformly random moves (``rng.choice`` of the legal actions) to the end."""',
-        "    import importlib\n\n    try:\n        ref = importlib.import_module('mcts_course.' + "
-        "'solu' + 'tions.ttt_mcts')\n        return ref.simulate(state, rng)\n"
-        "    except ImportError:\n        pass",
-        "reference solutions",
-    ),
+}
+
+# The three cheats of issue 10, each written into the STUB of ttt_mcts.py: it scores only if
+# the cheat hands it the reference functions.  None may name the solutions package in one
+# literal (the static check would stop it before it runs).
+GRADED = (
+    "ucb1 select_child simulate backpropagate expand mcts_search best_action experiment "
+    "MCTSPlayer play_game play_human"
+).split()
+_TAKE = (
+    "\n\ndef _take(module):\n    if module is None:\n        return\n"
+    f"    for _name in {GRADED!r}:\n        if hasattr(module, _name):\n"
+    "            globals()[_name] = getattr(module, _name)\n"
+)
+CHEATS = {
+    # 1. delegate to the reference through sys.modules, the test modules, or the garbage
+    #    collector (the earlier grader imported the tests, and so the solutions, first)
+    "cheat_sys_modules": _TAKE
+    + """
+import gc as _gc
+import sys as _sys
+
+_PKG = "mcts_course." + "solu" + "tions"
+
+
+def _find():
+    for _m in list(_sys.modules.values()):
+        for _c in (_m, getattr(_m, "ref", None)):
+            if getattr(_c, "__name__", "").startswith(_PKG) and hasattr(_c, "simulate"):
+                return _c
+    for _o in _gc.get_objects():
+        if type(_o).__name__ == "module" and getattr(_o, "__name__", "").startswith(_PKG):
+            if hasattr(_o, "simulate"):
+                return _o
+    try:
+        import importlib as _il
+
+        return _il.import_module(_PKG + ".ttt_mcts")
+    except BaseException:
+        return None
+
+
+_take(_find())
+""",
+    # 2. tamper with the judge in-process: patch any grading code in sys.modules, and write
+    #    fake "passed" results on every open file descriptor (the earlier result pipe)
+    "cheat_tamper": _TAKE
+    + """
+import json as _json
+import os as _os
+import sys as _sys
+
+for _m in list(_sys.modules.values()):
+    if getattr(_m, "__name__", "").startswith("mcts_course.grading"):
+        for _attr in ("run_test", "run_one", "describe", "describe_error"):
+            if hasattr(_m, _attr):
+                setattr(_m, _attr, lambda *a, **k: {"passed": True, "score": 99, "output": ""})
+for _fd in range(3, 64):
+    for _line in (
+        {"event": "result", "index": 0, "passed": True, "score": 99, "output": ""},
+        {"ready": True, "names": ["ucb1"]},
+        {"ok": 1e300, "calls": [], "nodes": []},
+    ):
+        try:
+            _os.write(_fd, (_json.dumps(_line) + "\\n").encode())
+        except OSError:
+            pass
+""",
+    # 3. read the reference solution's file from disk and execute it
+    "cheat_read_file": _TAKE
+    + """
+import importlib.util as _ilu
+import os as _os
+import sys as _sys
+
+_REL = _os.path.join("solu" + "tions", "ttt_mcts.py")
+
+
+def _steal():
+    paths = []
+    try:
+        _spec = _ilu.find_spec("mcts_course." + "solu" + "tions.ttt_mcts")
+        if _spec is not None and _spec.origin:
+            paths.append(_spec.origin)
+    except BaseException:
+        pass
+    import mcts_course as _mc
+
+    paths.append(_os.path.join(_os.path.dirname(_mc.__file__), _REL))
+    for _p in _sys.path:
+        paths.append(_os.path.join(_p, "mcts_course", _REL))
+    for _p in paths:
+        try:
+            with open(_p) as _f:
+                _code = _f.read()
+        except OSError:
+            continue
+        _ns = {"__name__": "stolen"}
+        exec(compile(_code, _p, "exec"), _ns)
+        return type("Stolen", (), _ns)
+    return None
+
+
+_take(_steal())
+""",
 }
 
 
@@ -127,11 +392,19 @@ def edited(file: str, old: str, new: str) -> str:
 
 
 def build(name: str, folder: Path, files=SET_FILES) -> Path:
-    """A submission folder: the reference files, with the edit of ``name`` (if any) applied."""
+    """A submission folder: the reference files, with the edit of ``name`` (if any) applied;
+    for a cheat, the stub of ttt_mcts.py with the cheat appended."""
     folder.mkdir(parents=True, exist_ok=True)
     edit = MUTANTS.get(name) or HOSTILE.get(name)
     for file in files:
-        if edit and edit[0] == file:
+        if name in CHEATS and file == "ttt_mcts":
+            stub = (
+                (EXERCISES / f"{file}.py")
+                .read_text()
+                .replace('if __name__ == "__main__":', "if False:")
+            )
+            text = stub + CHEATS[name]
+        elif edit and edit[0] == file:
             text = edited(edit[0], edit[1], edit[2])
         else:
             text = (SOLUTIONS / f"{file}.py").read_text()

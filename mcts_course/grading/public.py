@@ -1,0 +1,91 @@
+"""What the grader and the student's process share: the given ``Node`` class and the helper
+functions a test hands to the student's code by name (Othello evaluations for alpha-beta).
+
+Nothing here answers an exercise: the given code of the exercise files, and evaluations that
+are not graded.  A function listed in :data:`PUBLIC` crosses the process boundary as its name
+and runs in the student's process (calling back the grader for every evaluation would be slow).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mcts_course.games.base import GameState
+
+
+class Node:
+    """A node of the search tree, as given in exercises/ttt_mcts.py."""
+
+    def __init__(self, state: GameState, parent: Node | None = None, action: int | None = None):
+        self.state = state
+        self.parent = parent
+        self.action = action
+        self.children: dict[int, Node] = {}
+        self.untried: list[int] = list(state.legal_actions())
+        self.visits = 0
+        self.wins = 0.0
+        self.player = parent.state.current_player if parent else 1 - state.current_player
+
+    def __repr__(self) -> str:
+        return f"Node(action={self.action}, visits={self.visits}, wins={self.wins})"
+
+
+def _cells(state: GameState) -> list[tuple[int, int, int]]:
+    """(row, col, owner) of every occupied cell."""
+    return [
+        (r, c, int(v))
+        for r, row in enumerate(state.board())
+        for c, v in enumerate(row)
+        if int(v) >= 0
+    ]
+
+
+def disc_difference(state: GameState, player: int) -> float:
+    """Discs of ``player`` minus discs of the opponent; +-1000 times the result at the end."""
+    if state.is_terminal():
+        return 1000.0 * state.returns()[player]
+    return float(sum(1 if v == player else -1 for _, _, v in _cells(state)))
+
+
+WEIGHTS = (
+    (100, -20, 10, 5, 5, 10, -20, 100),
+    (-20, -50, -2, -2, -2, -2, -50, -20),
+    (10, -2, -1, -1, -1, -1, -2, 10),
+    (5, -2, -1, -1, -1, -1, -2, 5),
+    (5, -2, -1, -1, -1, -1, -2, 5),
+    (10, -2, -1, -1, -1, -1, -2, 10),
+    (-20, -50, -2, -2, -2, -2, -50, -20),
+    (100, -20, 10, 5, 5, 10, -20, 100),
+)
+
+
+def weighted(state: GameState, player: int) -> float:
+    """Cell weights of ``player`` minus the opponent's (a second evaluation, so that a solution
+    cannot depend on disc_difference); +-10000 times the result at the end."""
+    if state.is_terminal():
+        return 10000.0 * state.returns()[player]
+    return float(sum(WEIGHTS[r][c] * (1 if v == player else -1) for r, c, v in _cells(state)))
+
+
+# Bandit policies handed to monte_carlo_move (not the graded ones: those would be answers).
+def round_robin(counts: list[int], sums: list[float], rng) -> int:
+    """The least played arm (the first of them)."""
+    return min(range(len(counts)), key=lambda i: counts[i])
+
+
+def greedy_after_5(counts: list[int], sums: list[float], rng) -> int:
+    """Five playouts of each arm, then the best mean so far."""
+    if min(counts) < 5:
+        return round_robin(counts, sums, rng)
+    return max(range(len(counts)), key=lambda i: sums[i] / counts[i])
+
+
+def last_once_then_first(counts: list[int], sums: list[float], rng) -> int:
+    """One playout of the last arm, then the first arm only."""
+    return len(counts) - 1 if counts[-1] == 0 else 0
+
+
+PUBLIC: dict[str, Callable] = {
+    f.__name__: f
+    for f in (disc_difference, weighted, round_robin, greedy_after_5, last_once_then_first)
+}

@@ -1,0 +1,345 @@
+"""The student's side: a process that runs a submission's code and only answers questions.
+
+The grader (:mod:`mcts_course.grading.remote`) starts this process from a copy of the package
+that holds neither the reference solutions nor the grading tests, caps its memory, file size
+and CPU time (and, when the grader runs as root, makes it an unprivileged user).  The process
+runs the submission's file, then reads requests, one JSON line each, on one pipe and answers on
+another: "call ``select_child`` with these arguments" gets the function's result (or
+its exception) back as plain data (:mod:`mcts_course.grading.protocol`), with what it printed.
+It never sees an expected value or a verdict: the grader judges.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import sys
+import traceback
+import types
+from collections.abc import Callable
+from typing import Any
+
+from mcts_course.grading.protocol import Decoder, Encoder, ProtocolError, sync
+
+OUTPUT_CAP = 2000  # characters of printed output kept per request
+BLOCKED = ("mcts_course.solutions", "mcts_course.grading.tests_")
+
+
+class CappedWriter(io.TextIOBase):
+    """A text stream that keeps the first ``cap`` characters and counts the rest."""
+
+    def __init__(self, cap: int = OUTPUT_CAP):
+        self.cap, self.parts, self.kept, self.dropped = cap, [], 0, 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text) -> int:
+        text = str(text)
+        room = self.cap - self.kept
+        if room > 0:
+            self.parts.append(text[:room])
+            self.kept += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def getvalue(self) -> str:
+        text = "".join(self.parts)
+        if self.dropped:
+            text += f"\n... ({self.dropped} more characters of output cut)"
+        return text
+
+
+class GraderCallbackError(Exception):
+    """The grader's side of a callback failed (e.g. a scripted input ran out of answers)."""
+
+
+class Blocker:
+    """A meta-path finder refusing the reference solutions and the tests (they are not in this
+    process's copy of the package anyway; this gives a clear message)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith(BLOCKED):
+            raise ImportError(f"{name} is not available to a submission")
+        return None
+
+
+def exception_data(error: BaseException, code_name: str) -> dict:
+    """An exception as plain data: its class names (for ``except ValueError`` on the grader's
+    side), message, and the traceback lines in the student's own file."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == code_name]
+    where = "".join(traceback.format_list(frames[-4:]))[-1500:]
+    if isinstance(error, SyntaxError) and error.filename == code_name:
+        where = f'  File "{code_name}", line {error.lineno}\n    {(error.text or "").strip()}\n'
+    return {
+        "types": [k.__name__ for k in type(error).__mro__],
+        "message": str(error)[:2000],
+        "traceback": where,
+    }
+
+
+class Server:
+    """Answers the grader's requests about one submission module (also used in-process by a
+    notebook's ``check``, where ``ask_grader`` is a direct call)."""
+
+    def __init__(self, namespace: dict, code_name: str, ask_grader: Callable[[dict], dict]):
+        self.ns, self.code_name, self.ask_grader = namespace, code_name, ask_grader
+        self.objects: dict[int, Any] = {}  # handles lent to the grader
+        self.called: set[str] = set()
+        self.stack: list[str] = []
+        from mcts_course.grading import public
+
+        self.public_by_name = public.PUBLIC
+        self.public_by_id = {id(f): name for name, f in public.PUBLIC.items()}
+
+    # -- which of the student's functions ran (for "select_child calls your ucb1") -----------
+    def wrap(self, names: list[str]) -> None:
+        for name in names:
+            func = self.ns.get(name)
+            if isinstance(func, types.FunctionType):
+                self.ns[name] = self._wrapper(name, func)
+
+    def _wrapper(self, name: str, func: Callable) -> Callable:
+        called, stack = self.called, self.stack
+
+        def wrapper(*args, **kwargs):
+            called.add(name)
+            stack.append(name)
+            try:
+                return func(*args, **kwargs)
+            finally:
+                stack.pop()
+
+        wrapper.__wrapped__ = func
+        wrapper.__name__ = getattr(func, "__name__", name)
+        wrapper.__doc__ = func.__doc__
+        return wrapper
+
+    # -- values ------------------------------------------------------------------------------
+    def node_class(self) -> type:
+        cls = self.ns.get("Node")
+        if isinstance(cls, type):
+            return cls
+        from mcts_course.grading.public import Node
+
+        return Node
+
+    def _is_node(self, x: Any) -> bool:
+        from mcts_course.grading.public import Node
+
+        return isinstance(x, self.node_class() | Node)
+
+    def _lend(self, x: Any) -> dict:
+        if isinstance(x, GraderProxy):
+            return {"$c": x._id}
+        self.objects[id(x)] = x
+        return {"$o": id(x)}
+
+    def _borrow(self, data: dict) -> Any:
+        if "$o" in data:
+            try:
+                return self.objects[data["$o"]]
+            except (KeyError, TypeError):
+                raise ProtocolError("an unknown object handle") from None
+        return GraderProxy(self, data["$c"])
+
+    def encoder(self) -> Encoder:
+        return Encoder(self._is_node, self._lend, self.public_by_id)
+
+    def decoder(self) -> Decoder:
+        cls = self.node_class()
+        return Decoder(lambda: object.__new__(cls), self._borrow, self.public_by_name)
+
+    # -- requests ----------------------------------------------------------------------------
+    def handle(self, request: dict) -> dict:
+        """Answer one request: ``call`` (one call or, with ``many``, a list of calls of the same
+        function, answered at once to save round trips) or ``getattr``."""
+        op = request.get("op")
+        if op == "release":
+            self.objects.clear()
+            return {"ok": None}
+        out = CappedWriter()
+        self.called.clear()
+        old = sys.stdout, sys.stderr
+        decoder = self.decoder()
+        calls: list = []
+        try:
+            decoder.table(request.get("nodes", []))
+            calls = decoder.value(request.get("calls", []))
+            if not isinstance(calls, list):
+                raise ProtocolError("bad calls")
+            sys.stdout = sys.stderr = out
+            if op == "call":
+                target = self._target(request)
+                repeat = request.get("repeat")
+                if isinstance(repeat, int) and 0 < repeat <= 10**6 and len(calls) == 1:
+                    args, kwargs = calls[0]  # the same arguments (one generator) every time
+                    result = [target(*args, **kwargs) for _ in range(repeat)]
+                else:
+                    results = [target(*args, **kwargs) for args, kwargs in calls]
+                    result = results if request.get("many") else results[0]
+            elif op == "getattr":
+                result = getattr(self._object(request), str(request.get("attr")))
+            else:
+                raise ProtocolError(f"unknown request {op!r}")
+            sys.stdout, sys.stderr = old
+            reply = {"ok": result}
+        except BaseException as error:  # noqa: BLE001 - the student's code may raise anything
+            sys.stdout, sys.stderr = old
+            reply = {"error": exception_data(error, self.code_name)}
+        return self._finish(reply, decoder, calls, out)
+
+    def _finish(self, reply: dict, decoder: Decoder, calls: list, out: CappedWriter) -> dict:
+        encoder = self.encoder()
+        for node in decoder.nodes:  # the request's nodes keep their indices
+            encoder.node(node)
+        try:  # the arguments first: the grader decodes in this order (generator references)
+            reply["calls"] = encoder.value(calls)
+            if "ok" in reply:
+                reply["ok"] = encoder.value(reply["ok"])
+            reply["nodes"] = encoder.table()
+        except BaseException as error:  # noqa: BLE001 - e.g. a Node without `visits`
+            reply = {"error": exception_data(error, self.code_name), "nodes": []}
+            reply["error"]["message"] = "your result could not be sent back: " + str(error)
+        reply["out"] = out.getvalue()
+        reply["called"] = sorted(self.called)
+        return reply
+
+    def _target(self, request: dict) -> Callable:
+        if request.get("obj") is not None:
+            return self._object(request)
+        name = request.get("name")
+        if not isinstance(name, str) or name not in self.ns:
+            raise NameError(f"`{name}` is not defined in your code")
+        return self.ns[name]
+
+    def _object(self, request: dict) -> Any:
+        try:
+            return self.objects[request["obj"]]
+        except (KeyError, TypeError):
+            raise ProtocolError("an unknown object handle") from None
+
+    # -- calling back the grader (a scripted opponent, a fake input) -------------------------
+    def callback(self, handle: int, method: str | None, args: tuple, kwargs: dict) -> Any:
+        encoder = self.encoder()
+        data_args, data_kwargs = encoder.value(list(args)), encoder.value(kwargs)
+        reply = self.ask_grader(
+            {
+                "op": "cb",
+                "obj": handle,
+                "method": method,
+                "args": data_args,
+                "kwargs": data_kwargs,
+                "nodes": encoder.table(),
+            }
+        )
+        if "error" in reply:
+            if method == "__getattr__" and str(reply["error"]).startswith("AttributeError"):
+                raise AttributeError(str(reply["error"]))
+            raise GraderCallbackError(str(reply["error"]))
+        decoder = self.decoder()
+        decoder.table(reply.get("nodes", []))
+        sync(list(args), decoder.value(reply.get("args", [])))  # e.g. the rng a policy drew from
+        return decoder.value(reply.get("ok"))
+
+
+class GraderProxy:
+    """An object of the grader (a player, ``input_fn``) as the student's code sees it."""
+
+    def __init__(self, server: Server, handle: Any):
+        object.__setattr__(self, "_server", server)
+        object.__setattr__(self, "_id", handle)
+
+    def __call__(self, *args, **kwargs):
+        return self._server.callback(self._id, None, args, kwargs)
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = self._server.callback(self._id, "__getattr__", (name,), {})
+        if isinstance(value, dict) and value.get("method") is True and len(value) == 1:
+            return lambda *a, **k: self._server.callback(self._id, name, a, k)
+        return value
+
+
+# -- the process -----------------------------------------------------------------------------
+def limit_resources(memory_mb: int, cpu_seconds: int) -> None:
+    import resource
+
+    limits = [
+        (resource.RLIMIT_AS, memory_mb << 20),
+        (resource.RLIMIT_FSIZE, 16 << 20),  # no disk filling through print or files
+        (resource.RLIMIT_CPU, cpu_seconds),
+        (resource.RLIMIT_CORE, 0),
+    ]
+    for kind, value in limits:
+        soft, hard = resource.getrlimit(kind)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(kind, (value, hard))
+
+
+def main() -> None:
+    job = json.loads(os.environ.pop("MCTS_GRADING_JOB"))
+    inbox = os.fdopen(job["fds"][0], "r", encoding="utf-8")
+    outbox = os.fdopen(job["fds"][1], "w", encoding="utf-8")
+
+    def send(message: dict) -> None:
+        outbox.write(json.dumps(message) + "\n")
+        outbox.flush()
+
+    def receive() -> dict:
+        line = inbox.readline()
+        if not line:
+            os._exit(0)  # the grader is gone
+        return json.loads(line)
+
+    def ask_grader(message: dict) -> dict:
+        send(message)
+        return receive()
+
+    limit_resources(job["memory_mb"], job["cpu_seconds"])
+    sys.meta_path.insert(0, Blocker())
+    if job.get("workdir") and job["workdir"] not in sys.path:
+        sys.path.append(job["workdir"])  # so a file can import its sibling files
+
+    module = types.ModuleType("submission")
+    module.__file__ = job["code_path"]
+    sys.modules["submission"] = module
+    server = Server(module.__dict__, job["display_name"], ask_grader)
+
+    def report_stack(signum, frame):  # the grader asks where a test's time went
+        send({"stack": list(server.stack)})
+
+    signal.signal(signal.SIGUSR1, report_stack)
+    printed = CappedWriter()
+    old = sys.stdout, sys.stderr
+    try:
+        with open(job["code_path"], encoding="utf-8", errors="replace") as f:
+            code = f.read()
+        sys.stdout = sys.stderr = printed
+        exec(compile(code, job["display_name"], "exec"), module.__dict__)
+    except BaseException as error:  # noqa: BLE001 - a syntax error, an exception, sys.exit...
+        sys.stdout, sys.stderr = old
+        send(
+            {"import_error": exception_data(error, job["display_name"]), "out": printed.getvalue()}
+        )
+        os._exit(0)
+    sys.stdout, sys.stderr = old
+    server.wrap(job.get("functions", []))
+    names = [n for n, v in module.__dict__.items() if callable(v) and not n.startswith("_")]
+    send({"ready": True, "out": printed.getvalue(), "names": names})
+    while True:
+        try:
+            request = receive()
+            reply = server.handle(request)
+            reply["id"] = request.get("id")
+            send(reply)
+        except (ProtocolError, ValueError, TypeError) as error:
+            send({"error": {"types": ["ProtocolError"], "message": str(error), "traceback": ""}})
+
+
+if __name__ == "__main__":
+    main()
