@@ -25,7 +25,14 @@ import numpy as np
 
 from mcts_course.arena import wilson_interval
 
-__all__ = ["Ratings", "bradley_terry", "crosstable", "elo_difference", "wilson_interval"]
+__all__ = [
+    "Ratings",
+    "bradley_terry",
+    "crosstable",
+    "difference_interval",
+    "elo_difference",
+    "wilson_interval",
+]
 
 ELO = 400 / math.log(10)  # Elo points per unit of the natural logit
 
@@ -35,6 +42,17 @@ def elo_difference(score: float) -> float:
     if not 0 < score < 1:
         raise ValueError(f"score must be strictly between 0 and 1, not {score}")
     return 400 * math.log10(score / (1 - score))
+
+
+def difference_interval(
+    p1: float, n1: int, p2: float, n2: int, confidence: float = 0.95
+) -> tuple[float, float]:
+    """95% interval of the difference p1 - p2 of two independent proportions, from their
+    Wilson intervals (Newcombe's hybrid score method, 1998): sound near 0 and 1."""
+    l1, u1 = wilson_interval(p1, n1, confidence)
+    l2, u2 = wilson_interval(p2, n2, confidence)
+    d = p1 - p2
+    return (d - math.hypot(p1 - l1, u2 - p2), d + math.hypot(u1 - p1, p2 - l2))
 
 
 @dataclass

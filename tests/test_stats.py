@@ -63,3 +63,14 @@ def test_prior_keeps_a_perfect_record_finite():
 def test_inconsistent_tables_are_rejected():
     with pytest.raises(ValueError):
         bradley_terry(["a", "b"], np.array([[0, 60], [0, 0]]), np.array([[0, 50], [50, 0]]))
+
+
+def test_difference_interval_contains_the_difference_and_excludes_zero_when_clear():
+    from mcts_course.stats import difference_interval
+
+    low, high = difference_interval(0.8, 100, 0.5, 100)
+    assert low < 0.3 < high and low > 0
+    low, high = difference_interval(0.52, 100, 0.5, 100)
+    assert low < 0 < high
+    low, high = difference_interval(1.0, 50, 0.0, 50)
+    assert 0.8 < low <= high <= 1.0
