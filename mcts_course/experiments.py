@@ -270,3 +270,46 @@ def sample(items: Sequence, k: int, seed: int) -> list:
         return list(items)
     chosen = sorted(random.Random(seed).sample(range(len(items)), k))
     return [items[i] for i in chosen]
+
+
+@dataclass
+class Convergence:
+    """Shares of best moves and MCTS's root error, per budget, over a set of positions."""
+
+    budgets: list[int]
+    positions: int
+    mcts_share: list[float]
+    flat_share: list[float]
+    random_share: float  # the share a uniformly random move achieves on average
+    root_error: list[float]  # mean |MCTS root value - exact value| on the [0, 1] scale
+
+
+def convergence(
+    positions: Sequence[GameState],
+    budgets: Sequence[int],
+    make_mcts: Callable[[int, int], Player],
+    make_flat: Callable[[int, int], Player],
+    seed: int = 0,
+) -> Convergence:
+    """Play every position with MCTS and flat Monte Carlo at each budget (``make_*(budget,
+    seed)``); count moves of the best exact value and MCTS's error on the root's value."""
+    mcts_share, flat_share, root_error = [], [], []
+    random_share = float(np.mean([
+        sum(v == max(vals.values()) for v in vals.values()) / len(vals)
+        for vals in (move_values(s) for s in positions)
+    ]))
+    for budget in budgets:
+        hits_m = hits_f = 0
+        errors = []
+        for k, state in enumerate(positions):
+            values = move_values(state)
+            best = max(values.values())
+            mcts = make_mcts(budget, seed + k)
+            hits_m += values[mcts.select_action(state)] == best
+            errors.append(abs(root_value(mcts.last_root) - to_unit(exact_value(state))))
+            hits_f += values[make_flat(budget, seed + k).select_action(state)] == best
+        mcts_share.append(hits_m / len(positions))
+        flat_share.append(hits_f / len(positions))
+        root_error.append(float(np.mean(errors)))
+    return Convergence(list(budgets), len(positions), mcts_share, flat_share, random_share,
+                       root_error)
