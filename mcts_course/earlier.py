@@ -14,13 +14,16 @@ chapter can rerun a match "under their rules" and measure what each difference i
   round robin over the moves, the best mean wins, playouts of ``depth + 1`` plies.
 * :func:`lecture_minimax` (the lecture notes): its "depth 2" minimax applies the move, then
   recurses while ``depth < 2``, which evaluates positions **3 plies** ahead.
+* :func:`disc_count_minimax`: the web pages' players default to an evaluation named
+  ``mass_count`` (counting squares), not a table of cell weights.
 """
 
 from __future__ import annotations
 
 import math
 
-from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MonteCarloAgent
+from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
+from mcts_course.agents.evaluation import disc_count
 from mcts_course.agents.mcts import Node
 
 SQRT2 = math.sqrt(2)
@@ -79,3 +82,10 @@ def lecture_minimax(seed: int | None = None) -> AlphaBetaAgent:
     agent.name = "Minimax(3 plies)"
     return agent
 
+
+
+def disc_count_minimax(depth: int = 2, seed: int | None = None) -> MinimaxAgent:
+    """Minimax whose evaluation counts discs (mine minus the opponent's), not cell weights."""
+    agent = MinimaxAgent(depth=depth, evaluate=disc_count, seed=seed)
+    agent.name = f"Minimax({depth}, disc count)"
+    return agent

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcts_course.agents import MCTSAgent
-from mcts_course.earlier import EarlierMCTS, earlier_flat, lecture_minimax
+from mcts_course.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
 from mcts_course.games import Othello, TicTacToe
 
 
@@ -42,3 +42,10 @@ def test_earlier_mcts_counts_visits_and_plays_legal_moves():
 def test_lecture_minimax_searches_three_plies_and_flat_counts_in_total():
     assert lecture_minimax().depth == 3
     assert earlier_flat(20).playout_depth == 21
+
+
+def test_disc_count_minimax_evaluates_discs():
+    from mcts_course.agents.evaluation import disc_count
+
+    agent = disc_count_minimax()
+    assert agent.depth == 2 and agent.evaluate is disc_count
