@@ -74,8 +74,9 @@ def side_to_move(state: Any) -> str:
 
 
 def interval_text(result: MatchResult) -> str:
+    """The 95% interval with one decimal, so that "inside" never looks like a rounding error."""
     lo, hi = result.interval
-    return f"{lo:.0%}-{hi:.0%}"
+    return f"{lo:.1%} to {hi:.1%}"
 
 
 def earlier_table(rows: list[tuple[str, MatchResult, int, int | None]], games: int = 100) -> str:
@@ -92,8 +93,8 @@ def earlier_table(rows: list[tuple[str, MatchResult, int, int | None]], games: i
         at_least = "" if losses is not None else "≥ "
         where = "yes" if inside(result, wins, losses, games) else "**no**"
         lines.append(
-            f"| {label} | {then} | {at_least}{theirs:.0%} | {result.wins}-{result.losses} "
-            f"({result.games} games) | {result.score:.0%} | {interval_text(result)} | {where} |"
+            f"| {label} | {then} | {at_least}{theirs:.1%} | {result.wins}-{result.losses} "
+            f"({result.games} games) | {result.score:.1%} | {interval_text(result)} | {where} |"
         )
     return "\n".join(lines)
 
