@@ -66,3 +66,42 @@ def inside(result: MatchResult, wins: int, losses: int | None, games: int = 100)
     """Does the reported score lie in our interval?"""
     lo, hi = result.interval
     return lo <= reported_score(wins, losses, games) <= hi
+
+
+def side_to_move(state: Any) -> str:
+    """The name of the player to move in ``state`` (Black, White, X, O, Red, Yellow)."""
+    return state.PLAYER_NAMES[state.current_player]
+
+
+def interval_text(result: MatchResult) -> str:
+    """The 95% interval with one decimal, so that "inside" never looks like a rounding error."""
+    lo, hi = result.interval
+    return f"{lo:.1%} to {hi:.1%}"
+
+
+def earlier_table(rows: list[tuple[str, MatchResult, int, int | None]], games: int = 100) -> str:
+    """A Markdown table: each earlier experiment (label, our result, their wins and losses in
+    ``games``), their score, ours with its 95% interval, and whether theirs lies inside."""
+    lines = [
+        "| experiment | their result | their score | our result | our score | our 95% interval "
+        "| theirs inside? |",
+        "|---|--:|--:|--:|--:|--:|:-:|",
+    ]
+    for label, result, wins, losses in rows:
+        then = f"{wins}-{losses}" if losses is not None else f"{wins} won"
+        theirs = reported_score(wins, losses, games)
+        at_least = "" if losses is not None else "≥ "
+        where = "yes" if inside(result, wins, losses, games) else "**no**"
+        lines.append(
+            f"| {label} | {then} | {at_least}{theirs:.1%} | {result.wins}-{result.losses} "
+            f"({result.games} games) | {result.score:.1%} | {interval_text(result)} | {where} |"
+        )
+    return "\n".join(lines)
+
+
+def explained_by(
+    reruns: dict[str, MatchResult], wins: int, losses: int | None, games: int = 100
+) -> list[str]:
+    """The settings (keys of ``reruns``) whose rerun puts the earlier score inside its
+    interval: candidate explanations of a difference, measured rather than guessed."""
+    return [label for label, result in reruns.items() if inside(result, wins, losses, games)]

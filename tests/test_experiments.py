@@ -1,0 +1,60 @@
+"""The experiment helpers read the data correctly: exact tic-tac-toe values, leads, drops."""
+
+from __future__ import annotations
+
+from mcts_course import experiments as ex
+from mcts_course.arena import MatchResult
+from mcts_course.games import TicTacToe
+
+
+def result(wins: int, losses: int, draws: int = 0) -> MatchResult:
+    outcomes = [1] * wins + [0] * draws + [-1] * losses
+    players = [i % 2 for i in range(len(outcomes))]
+    returns = [(r, -r) if p == 0 else (-r, r) for r, p in zip(outcomes, players, strict=True)]
+    return MatchResult(game="connect4", names=("A", "B"), a_player=players, returns=returns)
+
+
+def test_tictactoe_is_a_draw_and_a_missed_block_loses():
+    assert ex.exact_value(TicTacToe()) == 0
+    # X threatens a1-a2-a3; O must take a3, anything else loses.
+    state = TicTacToe.from_moves("a1 b2 a2")
+    values = ex.move_values(state)
+    block = state.parse_action("a3")
+    assert values[block] == max(values.values())
+    assert all(v == -1 for a, v in values.items() if a != block)
+    assert ex.choice_matters(state)
+    assert not ex.choice_matters(TicTacToe.from_moves("a1 b2 c3 a3 c1 b1 b3 c2"))  # one move left
+
+
+def test_reachable_and_decisive_counts():
+    states = ex.reachable_states(TicTacToe())
+    assert len(states) == 4520  # the known count of non-terminal reachable positions
+    decisive = ex.decisive_positions(TicTacToe)
+    assert 0 < len(decisive) < len(states)
+    assert all(ex.choice_matters(s) for s in decisive[:50])
+
+
+def test_leads_drops_and_crossings_follow_the_intervals():
+    strong = {10: result(80, 20), 100: result(90, 10)}
+    weak = {10: result(50, 50), 100: result(88, 12)}
+    leads = ex.leads(strong, weak)
+    assert [lead.sign for lead in leads] == [1, 0]
+    falling = {10: result(90, 10), 100: result(50, 50), 1000: result(88, 12)}
+    assert [(a, b) for a, b, _ in ex.drops(falling)] == [(10, 100)]
+    assert ex.drops(strong) == []
+    assert ex.crossings([1, 0, -1, -1, 1]) == 2
+    assert ex.crossings([0, 1, 0, 1]) == 0
+    assert ex.head_to_head_leads({10: result(70, 30), 20: result(45, 55)}) == {10: 1, 20: 0}
+
+
+def test_convergence_of_a_perfect_player_is_total():
+    class Perfect:
+        name = "perfect"
+        last_root = None
+
+        def select_action(self, state):
+            values = ex.move_values(state)
+            return max(values, key=lambda a: (values[a], -a))
+
+    positions = ex.sample(ex.decisive_positions(TicTacToe), 30, seed=1)
+    assert ex.optimal_share(lambda seed: Perfect(), positions, seed=0) == 1.0

@@ -1,0 +1,76 @@
+"""The Bradley-Terry fit recovers known ratings, and its intervals cover them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mcts_course.stats import bradley_terry, crosstable, elo_difference
+
+
+def simulated(elo: np.ndarray, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    k = len(elo)
+    points, played = np.zeros((k, k)), np.zeros((k, k))
+    for i in range(k):
+        for j in range(i + 1, k):
+            p = 1 / (1 + 10 ** ((elo[j] - elo[i]) / 400))
+            wins = rng.binomial(games, p)
+            points[i, j], points[j, i] = wins, games - wins
+            played[i, j] = played[j, i] = games
+    return points, played
+
+
+def test_elo_difference_is_the_inverse_of_the_logistic_curve():
+    assert elo_difference(0.5) == 0
+    assert elo_difference(10 / 11) == pytest.approx(400)
+    assert elo_difference(0.25) == pytest.approx(-elo_difference(0.75))
+    with pytest.raises(ValueError):
+        elo_difference(1.0)
+
+
+def test_equal_scores_give_equal_ratings():
+    names = ["a", "b", "c"]
+    points, games = crosstable(names, {(0, 1): (25, 50), (0, 2): (25, 50), (1, 2): (25, 50)})
+    ratings = bradley_terry(names, points, games)
+    assert np.allclose(ratings.elo, 0, atol=1e-6)
+    assert np.all(ratings.se > 0)
+
+
+def test_two_agents_match_the_elo_formula_without_prior():
+    points, games = crosstable(["a", "b"], {(0, 1): (75, 100)})
+    ratings = bradley_terry(["a", "b"], points, games, prior_draws=0)
+    assert ratings.elo[0] - ratings.elo[1] == pytest.approx(elo_difference(0.75))
+    assert ratings.expected(0, 1) == pytest.approx(0.75)
+
+
+def test_fit_recovers_true_ratings_within_its_intervals():
+    true = np.array([-400.0, -100.0, 0.0, 150.0, 350.0])
+    true -= true.mean()
+    points, games = simulated(true, 400, seed=1)
+    ratings = bradley_terry(list("abcde"), points, games, prior_draws=0)
+    assert np.all(ratings.low <= true) and np.all(true <= ratings.high)
+    assert ratings.order() == [4, 3, 2, 1, 0]
+    assert abs(ratings.elo.sum()) < 1e-6
+
+
+def test_prior_keeps_a_perfect_record_finite():
+    points, games = crosstable(["strong", "weak"], {(0, 1): (50, 50)})
+    ratings = bradley_terry(["strong", "weak"], points, games, prior_draws=1)
+    assert np.all(np.isfinite(ratings.elo)) and ratings.elo[0] > ratings.elo[1] + 300
+
+
+def test_inconsistent_tables_are_rejected():
+    with pytest.raises(ValueError):
+        bradley_terry(["a", "b"], np.array([[0, 60], [0, 0]]), np.array([[0, 50], [50, 0]]))
+
+
+def test_difference_interval_contains_the_difference_and_excludes_zero_when_clear():
+    from mcts_course.stats import difference_interval
+
+    low, high = difference_interval(0.8, 100, 0.5, 100)
+    assert low < 0.3 < high and low > 0
+    low, high = difference_interval(0.52, 100, 0.5, 100)
+    assert low < 0 < high
+    low, high = difference_interval(1.0, 50, 0.0, 50)
+    assert 0.8 < low <= high <= 1.0
