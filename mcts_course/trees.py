@@ -228,9 +228,9 @@ def draw_game_tree(
 
             ax.add_patch(Rectangle((x - 0.25, y - 0.2), 0.5, 0.4, **style))
         else:
-            _triangle(ax, x, y, up=node.current_player == 0, size=0.32, **style)
+            _triangle(ax, x, y, up=node.current_player == 0, size=0.4, **style)
         if path in values:
-            ax.text(x, y, f"{values[path]:g}", ha="center", va="center", fontsize=10,
+            ax.text(x, y, f"{values[path]:g}", ha="center", va="center", fontsize=9,
                     color="#222222" if seen else "#999999", zorder=3, gid="label")
         if not seen:
             ax.text(x, y - 0.38, "pruned", ha="center", va="top", fontsize=7, color="#999999",

@@ -100,3 +100,16 @@ def test_puct_with_the_cell_prior_beats_random_and_is_reproducible():
     assert a.select_action(state) == b.select_action(state)
     result = match(ConnectFour, PUCTAgent(50), MCTSAgent(1), games=10, seed=0, progress=False)
     assert result.score > 0.5
+
+
+def test_both_agents_come_from_make_agent():
+    from mcts_course.agents import MCTSSolverAgent, make_agent
+
+    puct = make_agent("puct:iterations=30,prior=uniform,c=2,fpu=0.4,seed=1")
+    assert isinstance(puct, PUCTAgent) and puct.c == 2 and puct.fpu == 0.4
+    assert puct.prior_name == "uniform" and puct.iterations == 30
+    solver = make_agent("mcts-solver:time=0.05")
+    assert isinstance(solver, MCTSSolverAgent)
+    assert solver.iterations is None and solver.time_limit == 0.05
+    with pytest.raises(ValueError, match="prior"):
+        make_agent("puct:prior=network")

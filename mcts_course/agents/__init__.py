@@ -16,6 +16,8 @@ from mcts_course.agents.minimax import (
     minimax_value,
 )
 from mcts_course.agents.montecarlo import MonteCarloAgent, epsilon_greedy, softmax, ucb1
+from mcts_course.agents.puct import PUCTAgent
+from mcts_course.agents.solver import MCTSSolverAgent
 from mcts_course.agents.spec import AGENT_SPECS, make_agent
 
 __all__ = [
@@ -24,9 +26,11 @@ __all__ = [
     "AlphaBetaAgent",
     "CellScoreAgent",
     "MCTSAgent",
+    "MCTSSolverAgent",
     "MinimaxAgent",
     "MonteCarloAgent",
     "Node",
+    "PUCTAgent",
     "RandomAgent",
     "SearchStats",
     "alphabeta_value",

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from mcts_course.agents.evaluation import cell_weights
 from mcts_course.agents.mcts import MCTSAgent, Node
 from mcts_course.games.base import GameState
@@ -41,16 +39,16 @@ def cell_prior(state: GameState, temperature: float = 0.25) -> dict[int, float]:
     game.  A move without a cell (Othello's pass) gets the lowest weight."""
     actions = state.legal_actions()
     table = cell_weights(type(state))
-    low, high = float(table.min()), float(table.max())
-    spread = (high - low) or 1.0
+    low = float(min(min(row) for row in table))
+    spread = (float(max(max(row) for row in table)) - low) or 1.0
     weights = []
     for action in actions:
         cell = state.cell_of(action)
-        weights.append(low if cell is None else float(table[cell]))
-    z = (np.array(weights) - max(weights)) / (spread * temperature)
-    p = np.exp(z)
-    p /= p.sum()
-    return {a: float(q) for a, q in zip(actions, p, strict=True)}
+        weights.append(low if cell is None else float(table[cell[0]][cell[1]]))
+    top = max(weights)  # subtracted so that exp() cannot overflow
+    p = [math.exp((w - top) / (spread * temperature)) for w in weights]
+    total = sum(p)
+    return {a: q / total for a, q in zip(actions, p, strict=True)}
 
 
 def uniform_prior(state: GameState) -> dict[int, float]:

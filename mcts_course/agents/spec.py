@@ -19,6 +19,8 @@ from mcts_course.agents.evaluation import EVALUATIONS
 from mcts_course.agents.mcts import MCTSAgent
 from mcts_course.agents.minimax import AlphaBetaAgent, MinimaxAgent
 from mcts_course.agents.montecarlo import POLICIES, MonteCarloAgent
+from mcts_course.agents.puct import PRIORS, PUCTAgent
+from mcts_course.agents.solver import MCTSSolverAgent
 
 AGENT_SPECS: dict[str, str] = {
     "random": "uniformly random legal moves",
@@ -33,6 +35,8 @@ AGENT_SPECS: dict[str, str] = {
         "UCT tree search; iterations=200 and/or time=SECONDS, c=1.41, threshold=1, cutoff=, "
         "reuse=0|1"
     ),
+    "mcts-solver": "MCTS-Solver (proven wins/losses/draws); the parameters of mcts",
+    "puct": "MCTS with the PUCT rule and a prior; those of mcts, c=1.0, prior=cells|uniform",
 }
 
 
@@ -48,6 +52,12 @@ def _evaluation(text: str) -> Any:
     if text not in EVALUATIONS:
         raise ValueError(f"unknown evaluation {text!r}; choose one of: {', '.join(EVALUATIONS)}")
     return EVALUATIONS[text]
+
+
+def _prior(text: str) -> str:
+    if text not in PRIORS:
+        raise ValueError(f"unknown prior {text!r}; choose one of: {', '.join(PRIORS)}")
+    return text
 
 
 def _policy(text: str) -> str:
@@ -84,6 +94,8 @@ _PARAMS: dict[str, dict[str, tuple[str, Callable[[str], Any]]]] = {
         "reuse": ("tree_reuse", _bool),
     },
 }
+_PARAMS["mcts-solver"] = dict(_PARAMS["mcts"])
+_PARAMS["puct"] = {**_PARAMS["mcts"], "prior": ("prior", _prior), "fpu": ("fpu", float)}
 _CLASSES: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "cellscore": CellScoreAgent,
@@ -91,6 +103,8 @@ _CLASSES: dict[str, Callable[..., Agent]] = {
     "alphabeta": AlphaBetaAgent,
     "montecarlo": MonteCarloAgent,
     "mcts": MCTSAgent,
+    "mcts-solver": MCTSSolverAgent,
+    "puct": PUCTAgent,
 }
 
 
@@ -122,7 +136,8 @@ def make_agent(spec: str) -> Agent:
             raise ValueError(f"bad value for {key} in {spec!r}: {message}") from None
     if name == "alphabeta" and "time_limit" in kwargs and "depth" not in kwargs:
         kwargs["depth"] = None  # time alone: deepen until the time is up
-    if name == "mcts" and "time_limit" in kwargs and "iterations" not in kwargs:
+    tree_search = name in ("mcts", "mcts-solver", "puct")
+    if tree_search and "time_limit" in kwargs and "iterations" not in kwargs:
         kwargs["iterations"] = None
     try:
         return _CLASSES[name](**kwargs)
