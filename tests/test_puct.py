@@ -34,6 +34,10 @@ def test_the_cell_prior_prefers_the_centre_in_connect_four_and_tic_tac_toe():
     assert corner > edge
 
 
+def weight(cell) -> float:
+    return CELL_WEIGHTS[cell[0]][cell[1]]
+
+
 def test_the_othello_prior_follows_the_square_weights():
     rng = random.Random(4)
     state, seen = Othello(), 0
@@ -47,7 +51,7 @@ def test_the_othello_prior_follows_the_square_weights():
             seen += 1
         for a in prior:
             for b in prior:
-                if cells[a] and cells[b] and CELL_WEIGHTS[cells[a]] > CELL_WEIGHTS[cells[b]]:
+                if cells[a] and cells[b] and weight(cells[a]) > weight(cells[b]):
                     assert prior[a] > prior[b]  # a corner (120) over an X-square (-40)
         state = state.play(rng.choice(state.legal_actions()))
 

@@ -58,3 +58,15 @@ def test_smooth_keeps_length_and_constants():
     assert len(smooth(values, 7)) == 50
     assert np.allclose(smooth(values, 7), 0.3)
     assert math.isclose(float(smooth(np.arange(10.0), 1)[4]), 4.0)
+
+
+def test_the_vectorised_ucb1_is_the_library_score():
+    from mcts_course.agents.bandits import ucb1
+    from mcts_course.testbed import _choose
+
+    sums = np.array([[3.0, 1.0, 4.0], [0.0, 2.0, 6.0], [1.0, 1.0, 1.0]])
+    counts = np.array([[5.0, 2.0, 7.0], [1.0, 3.0, 10.0], [4.0, 6.0, 4.0]])  # 14 pulls each
+    chosen = _choose("ucb1", 14, sums, counts, np.random.default_rng(0), 0.7, 0.1, 0.1)
+    for run in range(3):
+        scores = [ucb1(w, int(n), 14, 0.7) for w, n in zip(sums[run], counts[run], strict=True)]
+        assert chosen[run] == scores.index(max(scores))  # ties: the first arm, as the library

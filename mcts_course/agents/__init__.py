@@ -5,9 +5,10 @@ and Connect Four; ``seed(n)`` makes it reproducible and ``reset()`` clears per-g
 ``make_agent("mcts:iterations=200")`` builds one from a text spec.
 """
 
+from mcts_course.agents.bandits import epsilon_greedy, softmax, ucb1
 from mcts_course.agents.base import Agent, RandomAgent
 from mcts_course.agents.cellscore import CellScoreAgent
-from mcts_course.agents.mcts import MCTSAgent, Node, root_table, uct_value
+from mcts_course.agents.mcts import MCTSAgent, Node, Step, root_table
 from mcts_course.agents.minimax import (
     AlphaBetaAgent,
     MinimaxAgent,
@@ -15,8 +16,9 @@ from mcts_course.agents.minimax import (
     alphabeta_value,
     minimax_value,
 )
-from mcts_course.agents.montecarlo import MonteCarloAgent, epsilon_greedy, softmax, ucb1
+from mcts_course.agents.montecarlo import MonteCarloAgent
 from mcts_course.agents.puct import PUCTAgent
+from mcts_course.agents.rollout import Evaluator, RandomRollout
 from mcts_course.agents.solver import MCTSSolverAgent
 from mcts_course.agents.spec import AGENT_SPECS, make_agent
 
@@ -25,6 +27,7 @@ __all__ = [
     "Agent",
     "AlphaBetaAgent",
     "CellScoreAgent",
+    "Evaluator",
     "MCTSAgent",
     "MCTSSolverAgent",
     "MinimaxAgent",
@@ -32,13 +35,14 @@ __all__ = [
     "Node",
     "PUCTAgent",
     "RandomAgent",
+    "RandomRollout",
     "SearchStats",
+    "Step",
     "alphabeta_value",
     "epsilon_greedy",
     "make_agent",
     "minimax_value",
     "root_table",
     "softmax",
-    "uct_value",
     "ucb1",
 ]

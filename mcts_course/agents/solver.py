@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 
+from mcts_course.agents.bandits import ucb1
 from mcts_course.agents.mcts import MCTSAgent, Node
 from mcts_course.agents.rollout import reward
 from mcts_course.games.base import GameState, Returns
@@ -80,16 +81,17 @@ class MCTSSolverAgent(MCTSAgent):
         return super().search(state)
 
     def select(self, node: Node) -> list[Node]:
-        """UCT selection among the children that are not proven; stop at a proven node."""
+        """UCT selection (ties: the smallest action) among the children that are not proven;
+        stop at a proven node."""
         path = [node]
         c = self.c
         while node.children and not node.untried and self.proven(node) is None:
-            log_n = math.log(node.visits)
-            best, best_value = None, -math.inf
-            for child in node.children.values():
+            parent_visits, best, best_value = node.visits, None, -math.inf
+            for action in sorted(node.children):
+                child = node.children[action]
                 if self.proven(child) is not None:
                     continue  # settled: no more samples needed
-                value = child.wins / child.visits + c * math.sqrt(log_n / child.visits)
+                value = ucb1(child.wins, child.visits, parent_visits, c)
                 if value > best_value:
                     best, best_value = child, value
             if best is None:  # cannot happen: a fully expanded node with all children proven
@@ -135,9 +137,8 @@ class MCTSSolverAgent(MCTSAgent):
 
     # -- the final choice ---------------------------------------------------------------------
     def select_action(self, state: GameState) -> int:
-        actions = self._legal(state)
-        if len(actions) == 1:
-            return actions[0]
+        if len(self._legal(state)) == 1:
+            return super().select_action(state)  # a forced move: UCT's bookkeeping, no search
         return self.best_action(self.search(state))
 
     def best_action(self, root: Node) -> int:
