@@ -87,3 +87,12 @@ def test_the_solver_takes_the_same_arguments_and_is_reproducible():
     b = MCTSSolverAgent(300, seed=3, c=1.0, expand_threshold=2)
     assert a.select_action(state) == b.select_action(state)
     assert a.name.startswith("MCTS-Solver(")
+
+
+def test_the_command_line_plays_the_new_agents(capsys):
+    from mcts_course.cli import main
+
+    spec_a, spec_b = "mcts-solver:iterations=300", "puct:iterations=100,prior=uniform"
+    assert main(["match", "tictactoe", spec_a, spec_b, "--games", "2", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "MCTS-Solver(300)" in out and "PUCT(uniform,100)" in out
