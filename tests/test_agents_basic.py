@@ -180,7 +180,9 @@ def test_make_agent_builds_the_right_agents():
     timed = make_agent("mcts:time=0.1")
     assert (timed.iterations, timed.time_limit) == (None, 0.1)
     assert timed.name == "MCTS(0.1s)" and make_agent("mcts").name == "MCTS(200)"
-    assert set(AGENT_SPECS) == {"random", "cellscore", "minimax", "alphabeta", "montecarlo", "mcts"}
+    assert set(AGENT_SPECS) == {
+        "random", "cellscore", "minimax", "alphabeta", "montecarlo", "mcts", "mcts-solver", "puct"
+    }
 
 
 def test_seed_in_a_spec_fixes_the_moves():

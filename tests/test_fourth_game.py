@@ -32,6 +32,8 @@ SPECS = {
     "alphabeta": "alphabeta:depth=2",
     "montecarlo": "montecarlo:playouts=32,policy=ucb1,seed=1",
     "mcts": "mcts:iterations=60,seed=1",
+    "mcts-solver": "mcts-solver:iterations=60,seed=1",
+    "puct": "puct:iterations=60,seed=1",
 }
 
 

@@ -21,7 +21,9 @@ from mcts_course.agents.minimax import (
     minimax_value,
 )
 from mcts_course.agents.montecarlo import MonteCarloAgent
+from mcts_course.agents.puct import PUCTAgent
 from mcts_course.agents.rollout import Evaluator, RandomRollout
+from mcts_course.agents.solver import MCTSSolverAgent
 from mcts_course.agents.spec import AGENT_SPECS, make_agent
 
 __all__ = [
@@ -31,9 +33,11 @@ __all__ = [
     "CellScoreAgent",
     "Evaluator",
     "MCTSAgent",
+    "MCTSSolverAgent",
     "MinimaxAgent",
     "MonteCarloAgent",
     "Node",
+    "PUCTAgent",
     "RandomAgent",
     "RandomRollout",
     "SearchStats",

@@ -23,6 +23,8 @@ from mcts_course.agents.evaluation import EVALUATIONS
 from mcts_course.agents.mcts import MCTSAgent
 from mcts_course.agents.minimax import AlphaBetaAgent, MinimaxAgent
 from mcts_course.agents.montecarlo import POLICIES, MonteCarloAgent
+from mcts_course.agents.puct import PRIORS, PUCTAgent
+from mcts_course.agents.solver import MCTSSolverAgent
 
 AGENT_SPECS: dict[str, str] = {
     "random": "uniformly random legal moves",
@@ -40,6 +42,8 @@ AGENT_SPECS: dict[str, str] = {
         "UCT tree search; iterations=200 and/or time_limit=SECONDS, c=1.41, expand_threshold=1, "
         "playout_depth=, tree_reuse=0|1"
     ),
+    "mcts-solver": "MCTS-Solver (proven wins, losses, draws); the keywords of mcts",
+    "puct": "MCTS with the PUCT rule; the keywords of mcts, c=1.0, prior=cells|uniform, fpu=0.5",
 }
 
 
@@ -55,6 +59,12 @@ def _evaluation(text: str) -> Any:
     if text not in EVALUATIONS:
         raise ValueError(f"unknown evaluation {text!r}; choose one of: {', '.join(EVALUATIONS)}")
     return EVALUATIONS[text]
+
+
+def _prior(text: str) -> str:
+    if text not in PRIORS:
+        raise ValueError(f"unknown prior {text!r}; choose one of: {', '.join(PRIORS)}")
+    return text
 
 
 def _policy(text: str) -> str:
@@ -88,6 +98,8 @@ _PARAMS: dict[str, dict[str, Callable[[str], Any]]] = {
         "tree_reuse": _bool,
     },
 }
+_PARAMS["mcts-solver"] = dict(_PARAMS["mcts"])
+_PARAMS["puct"] = {**_PARAMS["mcts"], "prior": _prior, "fpu": float}
 # Short spec keys kept for the command line: alias -> constructor keyword.
 ALIASES = {
     "time": "time_limit",
@@ -103,6 +115,8 @@ _CLASSES: dict[str, Callable[..., Agent]] = {
     "alphabeta": AlphaBetaAgent,
     "montecarlo": MonteCarloAgent,
     "mcts": MCTSAgent,
+    "mcts-solver": MCTSSolverAgent,
+    "puct": PUCTAgent,
 }
 
 

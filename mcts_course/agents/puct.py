@@ -1,0 +1,138 @@
+"""PUCT: UCT's selection with a prior over the moves (Rosin, 2011; AlphaGo and AlphaZero).
+
+AlphaGo (Silver et al., 2016) and AlphaZero (Silver et al., 2017) replace UCB1's exploration
+term by one weighted by a *prior* probability P(a) of each move, given by a policy network::
+
+    score(a) = Q(a) + c * P(a) * sqrt(N) / (1 + n(a))
+
+Q(a) is the mean reward of the move (the parent's mean ``wins / visits`` of UCT), N the parent's
+visits, n(a) the move's.  A move the prior likes is tried early and often; a move it dislikes
+must earn its visits by its results.  Here no network is trained: the prior is the hand-made
+knowledge of chapter 3, the cell weights (Othello's square table, the number of winning lines
+through a cell elsewhere, which makes Connect Four's prior centre-first), turned into
+probabilities by a softmax; ``prior="uniform"`` gives every move the same probability.
+
+Two phases of UCT change and nothing else:
+
+* expansion gives a node ALL its children at once, each with its prior (as AlphaZero does),
+  and returns the one with the highest prior for the playout;
+* selection follows the best PUCT score; a child never visited counts Q = ``fpu`` (first play
+  urgency, 0.5 by default: a draw), so the prior alone decides which unvisited move comes first.
+
+Simulation (the random playout) and backpropagation are UCT's.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mcts_course.agents.evaluation import cell_weights
+from mcts_course.agents.mcts import MCTSAgent, Node
+from mcts_course.games.base import GameState
+
+PRIORS = ("cells", "uniform")
+
+
+def cell_prior(state: GameState, temperature: float = 0.25) -> dict[int, float]:
+    """Probabilities over the legal moves from the cell weights: a softmax of each move's cell
+    weight, scaled by the spread of the game's table so that one ``temperature`` suits every
+    game.  A move without a cell (Othello's pass) gets the lowest weight."""
+    actions = state.legal_actions()
+    table = cell_weights(type(state))
+    low = float(min(min(row) for row in table))
+    spread = (float(max(max(row) for row in table)) - low) or 1.0
+    weights = []
+    for action in actions:
+        cell = state.cell_of(action)
+        weights.append(low if cell is None else float(table[cell[0]][cell[1]]))
+    top = max(weights)  # subtracted so that exp() cannot overflow
+    p = [math.exp((w - top) / (spread * temperature)) for w in weights]
+    total = sum(p)
+    return {a: q / total for a, q in zip(actions, p, strict=True)}
+
+
+def uniform_prior(state: GameState) -> dict[int, float]:
+    """The same probability for every legal move."""
+    actions = state.legal_actions()
+    return {a: 1.0 / len(actions) for a in actions}
+
+
+class PUCTAgent(MCTSAgent):
+    """MCTS with the PUCT selection rule and a prior; UCT's other arguments are unchanged.
+
+    ``c`` weighs the prior-driven exploration (default 1.0), ``prior`` is ``"cells"`` or
+    ``"uniform"`` (or any function ``state -> {action: probability}``), ``prior_temperature``
+    the softmax temperature of the cell prior, ``fpu`` the value of an unvisited child.
+    """
+
+    def __init__(
+        self,
+        *args,
+        c: float = 1.0,
+        prior: str | object = "cells",
+        prior_temperature: float = 0.25,
+        fpu: float = 0.5,
+        **kwargs,
+    ) -> None:
+        super().__init__(*args, c=c, **kwargs)
+        if isinstance(prior, str) and prior not in PRIORS:
+            raise ValueError(f"unknown prior {prior!r}; choose one of: {', '.join(PRIORS)}")
+        if prior_temperature <= 0:
+            raise ValueError(f"prior_temperature must be > 0, not {prior_temperature}")
+        self.prior_name = prior if isinstance(prior, str) else getattr(prior, "__name__", "custom")
+        if prior == "cells":
+            self.prior = lambda state: cell_prior(state, prior_temperature)
+        elif prior == "uniform":
+            self.prior = uniform_prior
+        else:
+            self.prior = prior  # type: ignore[assignment]
+        self.fpu = fpu
+        # node -> its prior probability (Node's slots are UCT's; the priors live beside them)
+        self.priors: dict[Node, float] = {}
+        self.name = self.name.replace("MCTS(", f"PUCT({self.prior_name},", 1)
+
+    def reset(self) -> None:
+        super().reset()
+        self.priors.clear()
+
+    def search(self, state: GameState) -> Node:
+        if not self.tree_reuse:
+            self.priors.clear()
+        return super().search(state)
+
+    def score(self, child: Node, parent_visits: int) -> float:
+        """The PUCT score of ``child``: Q + c * P * sqrt(N) / (1 + n)."""
+        q = child.wins / child.visits if child.visits else self.fpu
+        return q + self.c * self.priors[child] * math.sqrt(parent_visits) / (1 + child.visits)
+
+    def select(self, node: Node) -> list[Node]:
+        """Follow the child with the best PUCT score (ties: the smallest action) to a leaf."""
+        path = [node]
+        while node.children:
+            n = node.visits
+            best, best_value = None, -math.inf
+            for action in sorted(node.children):
+                value = self.score(node.children[action], n)
+                if value > best_value:
+                    best, best_value = node.children[action], value
+            node = best  # type: ignore[assignment]
+            path.append(node)
+        return path
+
+    def expand(self, node: Node, is_root: bool = False) -> Node:
+        """All children at once, with their priors; return the most probable one (ties: the
+        smallest action), or ``node`` itself if it stays a leaf or the game is over."""
+        if node.children or (node.visits < self.expand_threshold and not is_root):
+            return node
+        if node.state.is_terminal():
+            node.untried = []
+            return node
+        priors = self.prior(node.state)
+        mover = node.state.current_player
+        for action in node.state.legal_actions():
+            child = Node(node.state.play(action), action, mover)
+            node.children[action] = child
+            self.priors[child] = priors[action]
+        node.untried = []
+        best = max(sorted(node.children), key=lambda a: priors[a])
+        return node.children[best]
