@@ -284,6 +284,7 @@
         );
 
     root.append(
+      ...[
       el(
         "div",
         { class: "mp-row" },
@@ -298,6 +299,7 @@
       busyNote,
       el("div", { class: "mp-main" }, el("div", {}, boardBox, passBox), compact ? null : thoughtsBox),
       message,
+      ].filter(Boolean),
     );
     if (compact) root.append(thoughtsBox);
 
@@ -537,7 +539,7 @@
   // chosen above, with wins/visits after the iteration and the UCT value selection saw.
   function treeSvg(view) {
     const last = view.last;
-    const W = 74, H = 58, GAPX = 8, GAPY = 46;
+    const W = 84, H = 58, GAPX = 8, GAPY = 46;
     const widest = Math.max(1, ...last.levels.map((l) => l.children.length));
     const width = Math.max(widest * (W + GAPX) + GAPX, 360);
     const height = (last.levels.length + 1) * (H + GAPY) + 24;
@@ -564,7 +566,11 @@
         if (ch.chosen) classes.push("mp-on-path");
         if (ch.new) classes.push("mp-new");
         const third = ch.new ? "new node" : `UCT ${fmt(ch.uct, 2)}`;
-        box(x, y, [ch.move, `${fmt(ch.after[0], 1)}/${ch.after[1]}`, third], classes.join(" "));
+        // On the path, backpropagation's update: wins/visits before → after the iteration.
+        const stats = ch.chosen && !ch.new
+          ? `${fmt(ch.before[0], 1)}/${ch.before[1]} → ${fmt(ch.after[0], 1)}/${ch.after[1]}`
+          : `${fmt(ch.after[0], 1)}/${ch.after[1]}`;
+        box(x, y, [ch.move, stats, third], classes.join(" "));
         if (ch.chosen) next = { x, y: y + H };
       });
       const label = level.by === "uct" ? "UCT picks the highest value" : `expansion (${level.untried} moves still untried)`;
