@@ -246,11 +246,9 @@ class Game:
 
 
 def _score(state: GameState) -> str:
-    counts = getattr(state, "disc_counts", None)
-    if counts is None:
-        return ""
-    black, white = counts() if callable(counts) else counts
-    return f" ({black}–{white})"
+    """The final count, in games that the count decides (Othello): " (40–24)"."""
+    counts = state.disc_counts() if hasattr(state, "disc_counts") else None
+    return "" if counts is None else f" ({counts[0]}–{counts[1]})"
 
 
 class Stepper:
