@@ -513,14 +513,20 @@
       return `${chosen.move} (UCT ${fmt(chosen.uct, 3)})`;
     });
     const where = last.path.length ? last.path[last.path.length - 1] : "the root";
-    const stop = last.expanded !== null
-      ? `${last.levels.length > 1 ? last.path[last.path.length - 2] : "the root"} still has untried moves, so selection stops there`
-      : last.leaf_terminal ? `the game is over at ${where}` : `${where} is a leaf`;
+    let selection;
+    if (last.expanded !== null) {
+      const at = last.path.length > 1 ? last.path[last.path.length - 2] : "the root";
+      selection = selected.length
+        ? `UCT chose ${selected.join(", then ")}; ${at} still has untried moves, so selection stops there`
+        : "the root still has untried moves, so selection stops at once";
+    } else {
+      selection = `UCT chose ${selected.join(", then ")}; the game is over at ${where}`;
+    }
     const rewardText = view.players.map((p, i) => `${fmt(last.rewards[i], 1)} to ${p}`).join(", ");
     const updates = last.levels.map((level) => level.children.find((ch) => ch.chosen))
       .map((ch) => `${ch.move} ${fmt(ch.before[0], 1)}/${ch.before[1]} → ${fmt(ch.after[0], 1)}/${ch.after[1]}`);
     return [
-      el("li", {}, el("b", {}, "Selection"), `: ${selected.length ? "UCT chose " + selected.join(", then ") : "the root has untried moves"}; ${stop}.`),
+      el("li", {}, el("b", {}, "Selection"), `: ${selection}.`),
       el("li", {}, el("b", {}, "Expansion"), last.expanded !== null ? `: added the node ${last.expanded} (a random untried move).` : ": no new node (the game is over there)."),
       el("li", {}, el("b", {}, "Simulation"), `: a random playout from ${where} ends in ${outcome(view, last.returns)}.`),
       el("li", {}, el("b", {}, "Backpropagation"), `: reward ${rewardText}; each node adds the reward of the player who moved into it: ${updates.join("; ")}, and the root one more visit.`),
