@@ -122,12 +122,6 @@ class GameRecord:
             f"{self.final}\n{self.result_text()}"
         )
 
-    def animate(self, **kwargs: Any):
-        """A matplotlib animation of the game (see :func:`mcts_course.render.animate_game`)."""
-        from mcts_course.render import animate_game
-
-        return animate_game(self, **kwargs)
-
 
 def play_game(
     state: type[GameState] | GameState,

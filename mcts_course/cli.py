@@ -11,12 +11,12 @@ import argparse
 import importlib
 import sys
 
+from mcts_course.errors import UsageError
+
+__all__ = ["COMMANDS", "UsageError", "build_parser", "main"]
+
 # Subcommand modules, in the order `mcts-course --help` lists them.
 COMMANDS = ["perft", "bench", "match", "play", "check", "grade"]
-
-
-class UsageError(Exception):
-    """A bad argument found after parsing (an unknown agent, say); exits with status 2."""
 
 
 class _Parser(argparse.ArgumentParser):

@@ -27,8 +27,9 @@ import math
 import os
 import re
 import sys
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -38,11 +39,24 @@ if TYPE_CHECKING:
     from matplotlib.animation import FuncAnimation
     from matplotlib.axes import Axes
 
-    from mcts_course.arena import GameRecord
+
+class GameRecord(Protocol):
+    """What the animations need from a game record (:class:`mcts_course.arena.GameRecord`)."""
+
+    moves: list[int]
+    states: Sequence[GameState]
+    players: tuple[str, str]
+
+    @property
+    def start(self) -> GameState: ...
+
+    @property
+    def final(self) -> GameState: ...
+
 
 Overlay = Mapping[int, float] | np.ndarray | None
 
-# Colours (RGB hex).  Per game: the board, and the face/edge of each player's pieces.
+# Colours (RGB hex).  Per drawing style: the board, and the face/edge of each player's pieces.
 _OTHELLO = {"board": "#2e8b57", "frame": "#1b5e3a", "line": "#123d27",
             "face": ("#151515", "#f7f7f2"), "edge": ("#000000", "#5b5b5b")}
 _TICTACTOE = {"board": "#fbf8ef", "line": "#3a3a3a", "face": ("#1f4e9c", "#d1495b"),
@@ -69,7 +83,7 @@ def _pyplot():
 
 
 def _figure_size(state: GameState, overlay: bool) -> tuple[float, float]:
-    size = {"tictactoe": (3.0, 3.0), "connect4": (4.4, 4.3)}.get(state.NAME, (4.3, 4.3))
+    size = look_of(state).size
     return (size[0] + (0.9 if overlay else 0.0), size[1])
 
 
@@ -80,7 +94,7 @@ def _overlay_arrays(state: GameState, overlay: Overlay) -> tuple[Any, Any]:
     if overlay is None:
         return None, None
     rows, cols = state.ROWS, state.COLS
-    per_column = state.NAME == "connect4"
+    per_column = look_of(state).per_column  # actions are columns (Connect Four)
     if isinstance(overlay, Mapping):
         if per_column:
             columns = np.full(cols, np.nan)
@@ -168,9 +182,11 @@ def _winning_line(board: np.ndarray, player: int, length: int) -> tuple | None:
     return None
 
 
-def _draw_win_line(ax: Axes, state: GameState, length: int, unit: float) -> None:
-    winner = state.winner()
-    line = None if winner is None else _winning_line(state.board(), winner, length)
+def _draw_win_line(ax: Axes, state: GameState, unit: float) -> None:
+    winner, length = state.winner(), state.LINE_LENGTH
+    if winner is None or length is None:
+        return
+    line = _winning_line(np.asarray(state.board()), winner, length)
     if line is not None:
         (r0, c0), (r1, c1) = line
         ax.plot([c0 + 0.5, c1 + 0.5], [r0 + 0.5, r1 + 0.5], color="#222222", alpha=0.6,
@@ -218,29 +234,26 @@ def _value_text(ax: Axes, row: float, col: float, text: str, colour: str, unit: 
 
 
 def _status(state: GameState, last_action: int | None) -> str:
-    """The default title: who is to move, or how the game ended (and Othello's disc count)."""
+    """The default title: who is to move, or how the game ended (and the disc count, in games
+    that the count decides)."""
     names = state.PLAYER_NAMES
-    counts = ""
-    if state.NAME == "othello":
-        board = state.board()
-        counts = f"  ({names[0]} {(board == 0).sum()}, {names[1]} {(board == 1).sum()})"
+    discs = state.disc_counts()
+    counts = "" if discs is None else f"  ({names[0]} {discs[0]}, {names[1]} {discs[1]})"
     if state.is_terminal():
         winner = state.winner()
         result = "draw" if winner is None else f"{names[winner]} wins"
         return result + counts
-    text = f"{names[state.current_player]} to move" + counts
-    passing = getattr(state, "PASS", None)
-    if passing is not None and state.legal_actions() == [passing]:
-        text = f"{names[state.current_player]} must pass" + counts
-    if passing is not None and last_action == passing:
+    verb = "must pass" if state.must_pass() else "to move"
+    text = f"{names[state.current_player]} {verb}" + counts
+    if state.is_pass(last_action):
         text += ", after a pass"
     return text
 
 
-# -- the three boards ----------------------------------------------------------------------------
+# -- the three drawing styles --------------------------------------------------------------------
 def _draw_grid_game(ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt,
                     unit) -> None:
-    """Othello (and any other game on a grid of squares with discs)."""
+    """Discs on a grid of squares: Othello, and the default for any game on a grid."""
     from matplotlib.patches import Rectangle
 
     style = _OTHELLO
@@ -249,7 +262,8 @@ def _draw_grid_game(ax: Axes, state: GameState, last_action, show_legal, cells, 
                            lw=0, zorder=0))
     ax.add_patch(Rectangle((0, 0), cols, rows, facecolor=style["board"], lw=0, zorder=0))
     if cells is not None:
-        _overlay_cells(ax, cells, mappable, fmt, unit, board=state.board(), faces=style["face"])
+        _overlay_cells(ax, cells, mappable, fmt, unit, board=np.asarray(state.board()),
+                       faces=style["face"])
     for k in range(rows + 1):
         ax.plot([0, cols], [k, k], color=style["line"], lw=max(0.6, 0.03 * unit), zorder=2)
     for k in range(cols + 1):
@@ -257,7 +271,7 @@ def _draw_grid_game(ax: Axes, state: GameState, last_action, show_legal, cells, 
     if (rows, cols) == (8, 8):  # the four small dots that mark the centre 4x4 of the board
         for r, c in ((2, 2), (2, 6), (6, 2), (6, 6)):
             ax.add_patch(_dot(c, r, 0.07, style["line"]))
-    board = state.board()
+    board = np.asarray(state.board())
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
             _circle(ax, row, col, 0.41, f"disc-{owner}", facecolor=style["face"][owner],
@@ -298,7 +312,7 @@ def _draw_tictactoe(ax: Axes, state: GameState, last_action, show_legal, cells, 
         for xs, ys in (([k, k], [0.06, n - 0.06]), ([0.06, n - 0.06], [k, k])):
             ax.plot(xs, ys, color=style["line"], lw=0.06 * unit, solid_capstyle="round", zorder=2)
     width = 0.1 * unit
-    for (row, col), owner in np.ndenumerate(state.board()):
+    for (row, col), owner in np.ndenumerate(np.asarray(state.board())):
         if owner == 0:  # X: one artist, the two strokes separated by a NaN
             x, y, d = col + 0.5, row + 0.5, 0.28
             xs = [x - d, x + d, np.nan, x - d, x + d]
@@ -314,8 +328,8 @@ def _draw_tictactoe(ax: Axes, state: GameState, last_action, show_legal, cells, 
             cell = state.cell_of(action)
             if cells is None or not np.isfinite(cells[cell]):
                 _circle(ax, *cell, 0.08, "legal", facecolor=face, alpha=0.3, lw=0, zorder=3)
-    _draw_win_line(ax, state, 3, unit)
-    _coordinates(ax, state, "abc", -0.25, unit)
+    _draw_win_line(ax, state, unit)
+    _coordinates(ax, state, "abcdefghijklmnopqrstuvwxyz", -0.25, unit)
 
 
 def _draw_connect4(ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt,
@@ -327,7 +341,7 @@ def _draw_connect4(ax: Axes, state: GameState, last_action, show_legal, cells, m
     ax.add_patch(FancyBboxPatch((0, 0), cols, rows, boxstyle="round,pad=0.08,rounding_size=0.25",
                                 facecolor=style["board"], edgecolor=style["frame"],
                                 lw=0.04 * unit, zorder=1))
-    board = state.board()
+    board = np.asarray(state.board())
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
             _circle(ax, row, col, 0.4, f"disc-{owner}", facecolor=style["face"][owner],
@@ -356,18 +370,60 @@ def _draw_connect4(ax: Axes, state: GameState, last_action, show_legal, cells, m
         if filled.size:
             _circle(ax, filled[0], last_action, 0.1, "last-move", facecolor="#1b1b1b", alpha=0.8,
                     lw=0, zorder=7)
-    _draw_win_line(ax, state, 4, unit)
+    _draw_win_line(ax, state, unit)
     size = max(6.0, min(11.0, 0.3 * unit))
     for col in range(cols):
         ax.text(col + 0.5, rows + 0.42, str(col + 1), ha="center", va="center", fontsize=size,
                 color=_TEXT)
 
 
-_LIMITS = {  # (x0, x1, y_top, y_bottom) of the picture, in board cells
-    "othello": lambda r, c: (-0.62, c + 0.14, -0.64, r + 0.14),
-    "tictactoe": lambda r, c: (-0.55, c + 0.06, -0.5, r + 0.06),
-    "connect4": lambda r, c: (-0.15, c + 0.15, -1.75, r + 0.75),
+@dataclass(frozen=True)
+class Look:
+    """How a drawing style draws a board: the drawing function, the picture's limits in board
+    cells ``(x0, x1, y_top, y_bottom)`` for ``(rows, cols)``, the figure size in inches, whether
+    an overlay dict gives one value per column (actions are columns), and for the play widget
+    the button size and (text, text colour, background) of an empty cell and of each player's."""
+
+    draw: Callable[..., None]
+    limits: Callable[[int, int], tuple[float, float, float, float]]
+    size: tuple[float, float]
+    per_column: bool = False
+    button: str = "40px"
+    buttons: tuple[tuple[str, str, str], ...] = (
+        ("", "black", "#2e7d32"), ("●", "black", "#2e7d32"), ("●", "white", "#2e7d32"))
+
+
+def _draw_discs(ax, state, last_action, show_legal, cells, mappable, fmt, unit, columns):
+    _draw_grid_game(ax, state, last_action, show_legal, cells, mappable, fmt, unit)
+
+
+def _draw_marks(ax, state, last_action, show_legal, cells, mappable, fmt, unit, columns):
+    _draw_tictactoe(ax, state, last_action, show_legal, cells, mappable, fmt, unit)
+
+
+# The drawing styles, by the name a game class gives as its DRAWING.  A game with a new look
+# registers it here with register_look(); an unknown style is drawn as discs on a grid.
+LOOKS: dict[str, Look] = {
+    "discs": Look(_draw_discs, lambda r, c: (-0.62, c + 0.14, -0.64, r + 0.14), (4.3, 4.3),
+                  button="38px"),
+    "marks": Look(_draw_marks, lambda r, c: (-0.55, c + 0.06, -0.5, r + 0.06), (3.0, 3.0),
+                  button="60px", buttons=(("", "black", "#fafafa"), ("X", "#c62828", "#fafafa"),
+                                          ("O", "#1565c0", "#fafafa"))),
+    "columns": Look(_draw_connect4, lambda r, c: (-0.15, c + 0.15, -1.75, r + 0.75), (4.4, 4.3),
+                    per_column=True, button="44px",
+                    buttons=(("", "white", "#1e40af"), ("●", "#ef4444", "#1e40af"),
+                             ("●", "#facc15", "#1e40af"))),
 }
+
+
+def register_look(style: str, look: Look) -> None:
+    """Make ``look`` the drawing of every game whose class sets ``DRAWING = style``."""
+    LOOKS[style] = look
+
+
+def look_of(state: GameState | type[GameState]) -> Look:
+    """The :class:`Look` of a game (state or class), by its ``DRAWING`` style."""
+    return LOOKS.get(state.DRAWING, LOOKS["discs"])
 
 
 def draw_board(
@@ -398,7 +454,8 @@ def draw_board(
     has_values = values is not None and bool(np.isfinite(values).any())
     if ax is None:
         _, ax = _pyplot().subplots(figsize=_figure_size(state, has_values and colorbar))
-    limits = _LIMITS.get(state.NAME, _LIMITS["othello"])(state.ROWS, state.COLS)
+    look = look_of(state)
+    limits = look.limits(state.ROWS, state.COLS)
     ax.set_xlim(limits[0], limits[1])
     ax.set_ylim(limits[3], limits[2])  # y grows downwards: row 0 on top
     ax.set_aspect("equal")
@@ -420,13 +477,7 @@ def draw_board(
             if label:
                 bar.set_label(label, fontsize=9)
     unit = _points_per_unit(ax)
-    if state.NAME == "tictactoe":
-        _draw_tictactoe(ax, state, last_action, show_legal, cells, mappable, number_format, unit)
-    elif state.NAME == "connect4":
-        _draw_connect4(ax, state, last_action, show_legal, cells, mappable, number_format, unit,
-                       columns)
-    else:
-        _draw_grid_game(ax, state, last_action, show_legal, cells, mappable, number_format, unit)
+    look.draw(ax, state, last_action, show_legal, cells, mappable, number_format, unit, columns)
     text = _status(state, last_action) if title is None else title
     if text:
         width = unit * abs(limits[1] - limits[0])  # of the picture, in points
@@ -544,3 +595,7 @@ def draw_boards(states: list[GameState], titles: list[str] | None = None, ncols:
         else:
             ax.set_axis_off()
     return fig
+
+
+# Notebooks show a state as its picture (GameState._repr_png_) once this module is imported.
+GameState.png_renderer = state_png

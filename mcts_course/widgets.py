@@ -22,22 +22,7 @@ import ipywidgets as widgets
 
 from mcts_course.agents import Agent, make_agent
 from mcts_course.games import GameState, IllegalActionError, start_state
-
-# How a cell looks: (text, text colour, background) for empty / player 0 / player 1.
-_LOOKS: dict[str, tuple[tuple[str, str, str], ...]] = {
-    "othello": (("", "black", "#2e7d32"), ("●", "black", "#2e7d32"), ("●", "white", "#2e7d32")),
-    "tictactoe": (
-        ("", "black", "#fafafa"),
-        ("X", "#c62828", "#fafafa"),
-        ("O", "#1565c0", "#fafafa"),
-    ),
-    "connect4": (
-        ("", "white", "#1e40af"),
-        ("●", "#ef4444", "#1e40af"),
-        ("●", "#facc15", "#1e40af"),
-    ),
-}
-_CELL = {"othello": "38px", "tictactoe": "60px", "connect4": "44px"}
+from mcts_course.render import look_of, state_png
 
 
 def visit_counts(agent: Any) -> dict[int, float] | None:
@@ -70,7 +55,7 @@ class PlayWidget:
         self.state = self.start
         self.history: list[int] = []
         rows, cols = self.start.ROWS, self.start.COLS
-        size = _CELL.get(self.start.NAME, "40px")
+        size = look_of(self.start).button
         self.buttons: list[widgets.Button] = []
         for index in range(rows * cols):
             button = widgets.Button(layout=widgets.Layout(width=size, height=size, padding="0"))
@@ -103,7 +88,9 @@ class PlayWidget:
         """What a click on cell (row, col) does: play there if it is legal and your turn."""
         if self.state.is_terminal() or self.state.current_player != self.human:
             return
-        action = col if self.state.NAME == "connect4" else row * self.state.COLS + col
+        action = self.state.action_at(row, col)
+        if action is None:
+            return
         if action not in self.state.legal_actions():
             self.status.value = f"{self.state.action_to_string(action)} is not legal here."
             return
@@ -125,7 +112,7 @@ class PlayWidget:
         while not self.state.is_terminal():
             actions = self.state.legal_actions()
             if self.state.current_player == self.human:
-                if len(actions) == 1 and self.state.cell_of(actions[0]) is None:
+                if self.state.must_pass():
                     self._move(actions[0])  # Othello: no move but to pass
                     continue
                 break
@@ -138,8 +125,6 @@ class PlayWidget:
 
     # -- display -------------------------------------------------------------------------------
     def _show_thinking(self, state: GameState, counts: dict[int, float]) -> None:
-        from mcts_course.render import state_png
-
         title = f"{self.agent.name}: visits per move"
         self.thinking.value = state_png(
             state, overlay=counts, title=title, show_legal=False, fmt="{:.0f}", label="visits"
@@ -147,13 +132,13 @@ class PlayWidget:
 
     def _refresh(self) -> None:
         state = self.state
-        looks = _LOOKS.get(state.NAME, _LOOKS["othello"])
+        looks = look_of(state).buttons
         board = state.board()
         legal = set(state.legal_actions()) if state.current_player == self.human else set()
         for index, button in enumerate(self.buttons):
             row, col = divmod(index, state.COLS)
-            text, colour, background = looks[int(board[row, col]) + 1]
-            action = col if state.NAME == "connect4" else index
+            text, colour, background = looks[board[row][col] + 1]
+            action = state.action_at(row, col)
             # In Connect Four only the cell where the disc would land is marked.
             playable = action in legal and state.cell_of(action) == (row, col)
             button.description = "·" if playable and not text else text
@@ -161,7 +146,7 @@ class PlayWidget:
             button.style.button_color = background
             button.style.font_weight = "bold"
             button.style.font_size = "22px"
-            button.tooltip = state.action_to_string(action)
+            button.tooltip = "" if action is None else state.action_to_string(action)
         self.status.value = self._status_text()
 
     def _status_text(self) -> str:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import math
+import time
 from functools import cache
 
 import pytest
 
-from mcts_course.agents import MCTSAgent, Node, root_table, uct_value
+from mcts_course.agents import MCTSAgent, Node, RandomRollout, Step, root_table, ucb1
+from mcts_course.agents.mcts import robust_max
 from mcts_course.agents.rollout import reward
 from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe
 
@@ -189,13 +190,29 @@ def test_othello_tree_with_a_pass_keeps_signs():
     assert check_signs(root) > 10
 
 
-def test_uct_value_is_the_ucb1_formula():
-    node = Node(TicTacToe())
-    child = Node(TicTacToe().play(4), 4, 0)
-    child.visits, child.wins = 4, 3.0
-    assert uct_value(child, 16, c=1.0) == pytest.approx(0.75 + math.sqrt(math.log(16) / 4))
-    assert uct_value(Node(TicTacToe().play(0), 0, 0), 16) == math.inf
-    assert node.player == 1  # the root's "mover into" is the opponent of the player to move
+def test_selection_scores_children_with_ucb1():
+    agent = MCTSAgent(iterations=50, c=0.7, seed=0)
+    root = agent.search(TicTacToe())
+    assert root.player == 1  # the root's "mover into" is the opponent of the player to move
+    path = agent.select(root)
+    def score(child):
+        return ucb1(child.wins, child.visits, root.visits, 0.7), -child.action
+
+    best = max(root.children.values(), key=score)
+    assert path[:2] == [root, best]
+
+
+def test_selection_ties_go_to_the_smallest_action():
+    agent = MCTSAgent(iterations=1, seed=0)
+    root = Node(TicTacToe())
+    root.untried = []
+    for action in (7, 2, 5):  # inserted out of order, all with the same statistics
+        child = Node(root.state.play(action), action, 0)
+        child.visits, child.wins = 3, 1.5
+        root.children[action] = child
+    root.visits = 9
+    assert agent.select(root)[1].action == 2
+    assert robust_max(root) == 2  # the final choice: equal visits, the smallest action
 
 
 def test_root_table_rows():
@@ -299,9 +316,72 @@ def test_single_legal_action_needs_no_search():
     assert MCTSAgent(iterations=10, seed=0).select_action(state) == PASS
 
 
+def test_forced_move_leaves_its_own_root():
+    agent = MCTSAgent(iterations=30, seed=0)
+    agent.select_action(Othello())
+    state = Othello.from_moves(
+        "d3 c3 b3 d2 f5 b2 c2 f6 e2 c5 b1 a1 b5 f4 b4 c1 g3 f2 f7 e6 e1 c6 f1 g7 h7 f3 a2 h3 "
+        "h4 h8 g4 a3 c7 b6 g6 h2 d7 g8 a5 d1 c4 g2 e7 a4 e3 d6 g5 a7 h1 g1 b7 a6"
+    )
+    assert agent.select_action(state) == PASS
+    assert agent.last_root.state == state  # not the previous search's position
+    assert agent.last_iterations == 0 and agent.root_table() == []
+
+
+def test_default_budget_and_time_alone():
+    assert MCTSAgent().iterations == 200
+    agent = MCTSAgent(time_limit=0.1, seed=0)
+    assert agent.iterations is None  # no hidden iteration cap
+    started = time.perf_counter()
+    agent.select_action(Othello())
+    assert time.perf_counter() - started >= 0.1  # it searched for the whole time
+    assert agent.last_root.visits == agent.last_iterations
+
+
+def test_everything_after_the_budget_is_keyword_only():
+    with pytest.raises(TypeError):
+        MCTSAgent(200, 0.1)
+
+
+class CountingEvaluator:
+    """An evaluator that calls every leaf a draw and counts its calls."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def evaluate(self, state, rng):
+        self.calls += 1
+        return state.returns() if state.is_terminal() else (0, 0)
+
+
+def test_evaluator_protocol():
+    evaluator = CountingEvaluator()
+    agent = MCTSAgent(iterations=40, evaluator=evaluator, seed=0)
+    agent.search(ConnectFour())
+    assert evaluator.calls == 40 and agent.playout_depth is None
+    assert MCTSAgent(playout_depth=7).evaluator.playout_depth == 7
+    with pytest.raises(ValueError, match="not both"):
+        MCTSAgent(evaluator=RandomRollout(), playout_depth=5)
+    with pytest.raises(TypeError):
+        MCTSAgent(evaluator=lambda state, rng: (0, 0))
+
+
+def test_step_is_one_iteration():
+    agent = MCTSAgent(iterations=1, seed=0)
+    root = Node(TicTacToe())
+    first = agent.step(root)
+    assert isinstance(first, Step)
+    assert first.path[0] is root and first.path[-1] is first.expanded
+    assert first.expanded.action in TicTacToe().legal_actions()
+    assert root.visits == first.expanded.visits == 1
+    for _ in range(8):
+        agent.step(root)
+    assert root.visits == 9 and len(root.children) == 9  # the root expands at every visit
+    step = agent.step(root)  # the root is full: selection goes one level down first
+    assert len(step.path) >= 2 and step.path[1] in root.children.values()
+
+
 def test_bad_parameters():
-    with pytest.raises(ValueError):
-        MCTSAgent(iterations=None, time_limit=None)
     with pytest.raises(ValueError):
         MCTSAgent(expand_threshold=0)
     with pytest.raises(ValueError):

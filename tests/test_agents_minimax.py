@@ -167,10 +167,24 @@ def test_same_seed_same_moves():
     assert game(3) == game(3)
 
 
+def test_budgets_and_keyword_only():
+    assert AlphaBetaAgent().depth == 4  # neither depth nor time: the default depth
+    assert AlphaBetaAgent(time_limit=0.1).depth is None  # time alone: deepen until it is up
+    with pytest.raises(TypeError):
+        AlphaBetaAgent(3, 0.1)
+    with pytest.raises(TypeError):
+        MinimaxAgent(2, cell_score)
+
+
+def test_ties_go_to_the_smallest_action():
+    # From the Othello start every move is worth the same by symmetry: d3 (19), the smallest.
+    for seed in range(3):
+        assert MinimaxAgent(depth=2, seed=seed).select_action(Othello()) == 19
+        assert AlphaBetaAgent(depth=3, seed=seed).select_action(Othello()) == 19
+
+
 def test_bad_parameters():
     with pytest.raises(ValueError):
         MinimaxAgent(depth=0)
-    with pytest.raises(ValueError):
-        AlphaBetaAgent(depth=None, time_limit=None)
     with pytest.raises(ValueError):
         AlphaBetaAgent(time_limit=-1)

@@ -2,28 +2,40 @@
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from collections import Counter
 
 import pytest
 
 from mcts_course.agents import MonteCarloAgent, epsilon_greedy, softmax, ucb1
+from mcts_course.agents.bandits import first_max, ucb1_arm
 from mcts_course.agents.rollout import RandomRollout, playout, reward
 from mcts_course.games import ConnectFour, Othello, TicTacToe
 
 POLICIES = ["uniform", "ucb1", "egreedy", "softmax"]
 
 
+def test_ucb1_is_the_formula():
+    assert ucb1(3.0, 4, 16, c=1.0) == pytest.approx(0.75 + math.sqrt(math.log(16) / 4))
+    assert ucb1(3.0, 4, 16) == pytest.approx(0.75 + math.sqrt(2 * math.log(16) / 4))
+    assert ucb1(0.0, 0, 16) == math.inf  # never tried: first in line
+    assert ucb1(2.0, 4, 1, c=5.0) == 0.5  # ln 1 = 0: no bonus
+
+
 def test_ucb1_explores_the_less_tried_arm_and_exploits_the_better_one():
-    rng = random.Random(0)
-    assert ucb1([5.0, 1.0], [10, 2], rng) == 1  # equal means: the rarely tried arm
-    assert ucb1([8.0, 2.0], [10, 10], rng) == 0  # equal counts: the better mean
-    assert ucb1([9.0, 0.5], [10, 1], rng, c=0.0) == 0  # c = 0: pure greed
+    assert ucb1_arm([5.0, 1.0], [10, 2]) == 1  # equal means: the rarely tried arm
+    assert ucb1_arm([8.0, 2.0], [10, 10]) == 0  # equal counts: the better mean
+    assert ucb1_arm([9.0, 0.5], [10, 1], c=0.0) == 0  # c = 0: pure greed
+    assert ucb1_arm([1.0, 2.0, 2.0], [4, 4, 4]) == 1  # ties: the first arm
+    assert first_max([1, 3, 3, 2]) == 1
 
 
 def test_epsilon_greedy():
     rng = random.Random(1)
     assert all(epsilon_greedy([1.0, 3.0, 2.0], [4, 4, 4], rng, epsilon=0.0) == 1 for _ in range(50))
+    assert epsilon_greedy([3.0, 3.0], [4, 4], rng, epsilon=0.0) == 0  # ties: the first arm
     counts = Counter(epsilon_greedy([1.0, 3.0, 2.0], [4, 4, 4], rng, 1.0) for _ in range(3000))
     assert all(800 < counts[arm] < 1200 for arm in range(3))  # epsilon 1: uniform
 
@@ -71,30 +83,57 @@ def test_takes_an_immediate_win(policy, game, moves, answer):
 
 
 @pytest.mark.parametrize("policy", POLICIES)
-def test_budget_is_playouts_per_legal_move(policy):
+def test_budget_is_playouts_per_decision_in_total(policy):
     agent = MonteCarloAgent(playouts=10, policy=policy, seed=0)
     state = Othello()
     agent.select_action(state)
     visits = [row["visits"] for row in agent.last_stats]
-    assert sum(visits) == 10 * len(state.legal_actions())
+    assert sum(visits) == 10
     assert min(visits) >= 1
+    if policy == "uniform":
+        assert visits == [3, 3, 2, 2]  # round robin over the four moves
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_playouts_per_move(policy):
+    agent = MonteCarloAgent(playouts_per_move=10, policy=policy, seed=0)
+    agent.select_action(Othello())
+    visits = [row["visits"] for row in agent.last_stats]
+    assert sum(visits) == 40
     if policy == "uniform":
         assert visits == [10] * 4
 
 
-def test_ucb1_spends_the_budget_on_the_winning_move():
-    state = TicTacToe.from_moves("a1 a2 b1 b2")
-    agent = MonteCarloAgent(playouts=50, policy="ucb1", seed=0)
-    agent.select_action(state)
-    stats = {row["move"]: row for row in agent.last_stats}
-    assert stats["c1"]["mean"] == 1.0
-    assert stats["c1"]["visits"] > sum(row["visits"] for row in agent.last_stats) / 2
+def test_default_budget_and_a_budget_below_the_moves():
+    assert MonteCarloAgent().budget(7) == 200
+    agent = MonteCarloAgent(playouts=2, seed=0)
+    state = ConnectFour()
+    action = agent.select_action(state)
+    assert [row["visits"] for row in agent.last_stats] == [1, 1, 0, 0, 0, 0, 0]
+    assert action in (0, 1)  # only tried moves can be chosen
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_final_choice_is_the_best_mean_ties_smallest(policy):
+    # Two moves left for O and both draw: equal means, so the smaller action.
+    state = TicTacToe.from_moves("a1 b1 c1 c3 b3 a2 c2")
+    assert len(state.legal_actions()) == 2
+    agent = MonteCarloAgent(playouts=8, policy=policy, seed=0)
+    assert agent.select_action(state) == state.legal_actions()[0]
+    for seed in range(5):  # in general: the smallest action of the best mean
+        agent = MonteCarloAgent(playouts=30, policy=policy, seed=seed)
+        chosen = agent.select_action(Othello())
+        best = max(row["mean"] for row in agent.last_stats)
+        assert chosen == min(row["action"] for row in agent.last_stats if row["mean"] == best)
 
 
 @pytest.mark.parametrize("policy", POLICIES)
 def test_same_seed_same_moves(policy):
     def game(seed):
-        agents = [MonteCarloAgent(3, policy, seed=seed), MonteCarloAgent(3, policy, 10, seed)]
+        agents = [
+            MonteCarloAgent(3, policy=policy, seed=seed),
+            MonteCarloAgent(3, policy=policy, playout_depth=10, seed=seed),
+        ]
         state, moves = Othello(), []
         while not state.is_terminal() and len(moves) < 20:
             moves.append(agents[state.current_player].select_action(state))
@@ -108,7 +147,20 @@ def test_time_limit_stops_early():
     agent = MonteCarloAgent(playouts=10**7, time_limit=0.05, seed=0)
     state = Othello()
     assert agent.select_action(state) in state.legal_actions()
-    assert 4 <= sum(row["visits"] for row in agent.last_stats) < 10**7 * 4
+    assert 4 <= sum(row["visits"] for row in agent.last_stats) < 10**7
+
+
+def test_time_alone_searches_for_that_time():
+    agent = MonteCarloAgent(time_limit=0.1, seed=0)
+    started = time.perf_counter()
+    agent.select_action(Othello())
+    assert time.perf_counter() - started >= 0.1
+    assert agent.playouts is None  # no hidden budget
+
+
+def test_keyword_only():
+    with pytest.raises(TypeError):
+        MonteCarloAgent(3, "ucb1")
 
 
 def test_bad_parameters():
@@ -118,3 +170,5 @@ def test_bad_parameters():
         MonteCarloAgent(playouts=0)
     with pytest.raises(ValueError):
         MonteCarloAgent(temperature=0)
+    with pytest.raises(ValueError, match="not both"):
+        MonteCarloAgent(playouts=10, playouts_per_move=2)

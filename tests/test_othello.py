@@ -68,7 +68,7 @@ def test_start_position_and_encoding():
     assert sq("a1") == 0 and sq("d3") == 19 and sq("h8") == 63
     assert s.action_to_string(19) == "d3" and s.action_to_string(PASS) == "pass"
     assert s.legal_actions() == [sq("d3"), sq("c4"), sq("f5"), sq("e6")]
-    board = s.board()
+    board = np.array(s.board())
     assert board.shape == (8, 8) and board[3, 3] == 1 and board[3, 4] == 0 and board[0, 0] == -1
     assert str(s).splitlines()[0].split() == list("abcdefgh")
 

@@ -67,7 +67,7 @@ def positions():
 @pytest.mark.parametrize(("state", "last"), positions())
 def test_drawn_pieces_match_the_board(state, last):
     ax = draw_board(state, last_action=last)
-    board = state.board()
+    board = np.array(state.board())
     for player in (0, 1):
         assert len(artists(ax, f"disc-{player}")) == (board == player).sum()
     legal = [a for a in state.legal_actions() if a != PASS]

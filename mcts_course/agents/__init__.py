@@ -5,9 +5,10 @@ and Connect Four; ``seed(n)`` makes it reproducible and ``reset()`` clears per-g
 ``make_agent("mcts:iterations=200")`` builds one from a text spec.
 """
 
+from mcts_course.agents.bandits import epsilon_greedy, softmax, ucb1
 from mcts_course.agents.base import Agent, RandomAgent
 from mcts_course.agents.cellscore import CellScoreAgent
-from mcts_course.agents.mcts import MCTSAgent, Node, root_table, uct_value
+from mcts_course.agents.mcts import MCTSAgent, Node, Step, root_table
 from mcts_course.agents.minimax import (
     AlphaBetaAgent,
     MinimaxAgent,
@@ -15,7 +16,8 @@ from mcts_course.agents.minimax import (
     alphabeta_value,
     minimax_value,
 )
-from mcts_course.agents.montecarlo import MonteCarloAgent, epsilon_greedy, softmax, ucb1
+from mcts_course.agents.montecarlo import MonteCarloAgent
+from mcts_course.agents.rollout import Evaluator, RandomRollout
 from mcts_course.agents.spec import AGENT_SPECS, make_agent
 
 __all__ = [
@@ -23,18 +25,20 @@ __all__ = [
     "Agent",
     "AlphaBetaAgent",
     "CellScoreAgent",
+    "Evaluator",
     "MCTSAgent",
     "MinimaxAgent",
     "MonteCarloAgent",
     "Node",
     "RandomAgent",
+    "RandomRollout",
     "SearchStats",
+    "Step",
     "alphabeta_value",
     "epsilon_greedy",
     "make_agent",
     "minimax_value",
     "root_table",
     "softmax",
-    "uct_value",
     "ucb1",
 ]

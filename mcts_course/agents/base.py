@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 
 from mcts_course.games.base import GameState
 
@@ -49,8 +48,3 @@ class RandomAgent(Agent):
     def select_action(self, state: GameState) -> int:
         return self.rng.choice(self._legal(state))
 
-
-def argmax(values: Sequence[float], rng: random.Random) -> int:
-    """The index of the largest value; ties are broken at random with ``rng``."""
-    best = max(values)
-    return rng.choice([i for i, v in enumerate(values) if v == best])

@@ -3,7 +3,9 @@
 An evaluation function takes ``(state, player)`` and returns a float from ``player``'s point of
 view: bigger is better for ``player``.  A finished game is worth ``WIN_SCORE`` times its return
 (+1 win, 0 draw, -1 loss), far beyond anything a heuristic can give, so that a search always
-prefers a sure win to a good-looking position.
+prefers a sure win to a good-looking position.  Before the end, each function asks the game for
+its own fast evaluation (:meth:`~mcts_course.games.base.GameState.cell_score` and friends), so
+nothing here knows how a game stores its board.
 
 The functions are pluggable: ``AlphaBetaAgent(evaluate=mobility)``.
 """
@@ -11,59 +13,32 @@ The functions are pluggable: ``AlphaBetaAgent(evaluate=mobility)``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 
-import numpy as np
-
-from mcts_course.games.base import GameState
-from mcts_course.games.othello import PASS, Othello
+from mcts_course.games.base import GameState, Weights, winning_lines_table
+from mcts_course.games.othello import CELL_WEIGHTS
 
 Evaluation = Callable[[GameState, int], float]
 
 WIN_SCORE = 1_000_000.0
 
-# The classic Othello square weights: corners are gold, the squares next to them poison.
-CELL_WEIGHTS = np.array(
-    [
-        [120, -20, 20, 5, 5, 20, -20, 120],
-        [-20, -40, -5, -5, -5, -5, -40, -20],
-        [20, -5, 15, 3, 3, 15, -5, 20],
-        [5, -5, 3, 0, 0, 3, -5, 5],
-        [5, -5, 3, 0, 0, 3, -5, 5],
-        [20, -5, 15, 3, 3, 15, -5, 20],
-        [-20, -40, -5, -5, -5, -5, -40, -20],
-        [120, -20, 20, 5, 5, 20, -20, 120],
-    ],
-    dtype=np.int64,
-)
-
-# How many in a row win, for the games won by a line.
-LINE_LENGTH = {"tictactoe": 3, "connect4": 4}
+__all__ = [
+    "CELL_WEIGHTS",
+    "EVALUATIONS",
+    "WIN_SCORE",
+    "Evaluation",
+    "cell_score",
+    "cell_weights",
+    "disc_count",
+    "mobility",
+    "terminal_value",
+    "winning_lines_table",
+]
 
 
-def winning_lines_table(rows: int, cols: int, length: int) -> np.ndarray:
-    """How many winning lines (rows, columns, diagonals of ``length`` cells) pass through each cell.
-
-    For tic-tac-toe the centre lies on 4 lines, a corner on 3, an edge on 2; for Connect Four this
-    gives the well-known table with 13 in the middle columns.
-    """
-    table = np.zeros((rows, cols), dtype=np.int64)
-    for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
-        for row in range(rows):
-            for col in range(cols):
-                end_row, end_col = row + d_row * (length - 1), col + d_col * (length - 1)
-                if 0 <= end_row < rows and 0 <= end_col < cols:
-                    for k in range(length):
-                        table[row + d_row * k, col + d_col * k] += 1
-    return table
-
-
-@cache
-def cell_weights(game: type[GameState]) -> np.ndarray:
-    """The weight table of a game: CELL_WEIGHTS for Othello, winning lines through a cell else."""
-    if game.NAME == "othello":
-        return CELL_WEIGHTS
-    return winning_lines_table(game.ROWS, game.COLS, LINE_LENGTH[game.NAME])
+def cell_weights(game: type[GameState]) -> Weights:
+    """The weight table of a game: :data:`CELL_WEIGHTS` for Othello, the number of winning
+    lines through a cell in tic-tac-toe and Connect Four (the game's ``cell_weights()``)."""
+    return game.cell_weights()
 
 
 def terminal_value(state: GameState, player: int) -> float:
@@ -71,45 +46,18 @@ def terminal_value(state: GameState, player: int) -> float:
     return WIN_SCORE * state.returns()[player]
 
 
-# Othello fast path: one bitboard per distinct weight, so a score is a few popcounts.
-_OTHELLO_WEIGHT_MASKS = [
-    (int(w), sum(1 << sq for sq in range(64) if CELL_WEIGHTS.flat[sq] == w))
-    for w in np.unique(CELL_WEIGHTS)
-    if w != 0
-]
-
-
 def cell_score(state: GameState, player: int) -> float:
     """Sum of the weights of ``player``'s cells minus those of the opponent's cells."""
     if state.is_terminal():
         return terminal_value(state, player)
-    if isinstance(state, Othello):
-        mine, theirs = (state.black, state.white) if player == 0 else (state.white, state.black)
-        return float(
-            sum(
-                w * ((mine & m).bit_count() - (theirs & m).bit_count())
-                for w, m in _OTHELLO_WEIGHT_MASKS
-            )
-        )
-    board = state.board()
-    weights = cell_weights(type(state))
-    return float(weights[board == player].sum() - weights[board == 1 - player].sum())
+    return state.cell_score(player)
 
 
 def disc_count(state: GameState, player: int) -> float:
     """``player``'s discs (or marks) minus the opponent's."""
     if state.is_terminal():
         return terminal_value(state, player)
-    board = state.board()
-    return float(np.count_nonzero(board == player) - np.count_nonzero(board == 1 - player))
-
-
-def legal_move_count(state: GameState, player: int) -> int:
-    """How many moves ``player`` would have if it were their turn (a forced pass counts 0)."""
-    if isinstance(state, Othello) and state.current_player != player:
-        state = Othello(state.black, state.white, player)  # the same discs, the other to move
-    actions = state.legal_actions()
-    return 0 if actions == [PASS] and isinstance(state, Othello) else len(actions)
+    return float(state.disc_difference(player))
 
 
 def mobility(state: GameState, player: int) -> float:
@@ -120,9 +68,7 @@ def mobility(state: GameState, player: int) -> float:
     """
     if state.is_terminal():
         return terminal_value(state, player)
-    if not isinstance(state, Othello):
-        return 0.0
-    return float(legal_move_count(state, player) - legal_move_count(state, 1 - player))
+    return float(state.mobility(player))
 
 
 EVALUATIONS: dict[str, Evaluation] = {

@@ -1,34 +1,38 @@
 """Monte Carlo Tree Search with UCT (Kocsis and Szepesvari, 2006).
 
-Each iteration runs the four phases of the book's pseudocode::
+Each iteration (:meth:`MCTSAgent.step`) runs the four phases of the book's pseudocode::
 
-    path   = select(root)            # 1. follow the best UCT child while nodes are fully expanded
+    path   = select(root)            # 1. follow the best UCB1 child while nodes are fully expanded
     leaf   = expand(path[-1])        # 2. add one untried child (once the node has been visited
                                      #    expand_threshold times)
-    result = simulate(leaf)          # 3. a random playout from the leaf: returns (r0, r1)
+    result = simulate(leaf)          # 3. the evaluator's returns (r0, r1): a random playout
     backpropagate(path + [leaf], result)   # 4. every node on the path counts the result
 
-The code is split as in OpenSpiel: an evaluator (:class:`~mcts_course.agents.rollout.RandomRollout`
-plays the random playout), the :class:`Node` of the tree, and the agent.
+The code is split as in OpenSpiel: an evaluator (any :class:`~mcts_course.agents.rollout.Evaluator`;
+:class:`~mcts_course.agents.rollout.RandomRollout` plays the random playout), the :class:`Node`
+of the tree, and the agent.  Subclasses (MCTS-Solver, PUCT) override single phases.
 
 Rewards are 1 for a win, 0.5 for a draw and 0 for a loss.  A node stores ``wins``, the reward
 sum of the player who made the move INTO it (``node.player``, its parent's
 ``state.current_player``), so that a parent picks among its children by their ``wins`` as seen
 by the player choosing.  The mover is always read from the state, never from the depth's
-parity, which keeps Othello's passes right.  With rewards in [0, 1] the UCB1 exploration
-constant is c = sqrt(2) (Auer et al., 2002), the default.
+parity, which keeps Othello's passes right.  Selection scores children with
+:func:`~mcts_course.agents.bandits.ucb1`; with rewards in [0, 1] its exploration constant is
+c = sqrt(2) (Auer et al., 2002), the default.  Ties go to the smallest action, everywhere.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from typing import NamedTuple
 
+from mcts_course.agents.bandits import SQRT2, ucb1
 from mcts_course.agents.base import Agent
-from mcts_course.agents.rollout import RandomRollout
+from mcts_course.agents.rollout import Evaluator, RandomRollout
 from mcts_course.games.base import GameState, Returns
 
-SQRT2 = math.sqrt(2)
+DEFAULT_ITERATIONS = 200  # when neither iterations nor a time_limit is given
 
 
 class Node:
@@ -55,24 +59,25 @@ class Node:
         return f"Node(action={self.action}, player={self.player}, {self.wins:g}/{self.visits})"
 
 
-def uct_value(child: Node, parent_visits: int, c: float = SQRT2) -> float:
-    """UCT: the child's mean reward plus an exploration bonus for rarely tried moves.
+class Step(NamedTuple):
+    """What one MCTS iteration did: the ``path`` from the root to the leaf evaluated (including
+    a node added by expansion), that new node (``expanded``, None if none was added) and the
+    evaluator's ``returns`` (r0, r1), which every node on the path counted."""
 
-    mean + c * sqrt(ln(parent visits) / child visits)
-    """
-    if child.visits == 0:
-        return math.inf
-    return child.wins / child.visits + c * math.sqrt(math.log(parent_visits) / child.visits)
+    path: list[Node]
+    expanded: Node | None
+    returns: Returns
 
 
 def robust_max(root: Node) -> int:
-    """The final choice: the most visited child's action (ties: the better mean)."""
-    best = max(root.children.values(), key=lambda ch: (ch.visits, ch.mean))
+    """The final choice: the most visited child's action (ties: the smallest action)."""
+    best = max(root.children.values(), key=lambda ch: (ch.visits, -ch.action))
     return best.action  # type: ignore[return-value]
 
 
 def root_table(root: Node, c: float = SQRT2) -> list[dict]:
-    """One row per child of the root, most visited first: action, move, visits, wins, mean, uct."""
+    """One row per child of the root, most visited first: action, move, visits, wins, mean, and
+    ``uct``, the child's :func:`~mcts_course.agents.bandits.ucb1` score."""
     rows = [
         {
             "action": child.action,
@@ -80,7 +85,7 @@ def root_table(root: Node, c: float = SQRT2) -> list[dict]:
             "visits": child.visits,
             "wins": child.wins,
             "mean": child.mean,
-            "uct": uct_value(child, root.visits, c),
+            "uct": ucb1(child.wins, child.visits, root.visits, c),
         }
         for action, child in root.children.items()
     ]
@@ -88,28 +93,33 @@ def root_table(root: Node, c: float = SQRT2) -> list[dict]:
 
 
 class MCTSAgent(Agent):
-    """UCT search with a budget of ``iterations`` and/or ``time_limit`` seconds (whichever ends
-    first), then the most visited move.
+    """UCT search, then the most visited move (ties: the smallest action).
 
+    Budget: ``iterations`` and/or ``time_limit`` seconds, whichever ends first; ``time_limit``
+    alone searches for that time; neither gives 200 iterations.
     ``expand_threshold``: visits a leaf needs before it gets children (1 = expand at the second
-    visit; the root is always expanded).  ``playout_depth``: cut playouts after so many plies.
-    ``tree_reuse``: start the next search from the subtree of the position reached.
+    visit; the root is always expanded).  ``playout_depth``: cut the random playouts after so many
+    plies.  ``evaluator``: how a leaf is valued instead (an :class:`Evaluator`; giving it with
+    ``playout_depth`` is an error).  ``tree_reuse``: start the next search from the subtree of the
+    position reached.  After every move, forced or not, ``last_root`` is the tree of the position
+    just played and ``last_iterations`` the iterations run (0 for a forced move).
     """
 
     def __init__(
         self,
-        iterations: int | None = 200,
+        iterations: int | None = None,
+        *,
         time_limit: float | None = None,
         c: float = SQRT2,
         expand_threshold: int = 1,
         playout_depth: int | None = None,
         tree_reuse: bool = False,
+        evaluator: Evaluator | None = None,
         seed: int | None = None,
-        evaluator: RandomRollout | None = None,
     ):
         super().__init__(seed)
         if iterations is None and time_limit is None:
-            raise ValueError("give iterations, a time_limit or both")
+            iterations = DEFAULT_ITERATIONS
         if iterations is not None and iterations < 1:
             raise ValueError(f"iterations must be >= 1, not {iterations}")
         if time_limit is not None and time_limit <= 0:
@@ -118,11 +128,18 @@ class MCTSAgent(Agent):
             raise ValueError(f"expand_threshold must be >= 1, not {expand_threshold}")
         if c < 0:
             raise ValueError(f"c must be >= 0, not {c}")
+        if evaluator is not None and playout_depth is not None:
+            raise ValueError(
+                "give an evaluator or a playout_depth, not both (for cut playouts with a custom "
+                "evaluator, build it with its own depth, e.g. RandomRollout(playout_depth=20))"
+            )
+        if evaluator is not None and not isinstance(evaluator, Evaluator):
+            raise TypeError(f"evaluator must have evaluate(state, rng), not {evaluator!r}")
         self.iterations = iterations
         self.time_limit = time_limit
         self.c = c
         self.expand_threshold = expand_threshold
-        self.evaluator = evaluator or RandomRollout(playout_depth)
+        self.evaluator: Evaluator = evaluator or RandomRollout(playout_depth)
         self.tree_reuse = tree_reuse
         self.last_root: Node | None = None
         self.last_iterations = 0
@@ -132,15 +149,19 @@ class MCTSAgent(Agent):
 
     @property
     def playout_depth(self) -> int | None:
-        return self.evaluator.playout_depth
+        """The evaluator's playout depth (None: playouts to the end, or not a playout)."""
+        return getattr(self.evaluator, "playout_depth", None)
 
     def reset(self) -> None:
         self.last_root = None
 
     def select_action(self, state: GameState) -> int:
         actions = self._legal(state)
-        if len(actions) == 1:
-            return actions[0]  # nothing to think about (often Othello's forced pass)
+        if len(actions) == 1:  # nothing to think about (often Othello's forced pass)
+            reused = self._reused_root(state) if self.tree_reuse else None
+            self.last_root = reused or Node(state)
+            self.last_iterations = 0
+            return actions[0]
         return robust_max(self.search(state))
 
     def root_table(self, root: Node | None = None) -> list[dict]:
@@ -161,28 +182,36 @@ class MCTSAgent(Agent):
         while done < iterations:
             if deadline is not None and done and time.perf_counter() >= deadline:
                 break
-            path = self.select(root)
-            leaf = self.expand(path[-1], is_root=len(path) == 1)
-            if leaf is not path[-1]:
-                path.append(leaf)
-            self.backpropagate(path, self.simulate(leaf))
+            self.step(root)
             done += 1
         self.last_iterations = done
         self.last_root = root
         return root
 
+    def step(self, root: Node) -> Step:
+        """One iteration from ``root``: select, expand, simulate, backpropagate."""
+        path = self.select(root)
+        leaf = self.expand(path[-1], is_root=len(path) == 1)
+        expanded = None
+        if leaf is not path[-1]:
+            path.append(leaf)
+            expanded = leaf
+        returns = self.simulate(leaf)
+        self.backpropagate(path, returns)
+        return Step(path, expanded, returns)
+
     def select(self, node: Node) -> list[Node]:
-        """Selection: from the root, follow the child with the highest UCT value while the node
-        is fully expanded; return the path.  The loop computes uct_value() inline (hot path)."""
+        """Selection: from ``node``, follow the child with the highest UCB1 score (ties: the
+        smallest action) while the node is fully expanded; return the path."""
         path = [node]
         c = self.c
         while node.children and not node.untried:
-            log_n = math.log(node.visits)
-            best_value = -1.0
+            parent_visits, best, best_value = node.visits, None, -1.0
             for child in node.children.values():
-                value = child.wins / child.visits + c * math.sqrt(log_n / child.visits)
-                if value > best_value:
-                    node, best_value = child, value
+                value = ucb1(child.wins, child.visits, parent_visits, c)
+                if value > best_value or (value == best_value and child.action < best.action):
+                    best, best_value = child, value
+            node = best
             path.append(node)
         return path
 

@@ -136,10 +136,16 @@ def alphabeta_value(
     return value(state, depth, alpha, beta)
 
 
-class MinimaxAgent(Agent):
-    """Plays the move with the best minimax value ``depth`` plies ahead (ties broken at random)."""
+DEFAULT_DEPTH = 4  # alpha-beta's depth when neither a depth nor a time_limit is given
 
-    def __init__(self, depth: int = 2, evaluate: Evaluation | None = None, seed: int | None = None):
+
+class MinimaxAgent(Agent):
+    """Plays the move with the best minimax value ``depth`` plies ahead (ties: the smallest
+    action).  ``evaluate(state, player)`` scores the positions at the horizon."""
+
+    def __init__(
+        self, depth: int = 2, *, evaluate: Evaluation | None = None, seed: int | None = None
+    ):
         super().__init__(seed)
         if depth < 1:
             raise ValueError(f"depth must be >= 1, not {depth}")
@@ -150,11 +156,10 @@ class MinimaxAgent(Agent):
 
     def select_action(self, state: GameState) -> int:
         actions = self._legal(state)
-        self.rng.shuffle(actions)  # the first of equal moves wins: a random one
         player = state.current_player
         stats = SearchStats(nodes=1)  # the root
         best_action, best_value = actions[0], -INF
-        for action in actions:
+        for action in actions:  # in legal_actions() order: a strict > keeps the smallest of ties
             v = minimax_value(state.play(action), self.depth - 1, self.evaluate, player, stats)
             if v > best_value:
                 best_action, best_value = action, v
@@ -167,19 +172,22 @@ class AlphaBetaAgent(Agent):
 
     With a time limit, depths 1, 2, 3, ... are searched until time runs out (or ``depth``, if
     given, is reached, or the whole game tree fits); the move of the deepest finished search is
-    played.  Each iteration tries the previous best move first, then the others by static value.
+    played.  Neither a depth nor a time: depth 4.  Each iteration tries the previous best move
+    first, then the others by static value; among moves of equal value the smallest action is
+    played, whatever the search order.
     """
 
     def __init__(
         self,
-        depth: int | None = 4,
+        depth: int | None = None,
+        *,
         time_limit: float | None = None,
         evaluate: Evaluation | None = None,
         seed: int | None = None,
     ):
         super().__init__(seed)
         if depth is None and time_limit is None:
-            raise ValueError("give a depth, a time_limit or both")
+            depth = DEFAULT_DEPTH
         if depth is not None and depth < 1:
             raise ValueError(f"depth must be >= 1, not {depth}")
         if time_limit is not None and time_limit <= 0:
@@ -189,16 +197,17 @@ class AlphaBetaAgent(Agent):
         self.evaluate = evaluate or cell_score
         self.nodes = 0
         self.depth_reached = 0
-        self.name = f"AlphaBeta({depth})" if time_limit is None else f"AlphaBeta({time_limit:g}s)"
+        budget = [] if depth is None else [f"{depth}"]
+        budget += [] if time_limit is None else [f"{time_limit:g}s"]
+        self.name = f"AlphaBeta({','.join(budget)})"
 
     def select_action(self, state: GameState) -> int:
         actions = self._legal(state)
         self.nodes, self.depth_reached = 0, 0
         if len(actions) == 1:
             return actions[0]
-        self.rng.shuffle(actions)  # random among equals: ties keep the first searched
         player = state.current_player
-        # Static ordering for the first iteration (a stable sort keeps the shuffle among ties).
+        # Static ordering for the first iteration (a stable sort keeps legal order among ties).
         actions.sort(key=lambda a: self.evaluate(state.play(a), player), reverse=True)
         if self.time_limit is None:
             stats = SearchStats()
@@ -231,13 +240,24 @@ class AlphaBetaAgent(Agent):
     def _search_root(
         self, state: GameState, actions: list[int], depth: int, stats: SearchStats
     ) -> int:
+        """The best of ``actions`` (searched in that order); ties go to the smallest action.
+
+        A move searched after an equal-valued larger one must show that it reaches the best
+        value, not only that it cannot beat it: it is searched with alpha just below the best
+        value, so that a tie comes back exact (and a worse move still fails low).
+        """
         player = state.current_player
         stats.nodes += 1
         best_action, alpha = actions[0], -INF
-        for action in actions:
-            v = alphabeta_value(
-                state.play(action), depth - 1, self.evaluate, player, alpha, INF, stats
-            )
-            if v > alpha:
+        for index, action in enumerate(actions):
+            child = state.play(action)
+            if index and action < best_action:
+                low = math.nextafter(alpha, -INF)
+                v = alphabeta_value(child, depth - 1, self.evaluate, player, low, INF, stats)
+                better = v >= alpha
+            else:
+                v = alphabeta_value(child, depth - 1, self.evaluate, player, alpha, INF, stats)
+                better = v > alpha
+            if better:
                 best_action, alpha = action, v
         return best_action

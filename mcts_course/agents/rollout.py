@@ -1,4 +1,4 @@
-"""Random playouts, the simulation step shared by the Monte Carlo agents.
+"""Random playouts, the simulation step shared by the Monte Carlo agents, and MCTS's evaluators.
 
 Rewards: the agents score a playout for a player as 1 for a win, 0.5 for a draw and 0 for a
 loss, i.e. ``(return + 1) / 2``, so that means lie in [0, 1] as UCB1 assumes.
@@ -7,6 +7,7 @@ loss, i.e. ``(return + 1) / 2``, so that means lie in [0, 1] as UCB1 assumes.
 from __future__ import annotations
 
 import random
+from typing import Protocol, runtime_checkable
 
 from mcts_course.games.base import GameState, Returns
 
@@ -25,8 +26,20 @@ def playout(state: GameState, rng: random.Random, max_plies: int | None = None) 
     return state.rollout(rng, max_plies)
 
 
+@runtime_checkable
+class Evaluator(Protocol):
+    """How MCTS values a leaf: the returns (r0, r1) it expects from ``state``, each in [-1, 1].
+
+    Any object with this method will do (a random playout, a heuristic, a neural network);
+    randomness must come from ``rng`` so that a seeded search repeats.
+    """
+
+    def evaluate(self, state: GameState, rng: random.Random) -> Returns: ...
+
+
 class RandomRollout:
-    """The evaluator of a leaf in MCTS: the result of one random playout (as in OpenSpiel)."""
+    """The default evaluator: the result of one random playout (as in OpenSpiel), cut after
+    ``playout_depth`` plies if given."""
 
     def __init__(self, playout_depth: int | None = None):
         if playout_depth is not None and playout_depth < 0:
@@ -36,3 +49,6 @@ class RandomRollout:
     def evaluate(self, state: GameState, rng: random.Random) -> Returns:
         """The returns (r0, r1) of one random playout from ``state``."""
         return playout(state, rng, self.playout_depth)
+
+    def __repr__(self) -> str:
+        return f"RandomRollout(playout_depth={self.playout_depth})"

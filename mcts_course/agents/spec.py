@@ -1,11 +1,15 @@
 """Agents from short text specs, for the command line and the arena.
 
-A spec is a name, optionally followed by ``:`` and comma-separated ``key=value`` parameters::
+A spec is a name, optionally followed by ``:`` and comma-separated ``key=value`` parameters.
+The keys are the constructor's keywords (``mcts:iterations=200,time_limit=0.5,
+expand_threshold=10,playout_depth=20,tree_reuse=1``); short aliases stay valid: ``time``
+(time_limit), ``threshold`` (expand_threshold), ``cutoff`` (playout_depth), ``reuse``
+(tree_reuse), ``eval`` (evaluate)::
 
     random   cellscore   minimax:depth=2   alphabeta:depth=4   alphabeta:time=0.1
-    montecarlo:playouts=20,policy=ucb1   mcts:iterations=200,c=1.4,threshold=10   mcts:time=0.1
+    montecarlo:playouts=200,policy=ucb1   mcts:iterations=200,c=1.4,threshold=10   mcts:time=0.1
 
-Every agent takes ``seed=N``; the Monte Carlo agents take ``cutoff=N`` (playout depth).
+Every agent takes ``seed=N``.  A time alone searches for that time (no hidden budget).
 """
 
 from __future__ import annotations
@@ -23,15 +27,18 @@ from mcts_course.agents.montecarlo import POLICIES, MonteCarloAgent
 AGENT_SPECS: dict[str, str] = {
     "random": "uniformly random legal moves",
     "cellscore": "the move on the cell with the best positional weight",
-    "minimax": "minimax search; depth=2, eval=cellscore|discs|mobility",
-    "alphabeta": "alpha-beta search; depth=4 or time=SECONDS (iterative deepening), eval=",
+    "minimax": "minimax search; depth=2, evaluate=cellscore|discs|mobility",
+    "alphabeta": (
+        "alpha-beta search; depth=4 and/or time_limit=SECONDS (iterative deepening), evaluate="
+    ),
     "montecarlo": (
-        "flat Monte Carlo; playouts=20 (per move), policy=uniform|ucb1|egreedy|softmax, "
-        "c=, epsilon=, temperature=, cutoff=, time="
+        "flat Monte Carlo; playouts=200 (per decision, in total) or playouts_per_move=, "
+        "policy=uniform|ucb1|egreedy|softmax, c=, epsilon=, temperature=, playout_depth=, "
+        "time_limit="
     ),
     "mcts": (
-        "UCT tree search; iterations=200 and/or time=SECONDS, c=1.41, threshold=1, cutoff=, "
-        "reuse=0|1"
+        "UCT tree search; iterations=200 and/or time_limit=SECONDS, c=1.41, expand_threshold=1, "
+        "playout_depth=, tree_reuse=0|1"
     ),
 }
 
@@ -56,33 +63,38 @@ def _policy(text: str) -> str:
     return text
 
 
-# For each agent: spec key -> (constructor keyword, parser of the value).
-_PARAMS: dict[str, dict[str, tuple[str, Callable[[str], Any]]]] = {
+# For each agent: constructor keyword -> parser of the value (the spec key is the keyword).
+_PARAMS: dict[str, dict[str, Callable[[str], Any]]] = {
     "random": {},
     "cellscore": {},
-    "minimax": {"depth": ("depth", int), "eval": ("evaluate", _evaluation)},
-    "alphabeta": {
-        "depth": ("depth", int),
-        "time": ("time_limit", float),
-        "eval": ("evaluate", _evaluation),
-    },
+    "minimax": {"depth": int, "evaluate": _evaluation},
+    "alphabeta": {"depth": int, "time_limit": float, "evaluate": _evaluation},
     "montecarlo": {
-        "playouts": ("playouts", int),
-        "policy": ("policy", _policy),
-        "c": ("c", float),
-        "epsilon": ("epsilon", float),
-        "temperature": ("temperature", float),
-        "cutoff": ("playout_depth", int),
-        "time": ("time_limit", float),
+        "playouts": int,
+        "playouts_per_move": int,
+        "policy": _policy,
+        "c": float,
+        "epsilon": float,
+        "temperature": float,
+        "playout_depth": int,
+        "time_limit": float,
     },
     "mcts": {
-        "iterations": ("iterations", int),
-        "time": ("time_limit", float),
-        "c": ("c", float),
-        "threshold": ("expand_threshold", int),
-        "cutoff": ("playout_depth", int),
-        "reuse": ("tree_reuse", _bool),
+        "iterations": int,
+        "time_limit": float,
+        "c": float,
+        "expand_threshold": int,
+        "playout_depth": int,
+        "tree_reuse": _bool,
     },
+}
+# Short spec keys kept for the command line: alias -> constructor keyword.
+ALIASES = {
+    "time": "time_limit",
+    "threshold": "expand_threshold",
+    "cutoff": "playout_depth",
+    "reuse": "tree_reuse",
+    "eval": "evaluate",
 }
 _CLASSES: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -105,25 +117,24 @@ def make_agent(spec: str) -> Agent:
         raise ValueError(
             f"unknown agent {name!r} in {spec!r}; choose one of: {', '.join(_CLASSES)}"
         )
-    allowed = _PARAMS[name]
-    valid = ", ".join([*allowed, "seed"])
+    allowed = {**_PARAMS[name], "seed": int}
+    valid = ", ".join(allowed)
     kwargs: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in params.split(","))):
         key, eq, text = (part.strip() for part in item.partition("="))
         if not eq or not text:
             raise ValueError(f"bad parameter {item!r} in {spec!r}; write key=value ({valid})")
-        if key != "seed" and key not in allowed:
+        keyword = ALIASES.get(key, key)
+        if keyword not in allowed:
             raise ValueError(f"unknown parameter {key!r} for {name}; valid: {valid}")
-        keyword, parse = ("seed", int) if key == "seed" else allowed[key]
+        if keyword in kwargs:
+            raise ValueError(f"{keyword} given twice in {spec!r}")
+        parse = allowed[keyword]
         try:
             kwargs[keyword] = parse(text)
         except ValueError as error:
             message = str(error) if parse not in (int, float) else f"not a number: {text!r}"
             raise ValueError(f"bad value for {key} in {spec!r}: {message}") from None
-    if name == "alphabeta" and "time_limit" in kwargs and "depth" not in kwargs:
-        kwargs["depth"] = None  # time alone: deepen until the time is up
-    if name == "mcts" and "time_limit" in kwargs and "iterations" not in kwargs:
-        kwargs["iterations"] = None
     try:
         return _CLASSES[name](**kwargs)
     except ValueError as error:

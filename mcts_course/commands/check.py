@@ -38,7 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcts_course.cli import UsageError
+    from mcts_course.errors import UsageError
     from mcts_course.grading.grader import grade
     from mcts_course.grading.report import full_report
     from mcts_course.grading.sources import find_sources

@@ -66,7 +66,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcts_course.cli import UsageError
+    from mcts_course.errors import UsageError
     from mcts_course.grading.grader import atomic_write, grade, results_json
 
     if args.jobs is not None and args.jobs < 1:

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from mcts_course.commands import number
+from mcts_course.errors import UsageError
 from mcts_course.games import GAMES
 
 
@@ -59,7 +60,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from mcts_course.agents import make_agent
     from mcts_course.arena import match
-    from mcts_course.cli import UsageError
 
     try:
         agent_a, agent_b = make_agent(args.agent_a), make_agent(args.agent_b)

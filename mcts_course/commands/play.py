@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mcts_course.errors import UsageError
 from mcts_course.games import GAMES, GameState, IllegalActionError
 
 _QUIT = ("quit", "exit", "q")
-_EXAMPLE = {"othello": "d3", "tictactoe": "b2", "connect4": "4"}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -46,7 +46,8 @@ def _human_move(state: GameState) -> int | None:
     """Ask until the human types a legal move; None if they quit."""
     who = state.PLAYER_NAMES[state.current_player]
     while True:
-        text = _read(f"{who}, your move (e.g. {_EXAMPLE.get(state.NAME, '?')}): ")
+        example = state.action_to_string(state.legal_actions()[0])  # a legal move, as typed
+        text = _read(f"{who}, your move (e.g. {example}): ")
         if text is None or text.lower() in _QUIT:
             return None
         legal = [state.action_to_string(a) for a in state.legal_actions()]
@@ -73,7 +74,6 @@ def _result(state: GameState, human: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from mcts_course.agents import make_agent
-    from mcts_course.cli import UsageError
 
     try:
         agent = make_agent(args.opponent)
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     while not state.is_terminal():
         print(state)
         if state.current_player == human:
-            if state.legal_actions() == [getattr(state, "PASS", None)]:  # Othello: a forced pass
+            if state.must_pass():  # Othello: no move but to pass
                 print(f"{names[human]} has no legal move and must pass.")
                 state = state.play(state.legal_actions()[0])
                 continue

@@ -13,20 +13,53 @@ Every agent in :mod:`mcts_course.agents` talks to a game only through these meth
 States are immutable values: hashable, and equal exactly when board and mover are equal, so
 they can key a transposition table or an ``functools.lru_cache``.  How a board is stored
 (bitboards, masks) is each game module's business and never leaks into the agents.
+
+What differs between games is described by the game class itself, so that no other module
+needs to know which game it holds::
+
+    s.PASS                # the pass action (Othello's 64), or None in games without passes
+    s.LINE_LENGTH         # how many in a row win (3, 4), or None
+    s.DRAWING             # how pictures draw it: "discs", "marks" or "columns"
+    s.cell_of(a)          # the (row, col) action a marks; s.action_at(row, col) the inverse
+    s.must_pass()         # the player to move has no move but to pass
+    s.disc_counts()       # (player 0's, player 1's) pieces when they decide the game, else None
+    s.cell_score(p), s.disc_difference(p), s.mobility(p)   # the game's fast evaluations
+
+A fourth game subclasses :class:`GameState`, sets the class constants, and is registered in
+:data:`mcts_course.games.GAMES`; agents, arena, pictures and the command line then work as is.
 """
 
 from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import cache
 from typing import ClassVar, TypeVar
-
-import numpy as np
 
 S = TypeVar("S", bound="GameState")
 
 Returns = tuple[int, int]
+Board = tuple[tuple[int, ...], ...]  # rows of cells: -1 empty, 0 or 1 the owner
+Weights = tuple[tuple[int, ...], ...]  # one number per cell, rows like a Board
+
+
+@cache  # evaluations ask for it at every leaf
+def winning_lines_table(rows: int, cols: int, length: int) -> Weights:
+    """How many winning lines (rows, columns, diagonals of ``length`` cells) pass through each cell.
+
+    For tic-tac-toe the centre lies on 4 lines, a corner on 3, an edge on 2; for Connect Four this
+    gives the well-known table with 13 in the middle columns.
+    """
+    table = [[0] * cols for _ in range(rows)]
+    for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        for row in range(rows):
+            for col in range(cols):
+                end_row, end_col = row + d_row * (length - 1), col + d_col * (length - 1)
+                if 0 <= end_row < rows and 0 <= end_col < cols:
+                    for k in range(length):
+                        table[row + d_row * k][col + d_col * k] += 1
+    return tuple(tuple(row) for row in table)
 
 
 class IllegalActionError(ValueError):
@@ -38,11 +71,17 @@ class GameState(ABC):
 
     __slots__ = ()
 
-    NAME: ClassVar[str]  # "othello", "tictactoe", "connect4"
+    NAME: ClassVar[str]  # "othello", "tictactoe", "connect4": a label, never a switch
     ROWS: ClassVar[int]
     COLS: ClassVar[int]
     NUM_ACTIONS: ClassVar[int]  # actions are 0 .. NUM_ACTIONS - 1
     PLAYER_NAMES: ClassVar[tuple[str, str]]  # e.g. ("Black", "White")
+    PASS: ClassVar[int | None] = None  # the pass action, in games where a stuck player passes
+    LINE_LENGTH: ClassVar[int | None] = None  # how many in a row win, in games won by a line
+    DRAWING: ClassVar[str] = "discs"  # the picture style: "discs", "marks" or "columns"
+    # How a state is drawn as PNG in a notebook: set by mcts_course.render when it is imported
+    # (the pictures register themselves; the games never import them).
+    png_renderer: ClassVar[Callable[[GameState], bytes] | None] = None
 
     # -- the protocol ------------------------------------------------------------------------
     _player: int  # every game keeps the mover in a slot of this name
@@ -92,10 +131,11 @@ class GameState(ABC):
         return state.cutoff_returns()
 
     @abstractmethod
-    def board(self) -> np.ndarray:
-        """The board as an int8 array of shape (ROWS, COLS): -1 empty, 0 or 1 the owner.
+    def board(self) -> Board:
+        """The board as ROWS tuples of COLS ints: -1 empty, 0 or 1 the owner.
 
-        Row 0 is the row printed on top.
+        Row 0 is the row printed on top.  Plain tuples keep the games free of numpy;
+        ``numpy.array(state.board())`` gives an array of shape (ROWS, COLS).
         """
 
     @abstractmethod
@@ -138,9 +178,70 @@ class GameState(ABC):
             return 1
         return None
 
+    # -- what differs between games ------------------------------------------------------------
     def cell_of(self, action: int) -> tuple[int, int] | None:
-        """The (row, col) an action marks on the board, or None (Othello's pass)."""
+        """The (row, col) an action marks on the board, or None (a pass).
+
+        By default action ``row * COLS + col`` marks cell (row, col).
+        """
         return divmod(action, self.COLS) if 0 <= action < self.ROWS * self.COLS else None
+
+    def action_at(self, row: int, col: int) -> int | None:
+        """The action that marks cell (row, col) (say, for a click there), or None if none
+        can; the inverse of :meth:`cell_of`."""
+        if 0 <= row < self.ROWS and 0 <= col < self.COLS:
+            return row * self.COLS + col
+        return None
+
+    def is_pass(self, action: int | None) -> bool:
+        """Is ``action`` this game's pass?"""
+        return self.PASS is not None and action == self.PASS
+
+    def must_pass(self) -> bool:
+        """True when the player to move has no move but to pass (a forced pass)."""
+        return self.PASS is not None and self.legal_actions() == [self.PASS]
+
+    def disc_counts(self) -> tuple[int, int] | None:
+        """(player 0's pieces, player 1's pieces) in games that the count decides (Othello);
+        None in the others."""
+        return None
+
+    @classmethod
+    def cell_weights(cls) -> Weights:
+        """A positional weight per cell: by default the number of winning lines through it
+        (games won by a line), else 0 everywhere."""
+        if cls.LINE_LENGTH is None:
+            return tuple((0,) * cls.COLS for _ in range(cls.ROWS))
+        return winning_lines_table(cls.ROWS, cls.COLS, cls.LINE_LENGTH)
+
+    def cell_score(self, player: int) -> float:
+        """Sum of :meth:`cell_weights` over ``player``'s cells minus the opponent's cells."""
+        score = 0
+        for board_row, weight_row in zip(self.board(), self.cell_weights(), strict=True):
+            for owner, weight in zip(board_row, weight_row, strict=True):
+                if owner >= 0:
+                    score += weight if owner == player else -weight
+        return float(score)
+
+    def disc_difference(self, player: int) -> int:
+        """``player``'s pieces on the board minus the opponent's."""
+        cells = [owner for row in self.board() for owner in row]
+        return cells.count(player) - cells.count(1 - player)
+
+    def mobility(self, player: int) -> int:
+        """``player``'s number of legal moves minus the opponent's, as if each were to move.
+
+        By default 0: in games such as tic-tac-toe and Connect Four both players always have the
+        same moves.  Othello overrides it (a forced pass counts as no move).
+        """
+        return 0
+
+    def _action_index(self, action: object) -> int:
+        """``action`` as a plain int: numpy integers and other ``__index__`` types are accepted,
+        bools, floats and strings are not (the slow path of :meth:`play`)."""
+        if isinstance(action, bool) or not hasattr(type(action), "__index__"):
+            raise self._illegal(action)
+        return type(action).__index__(action)  # type: ignore[attr-defined]
 
     def _illegal(self, action: object) -> IllegalActionError:
         legal = ", ".join(self.action_to_string(a) + f" ({a})" for a in self.legal_actions())
@@ -160,8 +261,8 @@ class GameState(ABC):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(\n{self}\n)"
 
-    def _repr_png_(self) -> bytes:
-        """Shows the state as a picture in a notebook."""
-        from mcts_course.render import state_png
-
-        return state_png(self)
+    def _repr_png_(self) -> bytes | None:
+        """Shows the state as a picture in a notebook once :mod:`mcts_course.render` is imported
+        (None, i.e. the text, before)."""
+        renderer = GameState.png_renderer
+        return None if renderer is None else renderer(self)

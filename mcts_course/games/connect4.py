@@ -37,9 +37,7 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
-import numpy as np
-
-from mcts_course.games.base import GameState, IllegalActionError, Returns
+from mcts_course.games.base import Board, GameState, IllegalActionError, Returns
 
 _WIDTH, _HEIGHT = 7, 6
 _STRIDE = _HEIGHT + 1  # bits per column, the spare bit included
@@ -83,6 +81,8 @@ class ConnectFour(GameState):
     COLS: ClassVar[int] = _WIDTH
     NUM_ACTIONS: ClassVar[int] = _WIDTH
     PLAYER_NAMES: ClassVar[tuple[str, str]] = ("Red", "Yellow")
+    LINE_LENGTH: ClassVar[int] = 4
+    DRAWING: ClassVar[str] = "columns"
 
     def __init__(self) -> None:
         self._discs = (0, 0)  # bitboards of player 0 and player 1
@@ -110,9 +110,7 @@ class ConnectFour(GameState):
 
     def play(self, action: int) -> ConnectFour:
         if type(action) is not int:
-            if not isinstance(action, np.integer):
-                raise self._illegal(action)  # str, float, bool, None, ...
-            action = int(action)
+            action = self._action_index(action)  # numpy ints pass; str, float, bool do not
         d0, d1 = self._discs
         if self._over or not 0 <= action < _WIDTH:
             raise self._illegal(action)
@@ -167,14 +165,13 @@ class ConnectFour(GameState):
             me, other = other, me
             player ^= 1
 
-    def board(self) -> np.ndarray:
-        grid = np.full((_HEIGHT, _WIDTH), -1, dtype=np.int8)
-        for player, discs in enumerate(self._discs):
-            for col in range(_WIDTH):
-                for row in range(_HEIGHT):
-                    if discs >> (_STRIDE * col + row) & 1:
-                        grid[_HEIGHT - 1 - row, col] = player
-        return grid
+    def board(self) -> Board:
+        d0, d1 = self._discs
+        rows = []
+        for row in range(_HEIGHT - 1, -1, -1):  # board() row 0 is the top row
+            bits = [1 << (_STRIDE * col + row) for col in range(_WIDTH)]
+            rows.append(tuple(0 if d0 & b else 1 if d1 & b else -1 for b in bits))
+        return tuple(rows)
 
     def _key(self) -> tuple:
         return (self._discs, self._player)
@@ -191,9 +188,13 @@ class ConnectFour(GameState):
         height = bin((d0 | d1) & _COLUMN[action]).count("1")
         return None if height == _HEIGHT else (_HEIGHT - 1 - height, int(action))
 
+    def action_at(self, row: int, col: int) -> int | None:
+        """A click anywhere in a column drops a disc there: the action is the column."""
+        return col if 0 <= row < _HEIGHT and 0 <= col < _WIDTH else None
+
     # -- moves as text -----------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        if isinstance(action, bool) or not hasattr(type(action), "__index__"):
             raise IllegalActionError(f"{action!r} is not a Connect Four column (0..6)")
         if not 0 <= action < _WIDTH:
             raise IllegalActionError(f"{action!r} is not a Connect Four column (0..6)")

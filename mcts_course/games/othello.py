@@ -43,11 +43,12 @@ Two kinds of random playout are offered:
 from __future__ import annotations
 
 import random
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
+if TYPE_CHECKING:  # numpy only for the batched rollouts, imported when they run
+    import numpy as np
 
-from mcts_course.games.base import GameState, IllegalActionError, Returns
+from mcts_course.games.base import Board, GameState, IllegalActionError, Returns
 
 PASS = 64
 SIZE = 8
@@ -79,6 +80,24 @@ NEIGHBOURS: list[int] = [
     sum(ray[0] for d in DIRECTIONS if (ray := _ray(sq, *d))) for sq in range(64)
 ]
 BIT: list[int] = [1 << sq for sq in range(64)]
+
+# The classic Othello square weights: corners are gold, the squares next to them poison.
+# Rows of ints, row 0 = rank 1 (numpy.array(CELL_WEIGHTS) gives an array).
+CELL_WEIGHTS: tuple[tuple[int, ...], ...] = (
+    (120, -20, 20, 5, 5, 20, -20, 120),
+    (-20, -40, -5, -5, -5, -5, -40, -20),
+    (20, -5, 15, 3, 3, 15, -5, 20),
+    (5, -5, 3, 0, 0, 3, -5, 5),
+    (5, -5, 3, 0, 0, 3, -5, 5),
+    (20, -5, 15, 3, 3, 15, -5, 20),
+    (-20, -40, -5, -5, -5, -5, -40, -20),
+    (120, -20, 20, 5, 5, 20, -20, 120),
+)
+# One bitboard per distinct non-zero weight, so that a cell score is a few popcounts.
+_WEIGHT_MASKS = tuple(
+    (w, sum(BIT[sq] for sq in range(64) if CELL_WEIGHTS[sq // SIZE][sq % SIZE] == w))
+    for w in sorted({w for row in CELL_WEIGHTS for w in row} - {0})
+)
 
 
 def flips(square: int, mover: int, opponent: int) -> int:
@@ -186,14 +205,26 @@ class Othello(GameState):
     NUM_ACTIONS: ClassVar[int] = 65
     PLAYER_NAMES: ClassVar[tuple[str, str]] = ("Black", "White")
     PASS: ClassVar[int] = PASS
+    DRAWING: ClassVar[str] = "discs"
 
     def __init__(self, black: int | None = None, white: int | None = None, player: int = 0):
-        """The start position, or the position given by two bitboards and the player to move."""
+        """The start position, or the position given by two bitboards and the player to move.
+
+        Raises ValueError for what is no position: bitboards that are not ints in 0..2**64-1,
+        discs of both colours on one square, a player other than 0 or 1.  (Positions that no
+        game reaches, such as a board without its centre discs, stay allowed for experiments.)
+        """
         if black is None and white is None:
             black, white = BIT[28] | BIT[35], BIT[27] | BIT[36]
-        if black is None or white is None or black & white or (black | white) > FULL:
-            raise ValueError("black and white must be disjoint 64-bit bitboards")
-        if player not in (0, 1):
+        for name, bits in (("black", black), ("white", white)):
+            if type(bits) is not int or not 0 <= bits <= FULL:
+                raise ValueError(f"{name} must be a 64-bit bitboard (an int in 0..2**64-1), "
+                                 f"not {bits!r}")
+        if black & white:
+            squares_ = ", ".join(FILES[sq % SIZE] + str(sq // SIZE + 1)
+                                 for sq in squares(black & white))
+            raise ValueError(f"black and white overlap on {squares_}")
+        if type(player) is not int or player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, not {player!r}")
         self._player = player
         self._mover, self._opponent = (black, white) if player == 0 else (white, black)
@@ -227,6 +258,32 @@ class Othello(GameState):
         """(Black's discs, White's discs)."""
         return self.black.bit_count(), self.white.bit_count()
 
+    # -- the game's own evaluations (bit counts, no board built) ------------------------------
+    @classmethod
+    def cell_weights(cls) -> tuple[tuple[int, ...], ...]:
+        """The classic square weights :data:`CELL_WEIGHTS`."""
+        return CELL_WEIGHTS
+
+    def _discs_of(self, player: int) -> tuple[int, int]:
+        """(player's discs, the opponent's discs) as bitboards."""
+        return (self.black, self.white) if player == 0 else (self.white, self.black)
+
+    def cell_score(self, player: int) -> float:
+        mine, theirs = self._discs_of(player)
+        return float(
+            sum(w * ((mine & m).bit_count() - (theirs & m).bit_count()) for w, m in _WEIGHT_MASKS)
+        )
+
+    def disc_difference(self, player: int) -> int:
+        mine, theirs = self._discs_of(player)
+        return mine.bit_count() - theirs.bit_count()
+
+    def mobility(self, player: int) -> int:
+        """``player``'s legal moves minus the opponent's, each counted as if to move (a forced
+        pass counts as no move)."""
+        mine, theirs = self._discs_of(player)
+        return move_mask(mine, theirs).bit_count() - move_mask(theirs, mine).bit_count()
+
     # -- the protocol ------------------------------------------------------------------------
     def is_terminal(self) -> bool:
         if self._over is None:
@@ -240,10 +297,8 @@ class Othello(GameState):
         return [] if self.is_terminal() else [PASS]
 
     def play(self, action: int) -> Othello:
-        if isinstance(action, np.integer):
-            action = int(action)
         if type(action) is not int:
-            raise self._illegal(action)
+            action = self._action_index(action)
         if 0 <= action < 64 and self._move_mask() >> action & 1:
             flipped = flips(action, self._mover, self._opponent)
             return Othello._make(
@@ -276,11 +331,13 @@ class Othello(GameState):
 
         return batch_rollouts(self.black, self.white, self._player, n, seed)
 
-    def board(self) -> np.ndarray:
-        cells = np.full(64, -1, dtype=np.int8)
-        cells[squares(self.black)] = 0
-        cells[squares(self.white)] = 1
-        return cells.reshape(SIZE, SIZE)
+    def board(self) -> Board:
+        black, white = self.black, self.white
+        return tuple(
+            tuple(0 if black >> sq & 1 else 1 if white >> sq & 1 else -1
+                  for sq in range(row * SIZE, row * SIZE + SIZE))
+            for row in range(SIZE)
+        )
 
     def _key(self) -> tuple:
         return (self._mover, self._opponent, self._player)
@@ -289,7 +346,7 @@ class Othello(GameState):
     def action_to_string(self, action: int) -> str:
         if action == PASS:
             return "pass"
-        if isinstance(action, (int, np.integer)) and 0 <= action < 64:
+        if not isinstance(action, bool) and hasattr(type(action), "__index__") and 0 <= action < 64:
             row, col = divmod(int(action), SIZE)
             return f"{FILES[col]}{row + 1}"
         raise IllegalActionError(f"{action!r} is not an Othello action (0..63 or PASS = 64)")

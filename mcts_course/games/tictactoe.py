@@ -25,9 +25,7 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
-import numpy as np
-
-from mcts_course.games.base import GameState, IllegalActionError, Returns
+from mcts_course.games.base import Board, GameState, IllegalActionError, Returns
 
 _FULL = 0b111_111_111
 _LINES = (
@@ -58,6 +56,8 @@ class TicTacToe(GameState):
     COLS: ClassVar[int] = 3
     NUM_ACTIONS: ClassVar[int] = 9
     PLAYER_NAMES: ClassVar[tuple[str, str]] = ("X", "O")
+    LINE_LENGTH: ClassVar[int] = 3
+    DRAWING: ClassVar[str] = "marks"
 
     def __init__(self) -> None:
         self._x = 0  # cells marked by X (player 0)
@@ -84,9 +84,7 @@ class TicTacToe(GameState):
 
     def play(self, action: int) -> TicTacToe:
         if type(action) is not int:
-            if not isinstance(action, np.integer):
-                raise self._illegal(action)  # str, float, bool, None, ...
-            action = int(action)
+            action = self._action_index(action)  # numpy ints pass; str, float, bool do not
         if self._over or not 0 <= action < 9 or (self._x | self._o) >> action & 1:
             raise self._illegal(action)
         bit = 1 << action
@@ -131,14 +129,13 @@ class TicTacToe(GameState):
             me, other = other, me
             player ^= 1
 
-    def board(self) -> np.ndarray:
-        cells = np.full(9, -1, dtype=np.int8)
-        for cell in range(9):
-            if self._x >> cell & 1:
-                cells[cell] = 0
-            elif self._o >> cell & 1:
-                cells[cell] = 1
-        return cells.reshape(3, 3)
+    def board(self) -> Board:
+        x, o = self._x, self._o
+        return tuple(
+            tuple(0 if x >> cell & 1 else 1 if o >> cell & 1 else -1
+                  for cell in range(row * 3, row * 3 + 3))
+            for row in range(3)
+        )
 
     def _key(self) -> tuple:
         return (self._x, self._o, self._player)
@@ -148,7 +145,7 @@ class TicTacToe(GameState):
 
     # -- moves as text -----------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        if isinstance(action, bool) or not hasattr(type(action), "__index__"):
             raise IllegalActionError(f"{action!r} is not a tic-tac-toe action (0..8)")
         if not 0 <= action < 9:
             raise IllegalActionError(f"{action!r} is not a tic-tac-toe action (0..8)")

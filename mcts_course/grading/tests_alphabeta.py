@@ -29,7 +29,7 @@ WEIGHTS = np.array(
 def weighted(state, player: int) -> float:
     if state.is_terminal():
         return 10000.0 * state.returns()[player]
-    board = state.board()
+    board = np.array(state.board())
     return float(WEIGHTS[board == player].sum() - WEIGHTS[board == 1 - player].sum())
 
 

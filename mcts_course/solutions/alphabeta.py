@@ -14,8 +14,8 @@ def disc_difference(state: GameState, player: int) -> float:
     """Discs of ``player`` minus discs of the opponent; +-1000 times the result at the end."""
     if state.is_terminal():
         return 1000.0 * state.returns()[player]
-    board = state.board()
-    return float((board == player).sum() - (board == 1 - player).sum())
+    cells = [owner for row in state.board() for owner in row]  # board(): rows of -1, 0, 1
+    return float(cells.count(player) - cells.count(1 - player))
 
 
 def minimax(

@@ -1,0 +1,63 @@
+"""The games and the agents run on the standard library alone (as in a browser's Python).
+
+A child process blocks ``import numpy`` with a meta-path finder, then imports
+:mod:`mcts_course.games` and :mod:`mcts_course.agents` and plays a game of each game between
+MCTS and random play (and a few moves of every other agent).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent(
+    """
+    import importlib.abc
+    import sys
+
+    class NoNumpy(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "numpy" or name.startswith("numpy."):
+                raise ImportError(f"{name} is blocked in this test")
+            return None
+
+    sys.meta_path.insert(0, NoNumpy())
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        raise SystemExit("numpy was importable: the test would prove nothing")
+
+    from mcts_course.agents import MCTSAgent, RandomAgent, make_agent
+    from mcts_course.games import GAMES
+
+    for name, game in GAMES.items():
+        agents = (MCTSAgent(iterations=30, seed=1), RandomAgent(seed=2))
+        state, plies = game(), 0
+        while not state.is_terminal():
+            state = state.play(agents[state.current_player].select_action(state))
+            plies += 1
+        state.board(), str(state)
+        print(name, plies, state.returns())
+        for spec in ("cellscore:seed=0", "minimax:depth=1", "alphabeta:depth=2",
+                     "montecarlo:playouts=8,policy=softmax", "mcts:iterations=8,playout_depth=4"):
+            agent, state = make_agent(spec), game()
+            for _ in range(3):
+                state = state.play(agent.select_action(state))
+    assert not any(m == "numpy" or m.startswith("numpy.") for m in sys.modules)
+    print("ok")
+    """
+)
+
+
+def test_games_and_agents_play_without_numpy():
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.split()
+    assert lines[-1] == "ok"
+    for name in ("othello", "tictactoe", "connect4"):
+        assert name in lines
