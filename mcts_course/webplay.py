@@ -24,22 +24,11 @@ import time
 from typing import Any
 
 from mcts_course.agents import Agent, MCTSAgent, Node, make_agent
+from mcts_course.agents.bandits import ucb1
+from mcts_course.agents.cellscore import CellScoreAgent
 from mcts_course.agents.minimax import AlphaBetaAgent, MinimaxAgent, alphabeta_value
 from mcts_course.agents.montecarlo import MonteCarloAgent
 from mcts_course.games import GameState, IllegalActionError, start_state
-
-try:  # the contract's one scoring function (issue 8); older trees have uct_value only
-    from mcts_course.agents.bandits import ucb1 as _ucb1
-except ImportError:  # pragma: no cover - until the shared bandits module lands
-    _ucb1 = None
-
-
-def _uct(wins: float, visits: int, parent_visits: int, c: float) -> float:
-    if _ucb1 is not None:
-        return _ucb1(wins, visits, parent_visits, c)
-    if visits == 0:
-        return math.inf
-    return wins / visits + c * math.sqrt(math.log(parent_visits) / visits)
 
 
 def _number(value: float) -> float | str:
@@ -61,7 +50,8 @@ def agent_thoughts(agent: Agent, state: GameState) -> dict[str, Any] | None:
     """What ``agent`` computed for its last move from ``state``, to draw on that position.
 
     MCTS: the visits of the root's children; flat Monte Carlo: the playouts per move;
-    alpha-beta and minimax: each move's value at the depth searched.  None for the others.
+    alpha-beta and minimax: each move's value at the depth searched; cell score: the weight of
+    each move's cell (``state.cell_weights()``).  None for random play.
     """
     if isinstance(agent, MCTSAgent):
         root = agent.last_root
@@ -104,6 +94,23 @@ def agent_thoughts(agent: Agent, state: GameState) -> dict[str, Any] | None:
                 for row in rows
             ],
         }
+    if isinstance(agent, CellScoreAgent):
+        weights = state.cell_weights()
+        rows = []
+        for action in state.legal_actions():
+            cell = state.cell_of(action)
+            if cell is not None:
+                weight = weights[cell[0]][cell[1]]
+                rows.append(
+                    {
+                        "action": action,
+                        "cell": [cell[0], cell[1]],
+                        "move": state.action_to_string(action),
+                        "value": weight,
+                    }
+                )
+        rows.sort(key=lambda row: (-row["value"], row["action"]))
+        return {"kind": "weights", "columns": ["move", "value"], "rows": rows}
     if isinstance(agent, (AlphaBetaAgent, MinimaxAgent)):
         depth = getattr(agent, "depth_reached", None) or getattr(agent, "depth", None)
         if not depth or state.is_terminal() or len(state.legal_actions()) < 2:
@@ -274,9 +281,9 @@ class Stepper:
     def step(self, count: int = 1) -> None:
         """Run ``count`` iterations; describe the last one."""
         for _ in range(count):
-            path, expanded, returns = _one_iteration(self.agent, self.root)
+            step = self.agent.step(self.root)  # the agent's own iteration, all four phases
             self.iterations += 1
-        self.last = self._describe(path, expanded, returns)
+        self.last = self._describe(step.path, step.expanded, tuple(step.returns))
 
     def _describe(self, path: list[Node], expanded: Node | None, returns: tuple) -> dict:
         """The four phases of the iteration just run, with the statistics before and after it.
@@ -295,7 +302,7 @@ class Stepper:
                 visits, wins = child.visits, child.wins
                 if id(child) in on_path:
                     visits, wins = visits - 1, wins - rewards[child.player]
-                uct = _uct(wins, visits, parent_before, self.agent.c) if parent_before else None
+                uct = ucb1(wins, visits, parent_before, self.agent.c) if parent_before else None
                 children.append(
                     {
                         "action": action,
@@ -338,7 +345,7 @@ class Stepper:
                 "move": state.action_to_string(a),
                 "wins": round(ch.wins, 1),
                 "visits": ch.visits,
-                "uct": _number(round(_uct(ch.wins, ch.visits, root.visits, self.agent.c), 3))
+                "uct": _number(round(ucb1(ch.wins, ch.visits, root.visits, self.agent.c), 3))
                 if root.visits
                 else None,
             }
@@ -359,23 +366,6 @@ class Stepper:
             "root_children": children,
             "last": self.last,
         }
-
-
-def _one_iteration(agent: MCTSAgent, root: Node) -> tuple[list[Node], Node | None, tuple]:
-    """One MCTS iteration through the agent's own method, with what each phase did."""
-    step = getattr(agent, "step", None)
-    if step is not None:
-        result = step(root)
-        return list(result.path), result.expanded, tuple(result.returns)
-    # Before MCTSAgent.step (issue 8): the same four phase methods, called as search() does.
-    path = agent.select(root)
-    leaf = agent.expand(path[-1], is_root=len(path) == 1)
-    expanded = leaf if leaf is not path[-1] else None
-    if expanded is not None:
-        path.append(leaf)
-    returns = agent.simulate(leaf)
-    agent.backpropagate(path, returns)
-    return path, expanded, tuple(returns)
 
 
 def _count(node: Node) -> int:

@@ -76,6 +76,23 @@ def test_alphabeta_thoughts_are_exact_values_and_its_move_has_the_best():
     assert values[thoughts["action"]] == max(values.values())
 
 
+def test_cellscore_thoughts_are_the_weights_of_the_cells_and_it_played_the_heaviest():
+    ask(cmd="new_game", board="c", game="othello", opponent="cellscore", human=1)
+    ask(cmd="agent_move", board="c")
+    ask(cmd="human_move", board="c", action=ask(cmd="view", board="c")["legal"][0]["action"])
+    view = ask(cmd="agent_move", board="c")
+    thoughts = view["thoughts"]
+    state = start_state("othello")
+    for action in view["actions"][:-1]:
+        state = state.play(action)
+    weights = state.cell_weights()
+    assert thoughts["kind"] == "weights"
+    assert {row["action"] for row in thoughts["rows"]} == set(state.legal_actions())
+    for row in thoughts["rows"]:
+        assert row["value"] == weights[row["cell"][0]][row["cell"][1]]
+    assert thoughts["rows"][0]["action"] == thoughts["action"]
+
+
 def test_undo_takes_back_the_readers_move_and_the_answer():
     ask(cmd="new_game", board="u", game="tictactoe", opponent="random")
     ask(cmd="human_move", board="u", action=0)

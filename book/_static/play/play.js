@@ -216,6 +216,8 @@
       summary += ` after ${t.iterations} iterations${rate ? ` (${rate} per second)` : ""}; numbers: visits of each move.`;
     } else if (t.kind === "playouts") {
       summary += "; numbers: playouts of each move.";
+    } else if (t.kind === "weights") {
+      summary += "; numbers: the weight of each move's cell, the highest played.";
     } else if (t.kind === "values") {
       summary += `; numbers: value of each move at depth ${t.depth} (cell score, for the mover).`;
     } else {
