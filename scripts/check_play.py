@@ -171,6 +171,7 @@ def check_play(context, origin: str, html: Path, screenshots: Path | None) -> li
     )
     url = f"{origin}/{PLAY_PAGE}"
     cold, page = _time_to_playable(context, url)
+    cold_phases = page.evaluate("async () => (await window.mctsPlay.whenReady()).phases")
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"JS error: {error}"))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
@@ -179,6 +180,7 @@ def check_play(context, origin: str, html: Path, screenshots: Path | None) -> li
         problems.append(f"the reader does not move first by default: {status!r}")
     page.close()
     warm, page = _time_to_playable(context, url)
+    warm_phases = page.evaluate("async () => (await window.mctsPlay.whenReady()).phases")
     page.on("pageerror", lambda error: errors.append(f"JS error: {error}"))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     options = page.eval_on_selector_all("#play-game option", "os => os.map(o => o.value)")
@@ -204,6 +206,9 @@ def check_play(context, origin: str, html: Path, screenshots: Path | None) -> li
     manifest = json.loads((html / "_static" / "play" / "manifest.json").read_text())
     print(
         f"play page: playable {cold:.1f} s after opening (cold cache), {warm:.1f} s (warm); "
+        f"in the worker, Python ready after {cold_phases['python'] / 1e3:.1f} s (cold) and "
+        f"{warm_phases['python'] / 1e3:.1f} s (warm), mcts_course imported after "
+        f"{cold_phases['package'] / 1e3:.1f} s and {warm_phases['package'] / 1e3:.1f} s; "
         f"MCTS from Othello's start: {in_page:,.0f} iterations/s in the page, "
         f"{native:,.0f}/s in this CPython ({in_page / native:.2f}x); "
         f"adds {manifest['total_bytes'] / 1e6:.1f} MB to the book "

@@ -56,7 +56,7 @@
     worker.onmessage = (event) => {
       const m = event.data;
       if (m.type === "ready") {
-        ready = { ms: performance.now() - pageStart, workerMs: m.ms, version: m.version };
+        ready = { ms: performance.now() - pageStart, workerMs: m.ms, version: m.version, phases: m.phases };
         settle();
       } else if (m.type === "failed") {
         failure = m.error;
