@@ -16,7 +16,7 @@ than it needs to be (conservative): it never claims more certainty than the game
 Games run through :mod:`joblib`, so a match can use many cores (``n_jobs=-1``) and, unchanged,
 many machines.  ``n_jobs=None`` (the default) means "whatever the surrounding
 :func:`joblib.parallel_config` says", which is one job outside any such block.  With a Dask
-cluster (``pip install dask distributed``)::
+cluster (``pip install "mcts-course[dask]"``)::
 
     import joblib
     from dask.distributed import Client
@@ -24,6 +24,9 @@ cluster (``pip install dask distributed``)::
     client = Client("tcp://scheduler-address:8786")   # or Client() for a local cluster
     with joblib.parallel_config(backend="dask", n_jobs=-1):
         result = match(Othello, MCTSAgent(iterations=1000), AlphaBetaAgent(depth=4), games=1000)
+
+(``tests/test_arena_dask.py`` runs this recipe on a local two-process cluster and checks that it
+gives the one-process result.)
 
 and with Ray (``pip install ray``)::
 

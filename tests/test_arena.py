@@ -5,6 +5,7 @@ import random
 
 import joblib
 import pytest
+from helpers import Dice, FirstLegal
 
 from mcts_course.agents import MCTSAgent, RandomAgent
 from mcts_course.arena import (
@@ -17,40 +18,6 @@ from mcts_course.arena import (
     wilson_interval,
 )
 from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe
-
-
-class FirstLegal:
-    """A tiny deterministic agent: always the lowest legal action."""
-
-    name = "First"
-
-    def seed(self, seed):
-        pass
-
-    def reset(self):
-        pass
-
-    def select_action(self, state):
-        return state.legal_actions()[0]
-
-
-class Dice:
-    """A tiny random agent that counts its games, to see that the arena resets copies."""
-
-    name = "Dice"
-
-    def __init__(self):
-        self.rng = random.Random(0)
-        self.resets = 0
-
-    def seed(self, seed):
-        self.rng.seed(seed)
-
-    def reset(self):
-        self.resets += 1
-
-    def select_action(self, state):
-        return self.rng.choice(state.legal_actions())
 
 
 @pytest.mark.parametrize("game", [TicTacToe, ConnectFour, Othello])

@@ -288,3 +288,19 @@ def test_random_set_bit_is_uniform_over_the_set_bits():
 
 def test_squares_lists_the_bits():
     assert squares(bits("a1", "d3", "h8")) == [0, 19, 63]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"black": -1, "white": 0}, "64-bit bitboard"),
+        ({"black": 1 << 64, "white": 0}, "64-bit bitboard"),
+        ({"black": 1.0, "white": 2}, "64-bit bitboard"),
+        ({"black": bits("d4", "e4"), "white": bits("e4")}, "overlap on e4"),
+        ({"black": bits("d4"), "white": None}, "white must be"),
+        ({"black": bits("d4"), "white": bits("e5"), "player": 2}, "player must be 0 or 1"),
+    ],
+)
+def test_invalid_positions_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Othello(**kwargs)

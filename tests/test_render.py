@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from helpers import FirstLegal  # noqa: E402
 
 from mcts_course.arena import play_game  # noqa: E402
 from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe  # noqa: E402
@@ -22,19 +23,6 @@ from mcts_course.render import (  # noqa: E402
 )
 
 PNG = b"\x89PNG\r\n\x1a\n"
-
-
-class FirstLegal:
-    name = "First"
-
-    def seed(self, seed):
-        pass
-
-    def reset(self):
-        pass
-
-    def select_action(self, state):
-        return state.legal_actions()[0]
 
 
 @pytest.fixture(autouse=True)

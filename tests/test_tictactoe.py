@@ -6,7 +6,6 @@ Everything here goes through the public protocol, so it would hold for any corre
 from __future__ import annotations
 
 import math
-import pickle
 import random
 
 import numpy as np
@@ -136,26 +135,7 @@ def test_parse_errors(text):
         TicTacToe().parse_action(text)
 
 
-def test_from_moves_forms_agree():
-    by_names = TicTacToe.from_moves("b2, a1 c3")
-    assert by_names == TicTacToe.from_moves(["b2", "a1", "c3"])
-    assert by_names == TicTacToe.from_moves([4, 0, 8])
-    assert by_names == TicTacToe().play(4).play(0).play(8)
-
-
 # -- errors and immutability --------------------------------------------------------------
-
-
-@pytest.mark.parametrize("action", [-1, 9, 100, "b2", 4.0, True, None, np.float64(4)])
-def test_bad_actions_raise(action):
-    s = TicTacToe.from_moves("a1")
-    before = (str(s), hash(s), s.legal_actions())
-    with pytest.raises(IllegalActionError) as info:
-        s.play(action)
-    assert isinstance(info.value, ValueError)
-    message = str(info.value)
-    assert repr(action) in message and "b2 (4)" in message  # names the action and the legal ones
-    assert (str(s), hash(s), s.legal_actions()) == before
 
 
 def test_occupied_cell_and_finished_game_raise():
@@ -165,31 +145,6 @@ def test_occupied_cell_and_finished_game_raise():
     over = TicTacToe.from_moves("a1 a2 b1 b2 c1")
     with pytest.raises(IllegalActionError, match="over"):
         over.play(8)
-
-
-def test_numpy_integers_are_actions():
-    assert TicTacToe().play(np.int64(4)) == TicTacToe().play(4)
-    assert TicTacToe().play(np.int8(0)).legal_actions() == list(range(1, 9))
-
-
-def test_play_returns_a_new_state():
-    start = TicTacToe()
-    after = start.play(4)
-    assert after is not start and after != start
-    assert start == TicTacToe() and start.legal_actions() == list(range(9))
-    assert start.current_player == 0 and after.current_player == 1
-    with pytest.raises(AttributeError):
-        start.colour = 1  # __slots__: no stray attributes
-
-
-def test_hash_and_equality():
-    a = TicTacToe.from_moves("a1 b2 c3")
-    b = TicTacToe.from_moves("c3 b2 a1")  # the same position by another move order
-    c = TicTacToe.from_moves("a1 c3 b2")  # same cells, colours swapped
-    assert a == b and hash(a) == hash(b)
-    assert a != c and a != "a1 b2 c3"
-    assert len({a, b, c}) == 2
-    assert pickle.loads(pickle.dumps(a)) == a
 
 
 # -- random playouts -----------------------------------------------------------------------
