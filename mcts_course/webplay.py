@@ -254,7 +254,7 @@ class Game:
 
 def _score(state: GameState) -> str:
     """The final count, in games that the count decides (Othello): " (40–24)"."""
-    counts = state.disc_counts() if hasattr(state, "disc_counts") else None
+    counts = state.disc_counts()
     return "" if counts is None else f" ({counts[0]}–{counts[1]})"
 
 

@@ -561,7 +561,8 @@
       lines.forEach((line, i) => g.append(svg("text", { x, y: y + 16 + i * 15, "text-anchor": "middle", class: i === 0 ? "mp-move" : "" }, line)));
       root.append(g);
     };
-    box(rootX, 8, ["root", `${fmt(view.root.wins, 1)}/${view.root.visits}`, `${view.players[view.to_move]} to move`], "mp-node mp-on-path");
+    // The root's wins belong to no move of the search (they count for the player before it).
+    box(rootX, 8, ["root", `${view.root.visits} visits`, `${view.players[view.to_move]} to move`], "mp-node mp-on-path");
     last.levels.forEach((level, depth) => {
       const y = 8 + (depth + 1) * (H + GAPY);
       const n = level.children.length;
