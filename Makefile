@@ -34,7 +34,7 @@ clean:
 # -- the book (Jupyter Book 1): `make book`, then `make check-book` ----------------------------
 BOOK_STAMP := $(VENV)/.installed-book
 
-.PHONY: book notebooks check-book
+.PHONY: book notebooks check-book play-assets
 
 $(BOOK_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test,dask,book]"
@@ -47,15 +47,22 @@ notebooks: $(BOOK_STAMP)
 # The HTML book in _build/html, every chapter executed (cached in _build/.jupyter_cache).
 # A Sphinx warning, a failing cell or anything a cell prints to stderr fails the build.
 # JUPYTER_PREFER_ENV_PATH: run the chapters with this venv's kernel, whatever ~/.local has.
-book: notebooks
+book: notebooks play-assets
 	MPLBACKEND=agg $(BIN)/python -c "import matplotlib.pyplot"  # font cache, outside the notebooks
 	MCTS_COURSE_PROGRESS=0 JUPYTER_PREFER_ENV_PATH=1 $(BIN)/jupyter-book build . -W -n --keep-going
+
+# The play page's Python: Pyodide's core (npm, pinned version and SHA-256, cached in .cache/) and
+# this package's wheel, into book/_static/play (copied into the book by Sphinx).
+play-assets: $(BOOK_STAMP)
+	command -v npm >/dev/null || (apt-get update && apt-get install -y npm)
+	$(BIN)/python scripts/play_assets.py
 
 # Read the built book in headless Chromium (Debian's package, installed here when missing).
 check-book: $(BOOK_STAMP)
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 	$(BIN)/python -m pip install --quiet -e ".[browser]"
 	$(BIN)/python scripts/check_book.py _build/html --screenshots _build/screenshots
+	$(BIN)/python scripts/check_widget_lab.py
 
 # The Gradescope autograder (setup.sh, run_autograder, this package's wheel) in dist/.
 # Hidden tests: make gradescope GRADESCOPE_TESTS=path/to/tests  (see mcts-course grade --help).

@@ -6,6 +6,10 @@ every Colab launch button opens a notebook (``.ipynb``) that exists in the repos
 pages are served over HTTP from ``_build/html`` on localhost; requests to other hosts (CDNs for
 MathJax, widgets, Thebe) are blocked, so the check runs offline and never counts them.
 
+The play page (``book/play.html``, see :mod:`check_play`) is then played like a reader: one full
+game of each game against MCTS by clicking, plus the step-through mode; the page must load
+nothing from another host, refuse an illegal click and finish every game.
+
 Usage::
 
     python scripts/check_book.py [_build/html] [--screenshots DIR] [--chromium PATH]
@@ -26,6 +30,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from playwright.sync_api import sync_playwright
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check_play import PLAY_PAGE, check_play, wait_for_boards  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = [
@@ -121,6 +128,9 @@ def check(html: Path, chromium: str, screenshots: Path | None) -> list[str]:
             page.on("response", lambda resp, found=found: _response(resp, origin, found))
             page.goto(f"{origin}/{name}", wait_until="load")
             page.wait_for_timeout(300)  # let async scripts run and report
+            # A page with a play board loads Python in the background: wait until it is ready,
+            # so that a failure shows here and no download is cut short by closing the page.
+            found += wait_for_boards(page)
             found += [f"broken image: {src}" for src in page.evaluate(BROKEN_IMAGES_JS)]
             hrefs = page.eval_on_selector_all(
                 "a[href*='colab.research.google.com']", "links => links.map(a => a.href)"
@@ -133,6 +143,19 @@ def check(html: Path, chromium: str, screenshots: Path | None) -> list[str]:
                 target = screenshots / (Path(name).stem + ".png")
                 page.screenshot(path=str(target), full_page=False)
             page.close()
+        if (html / PLAY_PAGE).is_file():
+            # A fresh context: an empty cache, for the cold-start time.
+            play_context = browser.new_context(viewport={"width": 1280, "height": 1000})
+            play_context.route(
+                "**/*",
+                lambda route: (
+                    route.continue_() if route.request.url.startswith(origin) else route.abort()
+                ),
+            )
+            problems += check_play(play_context, origin, html, screenshots)
+            play_context.close()
+        else:
+            problems.append(f"{PLAY_PAGE} is missing from the built book")
         browser.close()
     server.shutdown()
     print(f"checked {len(book_pages(html))} pages, {colab_pages} with a Colab button")
