@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcts_course.grading.pyparse import parse
 from mcts_course.grading.sets import SET_OF, SETS
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
@@ -173,7 +174,7 @@ def student_names(func: Callable, seen: set | None = None) -> frozenset[str]:
         return frozenset()
     seen.add(func)
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+        tree = parse(textwrap.dedent(inspect.getsource(func)))
     except (OSError, TypeError, SyntaxError):
         return frozenset()
     names: set[str] = set()

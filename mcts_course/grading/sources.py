@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcts_course.grading.pyparse import parse
 from mcts_course.grading.sets import SETS
 
 
@@ -53,7 +54,7 @@ def notebook_code(notebook: dict) -> tuple[str, str, list[str]]:
         lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in text.splitlines()]
         text = "\n".join(lines)
         try:
-            tree = ast.parse(text)
+            tree = parse(text)
         except SyntaxError as error:
             first = next((line for line in lines if line.strip()), "")[:60]
             notes.append(
@@ -78,7 +79,7 @@ def notebook_code(notebook: dict) -> tuple[str, str, list[str]]:
 def solutions_import(code: str) -> str | None:
     """The line where ``code`` uses mcts_course.solutions, or None (static check)."""
     try:
-        tree = ast.parse(code)
+        tree = parse(code)
     except SyntaxError:
         return None
     for node in ast.walk(tree):
@@ -109,7 +110,7 @@ def _sets_in(path: Path, code: str) -> dict[str, int]:
     if path.stem in SETS and path.suffix == ".py":
         return {path.stem: 0}  # exercises/ttt_mcts.py is the ttt_mcts set, and only that
     try:
-        tree = ast.parse(code)
+        tree = parse(code)
     except SyntaxError:
         return found
     defined = set()
