@@ -46,6 +46,20 @@ def _cell(state: GameState, action: int) -> list[int] | None:
     return None if cell is None else [int(cell[0]), int(cell[1])]
 
 
+def _visit_row(state: GameState, row: dict) -> dict:
+    """One move's statistics (MCTS's root table or flat Monte Carlo's ``last_stats``) as sent
+    to the page: drawn on the board by visits, listed with wins and mean."""
+    return {
+        "action": row["action"],
+        "cell": _cell(state, row["action"]),
+        "move": row["move"],
+        "value": row["visits"],
+        "visits": row["visits"],
+        "wins": round(row["wins"], 1),
+        "mean": round(row["mean"], 3),
+    }
+
+
 def agent_thoughts(agent: Agent, state: GameState) -> dict[str, Any] | None:
     """What ``agent`` computed for its last move from ``state``, to draw on that position.
 
@@ -63,17 +77,7 @@ def agent_thoughts(agent: Agent, state: GameState) -> dict[str, Any] | None:
             "iterations": agent.last_iterations,
             "columns": ["move", "visits", "wins", "mean", "uct"],
             "rows": [
-                {
-                    "action": row["action"],
-                    "cell": _cell(state, row["action"]),
-                    "move": row["move"],
-                    "value": row["visits"],
-                    "visits": row["visits"],
-                    "wins": round(row["wins"], 1),
-                    "mean": round(row["mean"], 3),
-                    "uct": _number(round(row["uct"], 3)),
-                }
-                for row in rows
+                {**_visit_row(state, row), "uct": _number(round(row["uct"], 3))} for row in rows
             ],
         }
     if isinstance(agent, MonteCarloAgent) and agent.last_stats:
@@ -81,18 +85,7 @@ def agent_thoughts(agent: Agent, state: GameState) -> dict[str, Any] | None:
         return {
             "kind": "playouts",
             "columns": ["move", "visits", "wins", "mean"],
-            "rows": [
-                {
-                    "action": row["action"],
-                    "cell": _cell(state, row["action"]),
-                    "move": row["move"],
-                    "value": row["visits"],
-                    "visits": row["visits"],
-                    "wins": round(row["wins"], 1),
-                    "mean": round(row["mean"], 3),
-                }
-                for row in rows
-            ],
+            "rows": [_visit_row(state, row) for row in rows],
         }
     if isinstance(agent, CellScoreAgent):
         weights = state.cell_weights()
