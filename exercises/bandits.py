@@ -7,7 +7,8 @@ Fill in the functions marked ``raise NotImplementedError``.  Check your work wit
 Primitive Monte Carlo spends its random playouts on the moves at the root only.  Each move is an
 arm of a multi-armed bandit: ``counts[i]`` playouts of move i so far and ``sums[i]`` the sum of
 their rewards (win 1, draw 0.5, loss 0 for the player to move).  A policy picks the arm that gets
-the next playout: UCB1, epsilon-greedy or softmax (Boltzmann) exploration.
+the next playout: UCB1, epsilon-greedy or softmax (Boltzmann) exploration.  ``MCTSPlayer``
+(given) puts the same policies inside MCTS, at every node of the tree.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
+from mcts_course.agents import MCTSAgent, Node
 from mcts_course.games import TicTacToe
 from mcts_course.games.base import GameState
 
@@ -100,6 +102,22 @@ class MonteCarloPlayer:
 
     def select_action(self, state: GameState) -> int:
         return monte_carlo_move(state, self.playouts, self.policy, self.rng)
+
+
+class MCTSPlayer(MCTSAgent):
+    """The course's MCTS with a policy of this exercise choosing the child at every node of the
+    tree, where UCT uses UCB1 (given).  Each node is a bandit: its children are the arms."""
+
+    def __init__(self, iterations: int = 200, policy: str = "ucb1", seed: int | None = None, **kw):
+        super().__init__(iterations, seed=seed)
+        self.bandit = make_policy(policy, **kw)
+        self.name = f"MCTS-{policy}({iterations})"
+
+    def select_child(self, node: Node) -> Node:
+        children = sorted(node.children.values(), key=lambda child: child.action)
+        counts = [child.visits for child in children]
+        sums = [child.wins for child in children]  # rewards of the player choosing at node
+        return children[self.bandit(counts, sums, self.rng)]
 
 
 def compare_policies(

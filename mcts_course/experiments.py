@@ -15,6 +15,7 @@ from functools import cache
 
 import numpy as np
 
+from mcts_course.agents.base import Agent
 from mcts_course.arena import MatchResult, Player, match
 from mcts_course.games import GameState, TicTacToe
 from mcts_course.stats import Ratings, bradley_terry, crosstable, difference_interval
@@ -163,6 +164,18 @@ def move_values(state: GameState) -> dict[int, int]:
         v = exact_value(child)
         out[action] = v if child.current_player == me else -v
     return out
+
+
+class PerfectPlayer(Agent):
+    """Perfect play for a game small enough to solve (tic-tac-toe): a move of the best exact
+    value, drawn at random among the equally good ones (seeded), so that games vary."""
+
+    name = "perfect"
+
+    def select_action(self, state: GameState) -> int:
+        values = move_values(state)
+        best = max(values.values())
+        return self.rng.choice([a for a in sorted(values) if values[a] == best])
 
 
 def reachable_states(start: GameState) -> list[GameState]:

@@ -105,3 +105,48 @@ def explained_by(
     """The settings (keys of ``reruns``) whose rerun puts the earlier score inside its
     interval: candidate explanations of a difference, measured rather than guessed."""
     return [label for label, result in reruns.items() if inside(result, wins, losses, games)]
+
+
+def told_apart(result: MatchResult) -> int:
+    """+1 if the whole 95% interval lies above one half, -1 if below, 0 if it holds one half."""
+    lo, hi = result.interval
+    return 1 if lo > 0.5 else -1 if hi < 0.5 else 0
+
+
+def score_bars(
+    scores: dict[str, float], games: int, ax: Any = None, title: str = "", ylabel: str = "score"
+) -> Any:
+    """A bar per entry of ``scores`` (a score in [0, 1] over ``games`` games) with its 95%
+    Wilson interval, and a line at one half: a bar whose interval does not cross the line is
+    told apart from an equal opponent.  Draws on ``ax`` (a new figure if None); returns it."""
+    import matplotlib.pyplot as plt
+
+    from mcts_course.arena import wilson_interval
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.5))
+    values = list(scores.values())
+    intervals = [wilson_interval(s, games) for s in values]
+    err = [[s - lo for s, (lo, _) in zip(values, intervals, strict=True)],
+           [hi - s for s, (_, hi) in zip(values, intervals, strict=True)]]
+    ax.bar(list(scores), values, yerr=err, capsize=4, color="#4c72b0", gid="score")
+    ax.axhline(0.5, color="gray", lw=1, gid="even")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return ax
+
+
+def grouped_verdicts(results: dict[str, MatchResult]) -> str:
+    """The entries of ``results`` (each a match against the same baseline) grouped by what
+    their intervals allow: "a (60%, 50.2% to 69.1%) is stronger; b (...), c (...) are not told
+    apart from it" (stronger, then weaker, then undecided; empty groups left out)."""
+    groups: dict[int, list[str]] = {1: [], -1: [], 0: []}
+    for label, result in results.items():
+        groups[told_apart(result)].append(f"{label} ({result.score:.0%}, {interval_text(result)})")
+    words = {1: "stronger", -1: "weaker", 0: "not told apart from it"}
+    return "; ".join(
+        f"{', '.join(labels)} {'is' if len(labels) == 1 else 'are'} {words[sign]}"
+        for sign, labels in groups.items()
+        if labels
+    )

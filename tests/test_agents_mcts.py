@@ -386,3 +386,63 @@ def test_bad_parameters():
         MCTSAgent(expand_threshold=0)
     with pytest.raises(ValueError):
         MCTSAgent().select_action(TicTacToe.from_moves("a1 a2 b1 b2 c1"))  # game over
+
+
+# -- other bandit rules at the tree's nodes (exercise 7 compares them with UCB1) ----------------
+def node_with_children(stats: dict[int, tuple[float, int]]) -> Node:
+    """A root of the empty tic-tac-toe board whose children have the given (wins, visits)."""
+    root = Node(TicTacToe())
+    root.untried = []
+    for action, (wins, visits) in stats.items():
+        child = Node(root.state.play(action), action, root.state.current_player)
+        child.wins, child.visits = wins, visits
+        root.children[action] = child
+        root.visits += visits
+    return root
+
+
+def test_greedy_and_cold_softmax_tree_policies_descend_to_the_best_mean():
+    root = node_with_children({4: (2.0, 10), 0: (9.0, 10), 8: (9.0, 10), 2: (5.0, 10)})
+    greedy = MCTSAgent(policy="egreedy", epsilon=0.0, seed=1)
+    cold = MCTSAgent(policy="softmax", temperature=0.001, seed=1)
+    for _ in range(20):
+        assert greedy.select_child(root).action == 0  # ties between means: the smallest action
+        assert cold.select_child(root).action in (0, 8)
+    assert [n.action for n in greedy.select(root)] == [None, 0]
+
+
+def test_exploring_tree_policies_visit_every_child_and_ucb1_stays_uct():
+    root = node_with_children({0: (9.0, 10), 4: (1.0, 10), 8: (5.0, 10)})
+    for agent in (MCTSAgent(policy="egreedy", epsilon=1.0, seed=2),
+                  MCTSAgent(policy="softmax", temperature=100.0, seed=2)):
+        picks = [agent.select_child(root).action for _ in range(300)]
+        assert min(picks.count(a) for a in (0, 4, 8)) > 60  # about 100 each
+    uct = MCTSAgent(seed=3)
+    best = max(root.children.values(), key=lambda ch: ucb1(ch.wins, ch.visits, root.visits))
+    assert uct.select_child(root) is best
+
+
+@pytest.mark.parametrize("policy", ["egreedy", "softmax"])
+def test_other_tree_policies_still_find_an_immediate_win(policy):
+    state = ConnectFour.from_moves("1 2 1 2 1 2")
+    agent = MCTSAgent(400, policy=policy, seed=4)
+    assert agent.select_action(state) in immediate_wins(state)
+    assert agent.name == f"MCTS(400,{policy})"
+
+
+def test_tree_policy_arguments_are_checked_and_spelled_as_in_flat_monte_carlo():
+    from mcts_course.agents import make_agent
+
+    agent = make_agent("mcts:iterations=50,policy=softmax,temperature=0.2,seed=1")
+    assert (agent.policy, agent.temperature) == ("softmax", 0.2)
+    with pytest.raises(ValueError, match="ucb1, egreedy, softmax"):
+        MCTSAgent(policy="uniform")
+    with pytest.raises(ValueError, match="epsilon"):
+        MCTSAgent(policy="egreedy", epsilon=1.5)
+    with pytest.raises(ValueError, match="policy"):
+        make_agent("mcts-solver:policy=egreedy")
+    from mcts_course.agents import MCTSSolverAgent, PUCTAgent
+
+    for cls in (MCTSSolverAgent, PUCTAgent):  # their selections are their own
+        with pytest.raises(ValueError, match="policy= is for MCTSAgent"):
+            cls(policy="softmax")

@@ -58,3 +58,18 @@ def test_convergence_of_a_perfect_player_is_total():
 
     positions = ex.sample(ex.decisive_positions(TicTacToe), 30, seed=1)
     assert ex.optimal_share(lambda seed: Perfect(), positions, seed=0) == 1.0
+
+
+def test_the_perfect_player_never_loses_and_varies_its_games():
+    from mcts_course.agents import RandomAgent
+    from mcts_course.arena import match, play_game
+
+    result = match(TicTacToe, ex.PerfectPlayer(), RandomAgent(), games=60, seed=3, n_jobs=1)
+    assert result.losses == 0 and result.wins > 40  # random play loses most games to it
+    itself = match(TicTacToe, ex.PerfectPlayer(), ex.PerfectPlayer(), games=20, seed=4, n_jobs=1)
+    assert itself.draws == 20  # tic-tac-toe is a draw
+    first_moves = set()
+    for seed in range(12):
+        record = play_game(TicTacToe, ex.PerfectPlayer(seed=seed), ex.PerfectPlayer(seed=99))
+        first_moves.add(record.moves[0])
+    assert len(first_moves) > 1  # ties between equally good moves are drawn at random

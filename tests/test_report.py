@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
-from mcts_course.arena import MatchResult
-from mcts_course.report import compare, inside, reported_score, show_source, summary, verdict
+import matplotlib
+
+from mcts_course.arena import MatchResult, wilson_interval
+from mcts_course.report import (
+    compare,
+    grouped_verdicts,
+    inside,
+    reported_score,
+    score_bars,
+    show_source,
+    summary,
+    told_apart,
+    verdict,
+)
+
+matplotlib.use("Agg")
 
 
 def result(wins: int, draws: int, losses: int) -> MatchResult:
@@ -32,3 +46,38 @@ def test_summary_and_comparison_with_reported_results():
 
 def test_show_source_lists_the_package_code():
     assert "def verdict" in show_source(verdict).data
+
+
+def test_told_apart_reads_the_interval():
+    assert told_apart(result(80, 0, 20)) == 1
+    assert told_apart(result(20, 0, 80)) == -1
+    assert told_apart(result(11, 0, 9)) == 0
+
+
+def test_score_bars_draw_one_bar_and_one_interval_per_score():
+    import matplotlib.pyplot as plt
+
+    ax = score_bars({"ucb1": 0.48, "egreedy": 0.3, "softmax": 0.62}, 100, title="t")
+    bars = [p for p in ax.patches if p.get_gid() == "score"]
+    assert [b.get_height() for b in bars] == [0.48, 0.3, 0.62]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["ucb1", "egreedy", "softmax"]
+    (even,) = [line for line in ax.lines if line.get_gid() == "even"]
+    assert list(even.get_ydata()) == [0.5, 0.5]
+    # the error bar of each bar spans its Wilson interval
+    segments = [seg for coll in ax.collections for seg in coll.get_segments()]
+    spans = sorted((round(s[0][1], 6), round(s[1][1], 6)) for s in segments)
+    expected = sorted(
+        tuple(round(v, 6) for v in wilson_interval(s, 100)) for s in (0.48, 0.3, 0.62)
+    )
+    assert spans == expected
+    plt.close(ax.figure)
+
+
+def test_grouped_verdicts_sort_the_results_by_what_their_intervals_allow():
+    results = {"a": result(80, 0, 20), "b": result(20, 0, 80)}
+    text = grouped_verdicts({**results, "c": result(11, 0, 9), "d": result(9, 0, 11)})
+    assert text.startswith("a (80%, ")
+    assert "a (80%" in text.split(";")[0] and text.split(";")[0].endswith("is stronger")
+    assert text.split(";")[1].strip().startswith("b (20%") and "is weaker" in text.split(";")[1]
+    assert "c (55%" in text.split(";")[2] and text.endswith("are not told apart from it")
+    assert grouped_verdicts({"a": result(80, 0, 20)}).count(";") == 0

@@ -3,6 +3,7 @@
 Each iteration (:meth:`MCTSAgent.step`) runs the four phases of the book's pseudocode::
 
     path   = select(root)            # 1. follow the best UCB1 child while nodes are fully expanded
+                                     #    (select_child; policy= swaps in another bandit rule)
     leaf   = expand(path[-1])        # 2. add one untried child (once the node has been visited
                                      #    expand_threshold times)
     result = simulate(leaf)          # 3. the evaluator's returns (r0, r1): a random playout
@@ -27,12 +28,15 @@ import math
 import time
 from typing import NamedTuple
 
-from mcts_course.agents.bandits import SQRT2, ucb1
+from mcts_course.agents.bandits import SQRT2, epsilon_greedy, softmax, ucb1
 from mcts_course.agents.base import Agent
 from mcts_course.agents.rollout import Evaluator, RandomRollout
 from mcts_course.games.base import GameState, Returns
 
 DEFAULT_ITERATIONS = 200  # when neither iterations nor a time_limit is given
+# How selection chooses a child: UCB1 is UCT; the others are the bandit chapter's alternatives,
+# there so that exercise 7 can compare the policies inside the tree as well as at a flat root.
+TREE_POLICIES = ("ucb1", "egreedy", "softmax")
 
 
 class Node:
@@ -103,6 +107,9 @@ class MCTSAgent(Agent):
     ``playout_depth`` is an error).  ``tree_reuse``: start the next search from the subtree of the
     position reached.  After every move, forced or not, ``last_root`` is the tree of the position
     just played and ``last_iterations`` the iterations run (0 for a forced move).
+    ``policy``: the bandit rule that picks a child during selection, ``"ucb1"`` (UCT, the
+    default), ``"egreedy"`` (with ``epsilon``) or ``"softmax"`` (with ``temperature``), as in
+    :class:`~mcts_course.agents.montecarlo.MonteCarloAgent`.
     """
 
     def __init__(
@@ -115,9 +122,20 @@ class MCTSAgent(Agent):
         playout_depth: int | None = None,
         tree_reuse: bool = False,
         evaluator: Evaluator | None = None,
+        policy: str = "ucb1",
+        epsilon: float = 0.1,
+        temperature: float = 0.1,
         seed: int | None = None,
     ):
         super().__init__(seed)
+        if policy not in TREE_POLICIES:
+            raise ValueError(
+                f"unknown tree policy {policy!r}; choose one of: {', '.join(TREE_POLICIES)}"
+            )
+        if not 0 <= epsilon <= 1:
+            raise ValueError(f"epsilon must be in [0, 1], not {epsilon}")
+        if temperature <= 0:
+            raise ValueError(f"temperature must be > 0, not {temperature}")
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ITERATIONS
         if iterations is not None and iterations < 1:
@@ -138,6 +156,7 @@ class MCTSAgent(Agent):
         self.iterations = iterations
         self.time_limit = time_limit
         self.c = c
+        self.policy, self.epsilon, self.temperature = policy, epsilon, temperature
         self.expand_threshold = expand_threshold
         self.evaluator: Evaluator = evaluator or RandomRollout(playout_depth)
         self.tree_reuse = tree_reuse
@@ -145,6 +164,7 @@ class MCTSAgent(Agent):
         self.last_iterations = 0
         budget = [f"{iterations}"] if iterations is not None else []
         budget += [f"{time_limit:g}s"] if time_limit is not None else []
+        budget += [] if policy == "ucb1" else [policy]
         self.name = f"MCTS({','.join(budget)})"
 
     @property
@@ -201,19 +221,34 @@ class MCTSAgent(Agent):
         return Step(path, expanded, returns)
 
     def select(self, node: Node) -> list[Node]:
-        """Selection: from ``node``, follow the child with the highest UCB1 score (ties: the
-        smallest action) while the node is fully expanded; return the path."""
+        """Selection: from ``node``, descend to the child :meth:`select_child` picks while the
+        node is fully expanded; return the path."""
         path = [node]
-        c = self.c
         while node.children and not node.untried:
-            parent_visits, best, best_value = node.visits, None, -1.0
-            for child in node.children.values():
-                value = ucb1(child.wins, child.visits, parent_visits, c)
-                if value > best_value or (value == best_value and child.action < best.action):
-                    best, best_value = child, value
-            node = best
+            node = self.select_child(node)
             path.append(node)
         return path
+
+    def select_child(self, node: Node) -> Node:
+        """The child with the highest UCB1 score (ties: the smallest action): a bandit at every
+        node.  (With ``policy="egreedy"`` or ``"softmax"``, :meth:`policy_child` decides.)"""
+        if self.policy != "ucb1":
+            return self.policy_child(node)
+        parent_visits, c = node.visits, self.c
+        best, best_value = None, -1.0
+        for child in node.children.values():
+            value = ucb1(child.wins, child.visits, parent_visits, c)
+            if value > best_value or (value == best_value and child.action < best.action):
+                best, best_value = child, value
+        return best  # type: ignore[return-value]
+
+    def policy_child(self, node: Node) -> Node:
+        """The child the epsilon-greedy or softmax rule picks, the children in action order."""
+        children = sorted(node.children.values(), key=lambda child: child.action)
+        wins, visits = [ch.wins for ch in children], [ch.visits for ch in children]
+        if self.policy == "egreedy":
+            return children[epsilon_greedy(wins, visits, self.rng, self.epsilon)]
+        return children[softmax(wins, visits, self.rng, self.temperature)]
 
     def expand(self, node: Node, is_root: bool = False) -> Node:
         """Expansion: give ``node`` one new child, for a random untried action, once it has been

@@ -74,6 +74,8 @@ class PUCTAgent(MCTSAgent):
         fpu: float = 0.5,
         **kwargs,
     ) -> None:
+        if kwargs.get("policy", "ucb1") != "ucb1":  # the PUCT score is its selection rule
+            raise ValueError("PUCT selects by its own score; policy= is for MCTSAgent")
         super().__init__(*args, c=c, **kwargs)
         if isinstance(prior, str) and prior not in PRIORS:
             raise ValueError(f"unknown prior {prior!r}; choose one of: {', '.join(PRIORS)}")

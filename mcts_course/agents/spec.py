@@ -20,7 +20,7 @@ from typing import Any
 from mcts_course.agents.base import Agent, RandomAgent
 from mcts_course.agents.cellscore import CellScoreAgent
 from mcts_course.agents.evaluation import EVALUATIONS
-from mcts_course.agents.mcts import MCTSAgent
+from mcts_course.agents.mcts import TREE_POLICIES, MCTSAgent
 from mcts_course.agents.minimax import AlphaBetaAgent, MinimaxAgent
 from mcts_course.agents.montecarlo import POLICIES, MonteCarloAgent
 from mcts_course.agents.puct import PRIORS, PUCTAgent
@@ -40,7 +40,7 @@ AGENT_SPECS: dict[str, str] = {
     ),
     "mcts": (
         "UCT tree search; iterations=200 and/or time_limit=SECONDS, c=1.41, expand_threshold=1, "
-        "playout_depth=, tree_reuse=0|1"
+        "playout_depth=, tree_reuse=0|1, policy=ucb1|egreedy|softmax, epsilon=, temperature="
     ),
     "mcts-solver": "MCTS-Solver (proven wins, losses, draws); the keywords of mcts",
     "puct": "MCTS with the PUCT rule; the keywords of mcts, c=1.0, prior=cells|uniform, fpu=0.5",
@@ -73,6 +73,12 @@ def _policy(text: str) -> str:
     return text
 
 
+def _tree_policy(text: str) -> str:
+    if text not in TREE_POLICIES:
+        raise ValueError(f"unknown policy {text!r}; choose one of: {', '.join(TREE_POLICIES)}")
+    return text
+
+
 # For each agent: constructor keyword -> parser of the value (the spec key is the keyword).
 _PARAMS: dict[str, dict[str, Callable[[str], Any]]] = {
     "random": {},
@@ -100,6 +106,8 @@ _PARAMS: dict[str, dict[str, Callable[[str], Any]]] = {
 }
 _PARAMS["mcts-solver"] = dict(_PARAMS["mcts"])
 _PARAMS["puct"] = {**_PARAMS["mcts"], "prior": _prior, "fpu": float}
+# Only plain MCTS swaps its bandit rule: the solver and PUCT have selections of their own.
+_PARAMS["mcts"].update(policy=_tree_policy, epsilon=float, temperature=float)
 # Short spec keys kept for the command line: alias -> constructor keyword.
 ALIASES = {
     "time": "time_limit",

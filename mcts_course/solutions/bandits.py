@@ -11,6 +11,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
+from mcts_course.agents import MCTSAgent, Node
 from mcts_course.games import TicTacToe
 from mcts_course.games.base import GameState
 
@@ -125,6 +126,22 @@ class MonteCarloPlayer:
 
     def select_action(self, state: GameState) -> int:
         return monte_carlo_move(state, self.playouts, self.policy, self.rng)
+
+
+class MCTSPlayer(MCTSAgent):
+    """The course's MCTS with a policy of this exercise choosing the child at every node of the
+    tree, where UCT uses UCB1.  Each node is a bandit: its children are the arms."""
+
+    def __init__(self, iterations: int = 200, policy: str = "ucb1", seed: int | None = None, **kw):
+        super().__init__(iterations, seed=seed)
+        self.bandit = make_policy(policy, **kw)
+        self.name = f"MCTS-{policy}({iterations})"
+
+    def select_child(self, node: Node) -> Node:
+        children = sorted(node.children.values(), key=lambda child: child.action)
+        counts = [child.visits for child in children]
+        sums = [child.wins for child in children]  # rewards of the player choosing at node
+        return children[self.bandit(counts, sums, self.rng)]
 
 
 def compare_policies(
