@@ -71,7 +71,10 @@ class PlayWidget:
         self.thinking = widgets.Image(format="png", layout=widgets.Layout(max_width="340px"))
         self.new_game_button = widgets.Button(description="New game", icon="refresh")
         self.new_game_button.on_click(lambda _button: self.new_game())
-        side = widgets.VBox([widgets.HTML("<b>The agent's last search</b>"), self.thinking])
+        self.no_search = widgets.HTML("<i>none yet: it has not had to choose</i>")
+        side = widgets.VBox(
+            [widgets.HTML("<b>The agent's last search</b>"), self.no_search, self.thinking]
+        )
         self.widget = widgets.VBox([widgets.HBox([grid, side]), self.status, self.new_game_button])
         _enable_colab_widgets()
         self.new_game()
@@ -82,6 +85,8 @@ class PlayWidget:
         self.state, self.history = self.start, []
         self.agent.reset()
         self.thinking.value = b""
+        self.thinking.layout.display = "none"  # an empty Image shows as a broken picture
+        self.no_search.layout.display = None
         self._advance()
 
     def click_cell(self, row: int, col: int) -> None:
@@ -129,12 +134,15 @@ class PlayWidget:
         self.thinking.value = state_png(
             state, overlay=counts, title=title, show_legal=False, fmt="{:.0f}", label="visits"
         )
+        self.thinking.layout.display = None
+        self.no_search.layout.display = "none"
 
     def _refresh(self) -> None:
         state = self.state
         looks = look_of(state).buttons
         board = state.board()
-        legal = set(state.legal_actions()) if state.current_player == self.human else set()
+        your_turn = not state.is_terminal() and state.current_player == self.human
+        legal = set(state.legal_actions()) if your_turn else set()  # none once the game is over
         for index, button in enumerate(self.buttons):
             row, col = divmod(index, state.COLS)
             text, colour, background = looks[board[row][col] + 1]

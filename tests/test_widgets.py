@@ -47,6 +47,9 @@ def test_mcts_visit_counts_are_shown_after_its_move():
     assert sum(counts.values()) == agent.last_root.visits == 60  # every iteration enters a child
     assert set(counts) == set(Othello.from_moves("d3").legal_actions())
     assert widget.thinking.value[:8] == b"\x89PNG\r\n\x1a\n"  # the picture of the counts
+    assert widget.thinking.layout.display is None and widget.no_search.layout.display == "none"
+    widget.new_game()  # no search yet: a sentence, not an empty (broken) picture
+    assert widget.thinking.layout.display == "none" and widget.no_search.layout.display is None
 
 
 def test_connect_four_click_anywhere_in_a_column_drops_a_disc():
@@ -70,6 +73,7 @@ def test_a_whole_game_by_clicks_ends_with_a_result():
         click(widget, *divmod(action, 3))
     assert widget.state.is_terminal()
     assert "wins" in widget.status.value or "Draw" in widget.status.value
+    assert "·" not in {b.description for b in widget.buttons}  # no cell offered once it is over
     widget.new_game_button.click()
     assert widget.state == TicTacToe() and widget.history == []
 
@@ -99,3 +103,12 @@ def test_othello_pass_is_played_for_the_human():
         assert moves != [PASS], "a forced pass should have been played for the human"
         click(widget, *divmod(moves[0], 8))
     assert widget.state.is_terminal()
+
+
+def test_no_cell_is_offered_after_the_agent_wins():
+    widget = PlayWidget("tictactoe", MCTSAgent(iterations=300, seed=7))
+    while not widget.state.is_terminal():  # the human plays the first free cell, badly
+        click(widget, *divmod(widget.state.legal_actions()[0], 3))
+    assert widget.state.winner() == 1  # the agent (O) won, with cells left empty
+    assert widget.state.current_player == widget.human
+    assert "·" not in {b.description for b in widget.buttons}
