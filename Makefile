@@ -37,7 +37,7 @@ BOOK_STAMP := $(VENV)/.installed-book
 .PHONY: book notebooks check-book play-assets
 
 $(BOOK_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test,dask,book]"
+	$(BIN)/python -m pip install --quiet -e ".[book]"
 	touch $(BOOK_STAMP)
 
 # Write the chapters' Colab install cell (from _config.yml) and their .ipynb twins (jupytext).

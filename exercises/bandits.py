@@ -1,4 +1,4 @@
-"""Exercise 7: bandit policies for primitive Monte Carlo.
+"""Exercise 7: bandit policies, at the root of flat Monte Carlo and in the tree of MCTS.
 
 Fill in the functions marked ``raise NotImplementedError``.  Check your work with
 
