@@ -1,4 +1,5 @@
-"""Shared test helpers: tiny agents, and a fourth game that exists only in the tests.
+"""Shared test helpers: tiny agents, made-up match results, and a fourth game that exists only
+in the tests.
 
 ``TicTacToe4`` is written the way a contributor would add a game: one class on the protocol of
 :mod:`mcts_course.games.base`, plus its registration in ``GAMES``.  The tests run it through the
@@ -10,7 +11,17 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
+from mcts_course.arena import MatchResult
 from mcts_course.games.base import Board, GameState, IllegalActionError, Returns
+
+
+def match_result(wins: int, losses: int, draws: int = 0, game: str = "othello") -> MatchResult:
+    """A match "A" vs "B" that A won ``wins`` times, lost ``losses`` and drew, colours
+    alternating (A moves first in the even games)."""
+    outcomes = [1] * wins + [0] * draws + [-1] * losses
+    players = [i % 2 for i in range(len(outcomes))]
+    returns = [(r, -r) if p == 0 else (-r, r) for r, p in zip(outcomes, players, strict=True)]
+    return MatchResult(game=game, names=("A", "B"), a_player=players, returns=returns)
 
 
 class FirstLegal:

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
+from helpers import match_result
+
 from mcts_course import experiments as ex
-from mcts_course.arena import MatchResult
 from mcts_course.games import TicTacToe
-
-
-def result(wins: int, losses: int, draws: int = 0) -> MatchResult:
-    outcomes = [1] * wins + [0] * draws + [-1] * losses
-    players = [i % 2 for i in range(len(outcomes))]
-    returns = [(r, -r) if p == 0 else (-r, r) for r, p in zip(outcomes, players, strict=True)]
-    return MatchResult(game="connect4", names=("A", "B"), a_player=players, returns=returns)
 
 
 def test_tictactoe_is_a_draw_and_a_missed_block_loses():
@@ -35,29 +29,22 @@ def test_reachable_and_decisive_counts():
 
 
 def test_leads_drops_and_crossings_follow_the_intervals():
-    strong = {10: result(80, 20), 100: result(90, 10)}
-    weak = {10: result(50, 50), 100: result(88, 12)}
+    strong = {10: match_result(80, 20), 100: match_result(90, 10)}
+    weak = {10: match_result(50, 50), 100: match_result(88, 12)}
     leads = ex.leads(strong, weak)
     assert [lead.sign for lead in leads] == [1, 0]
-    falling = {10: result(90, 10), 100: result(50, 50), 1000: result(88, 12)}
+    falling = {10: match_result(90, 10), 100: match_result(50, 50), 1000: match_result(88, 12)}
     assert [(a, b) for a, b, _ in ex.drops(falling)] == [(10, 100)]
     assert ex.drops(strong) == []
     assert ex.crossings([1, 0, -1, -1, 1]) == 2
     assert ex.crossings([0, 1, 0, 1]) == 0
-    assert ex.head_to_head_leads({10: result(70, 30), 20: result(45, 55)}) == {10: 1, 20: 0}
+    duel = {10: match_result(70, 30), 20: match_result(45, 55)}
+    assert ex.head_to_head_leads(duel) == {10: 1, 20: 0}
 
 
 def test_convergence_of_a_perfect_player_is_total():
-    class Perfect:
-        name = "perfect"
-        last_root = None
-
-        def select_action(self, state):
-            values = ex.move_values(state)
-            return max(values, key=lambda a: (values[a], -a))
-
     positions = ex.sample(ex.decisive_positions(TicTacToe), 30, seed=1)
-    assert ex.optimal_share(lambda seed: Perfect(), positions, seed=0) == 1.0
+    assert ex.optimal_share(lambda seed: ex.PerfectPlayer(seed=seed), positions, seed=0) == 1.0
 
 
 def test_the_perfect_player_never_loses_and_varies_its_games():

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import matplotlib
+from helpers import match_result
 
-from mcts_course.arena import MatchResult, wilson_interval
+from mcts_course.arena import wilson_interval
 from mcts_course.report import (
     compare,
     grouped_verdicts,
@@ -20,22 +21,14 @@ from mcts_course.report import (
 matplotlib.use("Agg")
 
 
-def result(wins: int, draws: int, losses: int) -> MatchResult:
-    """A match A won ``wins`` times, drew and lost, colours alternating."""
-    outcomes = [1] * wins + [0] * draws + [-1] * losses
-    players = [i % 2 for i in range(len(outcomes))]
-    returns = [(r, -r) if p == 0 else (-r, r) for r, p in zip(outcomes, players, strict=True)]
-    return MatchResult(game="othello", names=("A", "B"), a_player=players, returns=returns)
-
-
 def test_verdicts_follow_the_interval():
-    assert "A is stronger than B" in verdict(result(80, 0, 20))
-    assert "A is weaker than B" in verdict(result(20, 0, 80))
-    assert "cannot be told apart in 20 games" in verdict(result(11, 0, 9))
+    assert "A is stronger than B" in verdict(match_result(80, 20))
+    assert "A is weaker than B" in verdict(match_result(20, 80))
+    assert "cannot be told apart in 20 games" in verdict(match_result(11, 9))
 
 
 def test_summary_and_comparison_with_reported_results():
-    r = result(60, 10, 30)
+    r = match_result(60, 30, 10)
     assert summary(r).startswith("A vs B: **60-30** (10 draws) in 100 games, score 65.0%")
     assert reported_score(25, 74) == 0.255 and reported_score(94, None) == 0.94
     assert inside(r, 63, 34) and not inside(r, 25, 74)
@@ -49,9 +42,9 @@ def test_show_source_lists_the_package_code():
 
 
 def test_told_apart_reads_the_interval():
-    assert told_apart(result(80, 0, 20)) == 1
-    assert told_apart(result(20, 0, 80)) == -1
-    assert told_apart(result(11, 0, 9)) == 0
+    assert told_apart(match_result(80, 20)) == 1
+    assert told_apart(match_result(20, 80)) == -1
+    assert told_apart(match_result(11, 9)) == 0
 
 
 def test_score_bars_draw_one_bar_and_one_interval_per_score():
@@ -74,10 +67,10 @@ def test_score_bars_draw_one_bar_and_one_interval_per_score():
 
 
 def test_grouped_verdicts_sort_the_results_by_what_their_intervals_allow():
-    results = {"a": result(80, 0, 20), "b": result(20, 0, 80)}
-    text = grouped_verdicts({**results, "c": result(11, 0, 9), "d": result(9, 0, 11)})
+    results = {"a": match_result(80, 20), "b": match_result(20, 80)}
+    text = grouped_verdicts({**results, "c": match_result(11, 9), "d": match_result(9, 11)})
     assert text.startswith("a (80%, ")
     assert "a (80%" in text.split(";")[0] and text.split(";")[0].endswith("is stronger")
     assert text.split(";")[1].strip().startswith("b (20%") and "is weaker" in text.split(";")[1]
     assert "c (55%" in text.split(";")[2] and text.endswith("are not told apart from it")
-    assert grouped_verdicts({"a": result(80, 0, 20)}).count(";") == 0
+    assert grouped_verdicts({"a": match_result(80, 20)}).count(";") == 0

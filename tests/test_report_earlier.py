@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-from mcts_course.arena import MatchResult
+from helpers import match_result
+
 from mcts_course.games import Othello
 from mcts_course.report import earlier_table, explained_by, side_to_move
 
 
-def result(wins: int, losses: int, draws: int = 0) -> MatchResult:
-    outcomes = [1] * wins + [0] * draws + [-1] * losses
-    players = [i % 2 for i in range(len(outcomes))]
-    returns = [(r, -r) if p == 0 else (-r, r) for r, p in zip(outcomes, players, strict=True)]
-    return MatchResult(game="othello", names=("A", "B"), a_player=players, returns=returns)
-
-
 def test_earlier_table_marks_outside_scores():
-    table = earlier_table([("close", result(30, 70), 32, 67), ("far", result(80, 20), 25, 74)])
+    rows = [("close", match_result(30, 70), 32, 67), ("far", match_result(80, 20), 25, 74)]
+    table = earlier_table(rows)
     close, far = table.splitlines()[2:]
     assert close.endswith("| yes |") and "30-70 (100 games)" in close
     assert far.endswith("| **no** |")
 
 
 def test_explained_by_lists_the_reruns_that_make_the_score_plausible():
-    reruns = {"deeper minimax": result(28, 72), "other": result(70, 30)}
+    reruns = {"deeper minimax": match_result(28, 72), "other": match_result(70, 30)}
     assert explained_by(reruns, 25, 74) == ["deeper minimax"]
 
 
