@@ -33,11 +33,11 @@ def summary(result: MatchResult) -> str:
 
 def verdict(result: MatchResult) -> str:
     """What the interval lets us say: who is stronger, or that the match cannot tell."""
-    lo, hi = result.interval
     first, second = result.names
-    if lo > 0.5:
+    side = told_apart(result)
+    if side > 0:
         return f"{first} is stronger than {second} (the whole interval lies above 50%)"
-    if hi < 0.5:
+    if side < 0:
         return f"{first} is weaker than {second} (the whole interval lies below 50%)"
     return f"{first} and {second} cannot be told apart in {result.games} games"
 

@@ -29,6 +29,15 @@ def ucb1(wins: float, visits: int, parent_visits: int, c: float = SQRT2) -> floa
     return wins / visits + c * math.sqrt(math.log(parent_visits) / visits)
 
 
+def check_parameters(epsilon: float, temperature: float) -> None:
+    """Raise ValueError unless ``epsilon`` is in [0, 1] and ``temperature`` is > 0 (the checks
+    of every agent that takes a policy's parameters)."""
+    if not 0 <= epsilon <= 1:
+        raise ValueError(f"epsilon must be in [0, 1], not {epsilon}")
+    if temperature <= 0:
+        raise ValueError(f"temperature must be > 0, not {temperature}")
+
+
 def first_max(values: Sequence[float]) -> int:
     """The index of the largest value; ties go to the first (smallest) index."""
     best, best_value = 0, values[0]

@@ -28,7 +28,7 @@ import math
 import time
 from typing import NamedTuple
 
-from mcts_course.agents.bandits import SQRT2, epsilon_greedy, softmax, ucb1
+from mcts_course.agents.bandits import SQRT2, check_parameters, epsilon_greedy, softmax, ucb1
 from mcts_course.agents.base import Agent
 from mcts_course.agents.rollout import Evaluator, RandomRollout
 from mcts_course.games.base import GameState, Returns
@@ -132,10 +132,7 @@ class MCTSAgent(Agent):
             raise ValueError(
                 f"unknown tree policy {policy!r}; choose one of: {', '.join(TREE_POLICIES)}"
             )
-        if not 0 <= epsilon <= 1:
-            raise ValueError(f"epsilon must be in [0, 1], not {epsilon}")
-        if temperature <= 0:
-            raise ValueError(f"temperature must be > 0, not {temperature}")
+        check_parameters(epsilon, temperature)
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ITERATIONS
         if iterations is not None and iterations < 1:

@@ -20,7 +20,14 @@ from __future__ import annotations
 
 import time
 
-from mcts_course.agents.bandits import SQRT2, epsilon_greedy, first_max, softmax, ucb1_arm
+from mcts_course.agents.bandits import (
+    SQRT2,
+    check_parameters,
+    epsilon_greedy,
+    first_max,
+    softmax,
+    ucb1_arm,
+)
 from mcts_course.agents.base import Agent
 from mcts_course.agents.rollout import playout, reward
 from mcts_course.games.base import GameState
@@ -63,10 +70,7 @@ class MonteCarloAgent(Agent):
                 raise ValueError(f"{name} must be >= 1, not {value}")
         if time_limit is not None and time_limit <= 0:
             raise ValueError(f"time_limit must be > 0 seconds, not {time_limit}")
-        if not 0 <= epsilon <= 1:
-            raise ValueError(f"epsilon must be in [0, 1], not {epsilon}")
-        if temperature <= 0:
-            raise ValueError(f"temperature must be > 0, not {temperature}")
+        check_parameters(epsilon, temperature)
         if c < 0:
             raise ValueError(f"c must be >= 0, not {c}")
         if playout_depth is not None and playout_depth < 0:

@@ -55,28 +55,25 @@ def _bool(text: str) -> bool:
     raise ValueError(f"{text!r} is not a yes/no value (use 1 or 0)")
 
 
+def _one_of(choices: tuple[str, ...], what: str) -> Callable[[str], str]:
+    """A parser that accepts one of ``choices`` and names them all when the value is not."""
+
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise ValueError(f"unknown {what} {text!r}; choose one of: {', '.join(choices)}")
+        return text
+
+    return parse
+
+
+_prior = _one_of(PRIORS, "prior")
+_policy = _one_of(POLICIES, "policy")
+_tree_policy = _one_of(TREE_POLICIES, "policy")
+_evaluation_name = _one_of(tuple(EVALUATIONS), "evaluation")
+
+
 def _evaluation(text: str) -> Any:
-    if text not in EVALUATIONS:
-        raise ValueError(f"unknown evaluation {text!r}; choose one of: {', '.join(EVALUATIONS)}")
-    return EVALUATIONS[text]
-
-
-def _prior(text: str) -> str:
-    if text not in PRIORS:
-        raise ValueError(f"unknown prior {text!r}; choose one of: {', '.join(PRIORS)}")
-    return text
-
-
-def _policy(text: str) -> str:
-    if text not in POLICIES:
-        raise ValueError(f"unknown policy {text!r}; choose one of: {', '.join(POLICIES)}")
-    return text
-
-
-def _tree_policy(text: str) -> str:
-    if text not in TREE_POLICIES:
-        raise ValueError(f"unknown policy {text!r}; choose one of: {', '.join(TREE_POLICIES)}")
-    return text
+    return EVALUATIONS[_evaluation_name(text)]
 
 
 # For each agent: constructor keyword -> parser of the value (the spec key is the keyword).
