@@ -165,14 +165,19 @@ def test_gradescope_end_to_end():
             (root / "source" / name).chmod(0o755)
         env = dict(os.environ, AUTOGRADER_ROOT=str(root), PYTHON=python)
         env.pop("VIRTUAL_ENV", None)
-        setup = subprocess.run(
-            ["bash", str(root / "source" / "setup.sh")],
-            cwd=root / "source",
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
+
+        def gradescope_runs(script: str) -> subprocess.CompletedProcess:
+            """Run one of the zip's scripts the way Gradescope does: bash, from source/."""
+            return subprocess.run(
+                ["bash", str(root / "source" / script)],
+                cwd=root / "source",
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+
+        setup = gradescope_runs("setup.sh")
         assert setup.returncode == 0, setup.stdout + setup.stderr
         # the private files are closed to other users
         site = next((root / "venv").glob("lib/python3*/site-packages/mcts_course"))
@@ -181,14 +186,7 @@ def test_gradescope_end_to_end():
         # a submission: the reference for three sets; ttt_mcts steals from disk
         build("cheat_read_file", root / "submission")
         (root / "results").mkdir()
-        run = subprocess.run(
-            ["bash", str(root / "source" / "run_autograder")],
-            cwd=root / "source",
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
+        run = gradescope_runs("run_autograder")
         assert run.returncode == 0, run.stdout + run.stderr
         assert "cannot run" not in run.stderr, run.stderr  # nobody ran the student's code
         data = json.loads((root / "results" / "results.json").read_text())
