@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 from mcts_course.arena import MatchResult
@@ -113,6 +114,16 @@ def told_apart(result: MatchResult) -> int:
     return 1 if lo > 0.5 else -1 if hi < 0.5 else 0
 
 
+def error_bars(
+    scores: Sequence[float], intervals: Sequence[tuple[float, float]]
+) -> list[list[float]]:
+    """matplotlib's ``yerr`` for points with asymmetric intervals: how far each interval reaches
+    below and above its score (never negative, where float rounding puts a score at 100% a hair
+    above its interval's top)."""
+    pairs = list(zip(scores, intervals, strict=True))
+    return [[max(0.0, s - lo) for s, (lo, _) in pairs], [max(0.0, hi - s) for s, (_, hi) in pairs]]
+
+
 def score_bars(
     scores: dict[str, float], games: int, ax: Any = None, title: str = "", ylabel: str = "score"
 ) -> Any:
@@ -126,9 +137,7 @@ def score_bars(
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.5))
     values = list(scores.values())
-    intervals = [wilson_interval(s, games) for s in values]
-    err = [[s - lo for s, (lo, _) in zip(values, intervals, strict=True)],
-           [hi - s for s, (_, hi) in zip(values, intervals, strict=True)]]
+    err = error_bars(values, [wilson_interval(s, games) for s in values])
     ax.bar(list(scores), values, yerr=err, capsize=4, color="#4c72b0", gid="score")
     ax.axhline(0.5, color="gray", lw=1, gid="even")
     ax.set_ylim(0, 1)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import matplotlib
+import pytest
 from helpers import match_result
 
 from mcts_course.arena import wilson_interval
 from mcts_course.report import (
     compare,
+    error_bars,
     grouped_verdicts,
     inside,
     reported_score,
@@ -74,3 +76,9 @@ def test_grouped_verdicts_sort_the_results_by_what_their_intervals_allow():
     assert text.split(";")[1].strip().startswith("b (20%") and "is weaker" in text.split(";")[1]
     assert "c (55%" in text.split(";")[2] and text.endswith("are not told apart from it")
     assert grouped_verdicts({"a": match_result(80, 20)}).count(";") == 0
+
+
+def test_error_bars_reach_from_each_score_to_its_interval_and_never_below_zero():
+    below, above = error_bars([0.5, 0.9], [(0.4, 0.7), (0.8, 0.95)])
+    assert below == pytest.approx([0.1, 0.1]) and above == pytest.approx([0.2, 0.05])
+    assert error_bars([1.0], [(0.9, 0.9999999999999999)])[1] == [0.0]  # not a hair below 0
