@@ -14,8 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = {
-    "07_tictactoe_exercises": ["ttt_mcts.py"],
-    "08_connect4_exercises": ["connect4.py", "alphabeta.py", "bandits.py"],
+    "14_tictactoe_exercises": ["ttt_mcts.py"],
+    "15_connect4_exercises": ["connect4.py", "alphabeta.py", "bandits.py"],
 }
 
 

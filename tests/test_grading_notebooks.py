@@ -18,8 +18,8 @@ pytest.importorskip("ipykernel")
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 NOTEBOOKS = {
-    "07_tictactoe_exercises": ("ttt_mcts",),
-    "08_connect4_exercises": ("connect4", "alphabeta", "bandits"),
+    "14_tictactoe_exercises": ("ttt_mcts",),
+    "15_connect4_exercises": ("connect4", "alphabeta", "bandits"),
 }
 
 
@@ -69,7 +69,7 @@ def test_solved_notebook_scores_full_marks(tmp_path):
     from mcts_course.grading.framework import collect_tests
 
     most = sum(t.points for t in collect_tests("ttt_mcts"))
-    texts = execute(solved("07_tictactoe_exercises", ("ttt_mcts",)), tmp_path)
+    texts = execute(solved("14_tictactoe_exercises", ("ttt_mcts",)), tmp_path)
     assert f"total            {most:g} / {most:g}" in texts[-1], texts[-1]
 
 
