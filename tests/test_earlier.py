@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcts_course.agents import MCTSAgent
-from mcts_course.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
+from mcts_course.lab.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
 from mcts_course.games import Othello, TicTacToe
 
 

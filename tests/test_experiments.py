@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from helpers import match_result
 
-from mcts_course import experiments as ex
+from mcts_course.lab import experiments as ex
 from mcts_course.games import TicTacToe
 
 

@@ -52,7 +52,10 @@ GRAPH = {name: imports(name) for name in MODULES}
 
 
 def layer(name: str) -> int:
-    """0 games, 1 agents, 2 arena, pictures and the like, 3 the command line."""
+    """0 games, 1 agents, 2 arena, pictures and the like, 3 the command line, 4 the book's
+    laboratory (``mcts_course.lab``: experiments and claims that only the chapters use)."""
+    if name.startswith("mcts_course.lab"):
+        return 4
     if name.startswith("mcts_course.games"):
         return 0
     if name.startswith("mcts_course.agents"):

@@ -7,7 +7,7 @@ import pytest
 from helpers import match_result
 
 from mcts_course.arena import wilson_interval
-from mcts_course.report import (
+from mcts_course.lab.present import (
     compare,
     error_bars,
     grouped_verdicts,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from helpers import match_result
 
 from mcts_course.games import Othello
-from mcts_course.report import earlier_table, explained_by, side_to_move
+from mcts_course.lab.present import earlier_table, explained_by, side_to_move
 
 
 def test_earlier_table_marks_outside_scores():

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from mcts_course.testbed import run_testbed, smooth
+from mcts_course.lab.testbed import run_testbed, smooth
 
 
 def test_uniform_allocation_has_linear_regret_and_picks_the_best_arm_one_time_in_k():
@@ -62,7 +62,7 @@ def test_smooth_keeps_length_and_constants():
 
 def test_the_vectorised_ucb1_is_the_library_score():
     from mcts_course.agents.bandits import ucb1
-    from mcts_course.testbed import _choose
+    from mcts_course.lab.testbed import _choose
 
     sums = np.array([[3.0, 1.0, 4.0], [0.0, 2.0, 6.0], [1.0, 1.0, 1.0]])
     counts = np.array([[5.0, 2.0, 7.0], [1.0, 3.0, 10.0], [4.0, 6.0, 4.0]])  # 14 pulls each

@@ -2,7 +2,7 @@
 
 Each function plays seeded matches through :func:`mcts_course.arena.match`, so a chapter that
 calls it gets the same numbers on every build, and the sentences that read the numbers come
-from the functions here and in :mod:`mcts_course.report` rather than from the author.
+from the functions here and in :mod:`mcts_course.lab.present` rather than from the author.
 """
 
 from __future__ import annotations
