@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from mcts_course.agents import MCTSAgent
-from mcts_course.lab.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
 from mcts_course.games import Othello, TicTacToe
+from mcts_course.lab.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
 
 
 def path_of(state, moves):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from helpers import match_result
 
-from mcts_course.lab import experiments as ex
 from mcts_course.games import TicTacToe
+from mcts_course.lab import experiments as ex
 
 
 def test_tictactoe_is_a_draw_and_a_missed_block_loses():
