@@ -324,6 +324,7 @@ def plot_trap(result: TrapResult):
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("playouts per decision (in total)")
     ax.set_ylabel(f"share of {result.seeds} seeds playing a best move")
+    ax.set_title("equal budget: does the agent play a drawing move?", fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
     return fig
