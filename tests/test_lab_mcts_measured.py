@@ -89,6 +89,9 @@ def test_earlier_matches_and_reruns_are_seeded():
     assert [r.result.returns for r in rows.values()] == [r.result.returns for r in again.values()]
     assert rows["vs random"].reported == (94 + 1 / 2) / 100
     assert "| experiment |" in mm.earlier_markdown(rows).data
+    reruns = mm.earlier_reruns(games=1, n_jobs=1)
+    assert len(reruns) == 3 and all(r.games == 1 for r in reruns.values())
+    assert "| rerun |" in mm.reruns_markdown(reruns).data
 
 
 def test_duel_plays_equal_budgets_and_is_seeded():
