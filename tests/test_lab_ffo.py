@@ -51,3 +51,11 @@ def test_shares_count_best_and_kept_moves():
         assert 0 <= s.best <= s.kept <= s.trials
         low, high = s.best_interval
         assert low <= s.best_share <= high
+
+
+def test_tables_have_a_row_per_player_and_position():
+    from mcts_course.lab.ffo import Share, positions_table, share_table
+
+    table = share_table([Share("x", 1, 2, 4, 0, 0.1)])
+    assert len(table.rows) == 1 and "50%" in table._repr_markdown_()
+    assert len(positions_table(POSITIONS).rows) == 19

@@ -30,3 +30,13 @@ def test_prior_control_plays_every_pairing_at_equal_budget():
         assert r.games == 4
         assert all("20" in name for name in r.names)
     assert iterations_per_second("puct", TicTacToe(), n=50) > 0
+
+
+def test_the_prior_figure_and_the_midgame():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from mcts_course.lab.puct import othello_midgame, prior_figure
+
+    assert not othello_midgame().is_terminal()
+    assert len(prior_figure().axes) >= 2

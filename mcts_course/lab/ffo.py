@@ -26,6 +26,7 @@ from joblib import Parallel, delayed
 
 from mcts_course.arena import wilson_interval
 from mcts_course.games import Othello
+from mcts_course.lab.present import Table
 
 FFO_FILE = "fforum-1-19.obf"
 
@@ -146,14 +147,27 @@ def solved_shares(
     return out
 
 
-def share_table(shares: Sequence[Share]):
-    """A pandas-free table for the chapter: one row per agent, shares with 95% intervals."""
-    from IPython.display import Markdown
-
-    rows = ["| player | decisions | best move | 95% interval | outcome kept | 95% interval "
-            "| s per move |", "|---|--:|--:|--:|--:|--:|--:|"]
+def share_table(shares: Sequence[Share]) -> Table:
+    """One row per player: decisions, shares of best and of outcome-keeping moves with their
+    95% intervals, and the mean seconds per decision on this machine."""
+    rows = []
     for s in shares:
         (b0, b1), (k0, k1) = s.best_interval, s.kept_interval
-        rows.append(f"| {s.label} | {s.trials} | {s.best_share:.0%} | {b0:.0%}-{b1:.0%} | "
-                    f"{s.kept_share:.0%} | {k0:.0%}-{k1:.0%} | {s.seconds:.2f} |")
-    return Markdown("\n".join(rows))
+        rows.append([s.label, s.trials, s.best_share, f"{b0:.0%} to {b1:.0%}", s.kept_share,
+                     f"{k0:.0%} to {k1:.0%}", s.seconds])
+    shares_ = ["best move", "outcome kept"]
+    return Table(["player", "decisions", "best move", "95% interval", "outcome kept",
+                  "95% interval ", "s per move"], rows,
+                 {"best move": ".0%", "outcome kept": ".0%", "s per move": ".2f"},
+                 right=["decisions", *shares_, "s per move"])
+
+
+def positions_table(positions: Sequence[SolvedPosition]) -> Table:
+    """The positions: number, empty squares, side to move, best moves and their margin."""
+    rows = []
+    for p in positions:
+        best = " ".join(p.state.action_to_string(a) for a in sorted(p.best_moves))
+        rows.append([p.number, p.empties, p.state.PLAYER_NAMES[p.state.current_player],
+                     len(p.margins), best, f"{p.best:+d}"])
+    return Table(["#", "empty squares", "to move", "legal moves", "best moves", "exact margin"],
+                 rows, right=["#", "empty squares", "legal moves", "exact margin"])

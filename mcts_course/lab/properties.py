@@ -19,7 +19,7 @@ from mcts_course.agents.minimax import SearchStats, minimax_value
 from mcts_course.agents.rollout import reward
 from mcts_course.arena import MatchResult, match, wilson_interval
 from mcts_course.games import GameState, TicTacToe
-from mcts_course.lab.present import error_bars
+from mcts_course.lab.present import Table, error_bars
 
 TRAP_MOVES = "a1 b2 c3"  # X holds two opposite corners, O the centre; O to move
 
@@ -250,12 +250,19 @@ def playout_outcomes(state: GameState, playouts: int, seed: int) -> list[Playout
     return out
 
 
+def outcomes_table(outcomes: list[PlayoutOutcomes]) -> Table:
+    rows = [[o.label, o.x_wins, o.draws, o.o_wins, o.microseconds] for o in outcomes]
+    return Table(["playout", "X wins", "draws", "O wins", "µs per playout"], rows,
+                 {"X wins": ".0%", "draws": ".0%", "O wins": ".0%", "µs per playout": ".0f"},
+                 right=["X wins", "draws", "O wins", "µs per playout"])
+
+
 @dataclass
 class PlayoutSearch:
     """MCTS with random and with win-taking playouts, each against perfect play."""
 
     iterations: int
-    cost_ratio: float  # seconds per iteration, win-taking over random (measured here)
+    cost_ratio: float  # processor time per search, win-taking over random (measured here)
     results: dict[str, MatchResult]  # label -> MCTS's match against PerfectAgent
 
     def not_lost(self, label: str) -> float:
@@ -263,6 +270,15 @@ class PlayoutSearch:
 
     def interval(self, label: str) -> tuple[float, float]:
         return not_lost(self.results[label])[1]
+
+    def table(self) -> Table:
+        rows = []
+        for label, result in self.results.items():
+            low, high = self.interval(label)
+            rows.append([label, result.names[0], result.games, self.not_lost(label), low, high])
+        return Table(["playouts", "agent", "games", "not lost", "95% low", "95% high"], rows,
+                     {"not lost": ".1%", "95% low": ".1%", "95% high": ".1%"},
+                     right=["games", "not lost", "95% low", "95% high"])
 
 
 def playout_search(iterations: int, equal_time: int, games: int, seed: int,
@@ -279,10 +295,23 @@ def playout_search(iterations: int, equal_time: int, games: int, seed: int,
     }
     results = {label: match(TicTacToe, agent, PerfectAgent(), games=games, seed=seed,
                             n_jobs=n_jobs, keep_moves=False) for label, agent in agents.items()}
-    costs = {}
-    for label, evaluator in (("random", None), ("takes a win", smart)):
-        agent = MCTSAgent(2_000, evaluator=evaluator, seed=seed)
-        started = time.perf_counter()
-        agent.search(TicTacToe())
-        costs[label] = time.perf_counter() - started
-    return PlayoutSearch(iterations, costs["takes a win"] / costs["random"], results)
+    return PlayoutSearch(iterations, cost_ratio(iterations, seed), results)
+
+
+def cost_ratio(iterations: int, seed: int, positions: int = 40) -> float:
+    """The processor time of an MCTS search with win-taking playouts over that with random ones
+    (``iterations`` each), on the same tic-tac-toe positions of random games."""
+    rng = random.Random(seed)
+    states = [TicTacToe()]
+    while len(states) < positions:
+        state = TicTacToe()
+        for _ in range(rng.randrange(5)):
+            state = state.play(rng.choice(state.legal_actions()))
+        states.append(state)
+    costs = []
+    for evaluator in (None, WinningMovePlayout()):
+        started = time.process_time()
+        for k, state in enumerate(states):
+            MCTSAgent(iterations, evaluator=evaluator, seed=k).select_action(state)
+        costs.append(time.process_time() - started)
+    return costs[1] / costs[0]

@@ -76,3 +76,30 @@ def iterations_per_second(spec: str, state: GameState, n: int = 2000) -> float:
     started = time.perf_counter()
     agent.search(state)  # type: ignore[attr-defined]
     return n / (time.perf_counter() - started)
+
+
+OTHELLO_MIDGAME = "f5 d6 c3 d3 c4 f4 c5 b3 c2 e6 c6 b4 b5 d2 e3 a6"
+
+
+def othello_midgame():
+    from mcts_course.games import Othello
+
+    return Othello.from_moves(OTHELLO_MIDGAME)
+
+
+def prior_figure():
+    """The cell prior in an Othello middle game and in Connect Four after three moves."""
+    import matplotlib.pyplot as plt
+
+    from mcts_course.agents.puct import cell_prior
+    from mcts_course.games import ConnectFour
+    from mcts_course.render import draw_board
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    othello = othello_midgame()
+    draw_board(othello, ax=axes[0], overlay=cell_prior(othello), cmap="Greens", fmt="{:.2f}",
+               label="prior", title="Othello: the prior from the cell weights")
+    c4 = ConnectFour.from_moves("4 4 3")
+    draw_board(c4, ax=axes[1], overlay=cell_prior(c4), cmap="Greens", fmt="{:.2f}",
+               label="prior", title="Connect Four: centre first")
+    return fig
