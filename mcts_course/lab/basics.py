@@ -70,20 +70,26 @@ class RandomGames:
         """Three panels: results by colour, the final margins, the game lengths."""
         import matplotlib.pyplot as plt
 
-        fig, axes = plt.subplots(1, 3, figsize=(11, 3.2), width_ratios=[0.8, 1.2, 1])
+        fig, axes = plt.subplots(1, 3, figsize=(12, 3.4), width_ratios=[0.8, 1.2, 1])
         counts = [self.black, self.white, self.draws]
-        axes[0].bar(["Black wins", "White wins", "draws"], counts,
+        axes[0].bar(["Black", "White", "draw"], counts,
                     color=["#222222", "#bbbbbb", "#4a90d9"], edgecolor="black")
         for i, n in enumerate(counts):
             axes[0].text(i, n, f"{n:,}", ha="center", va="bottom")
         axes[0].set_ylim(0, max(counts) * 1.15)
         axes[0].set_ylabel("games")
+        axes[0].set_xlabel("winner")
         axes[1].hist(self.margins, bins=np.arange(-64, 66, 4), color="#2e7d32", edgecolor="white")
         axes[1].set_xlabel("Black's discs minus White's at the end")
         axes[1].set_ylabel("games")
-        axes[2].hist(self.lengths, bins=np.arange(self.lengths.min(), self.lengths.max() + 2),
-                     color="#555555")
+        shown = self.lengths[self.lengths >= 56]
+        axes[2].bar(*np.unique(shown, return_counts=True), width=0.8, color="#555555")
+        axes[2].set_xticks(range(56, int(shown.max()) + 1, 2))
+        axes[2].set_ylim(0, np.unique(shown, return_counts=True)[1].max() * 1.3)
+        hidden = len(self.lengths) - len(shown)
         axes[2].set_xlabel("moves in the game (passes included)")
+        axes[2].text(0.97, 0.95, f"{hidden:,} games under 56 moves\nnot shown", ha="right",
+                     va="top", fontsize=8, transform=axes[2].transAxes)
         fig.suptitle(f"{self.games:,} random Othello games")
         fig.tight_layout()
         return fig
@@ -333,3 +339,20 @@ def depth_by_time(state: GameState, limits: Sequence[float]) -> DepthByTime:
         depths.append(agent.depth_reached)
         nodes.append(agent.nodes)
     return DepthByTime(list(limits), depths, nodes)
+
+
+# -- negamax against the two-function minimax --------------------------------------------------
+def game_result(state: GameState, player: int) -> float:
+    """The result for ``player`` of a finished game (+1, 0, -1); 0 before the end."""
+    return float(state.returns()[player]) if state.is_terminal() else 0.0
+
+
+def negamax_agreement(positions: Sequence[GameState]) -> int:
+    """On how many of ``positions`` the package's exact solver (negamax) and the two-function
+    minimax, searching to the end with the game result as the evaluation, give the same value
+    for the player to move."""
+    from mcts_course.agents.exact import exact_value
+
+    depth = max(s.NUM_ACTIONS for s in positions)  # deeper than any game from there lasts
+    return sum(exact_value(s) == minimax_value(s, depth, game_result, s.current_player)
+               for s in positions)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from mcts_course.agents.evaluation import WIN_SCORE, cell_score
 from mcts_course.agents.minimax import AlphaBetaAgent, alphabeta_value
 from mcts_course.games import ConnectFour, GameState
+from mcts_course.lab.present import Table
 
 
 def move_values(state: GameState, depth: int) -> dict[int, float]:
@@ -68,6 +69,7 @@ class HorizonEffect:
     proof_depth: int  # the depth at which every move is seen to lose
     shallow: dict[int, float]  # each move's value to ``depth``
     deep: dict[int, float]  # each move's value to ``proof_depth``
+    near: dict[int, float]  # each move's value to 2 plies (the opponent's immediate replies)
     choice: int  # the move the shallow search plays
     line: list[int] = field(default_factory=list)  # the game from ``state`` on
     values: list[float] = field(default_factory=list)  # the shallow search's value, its turns
@@ -92,6 +94,33 @@ class HorizonEffect:
                 break
             count += 1
         return count
+
+
+    def table(self) -> Table:
+        """Every move: is it a threat, and its value to 2 plies, to ``depth``, to
+        ``proof_depth`` ("loss" where the search sees a forced loss)."""
+        def shown(v: float) -> str:
+            return "loss" if loses(v) else f"{v:g}"
+
+        depths = [2, self.depth, self.proof_depth]
+        columns = ["column", "threat?"] + [f"{d} plies" for d in depths]
+        rows = []
+        for a in self.state.legal_actions():
+            name = self.state.action_to_string(a) + (" (played)" if a == self.choice else "")
+            values = [self.near[a], self.shallow[a], self.deep[a]]
+            rows.append([name, "yes" if is_threat(self.state, a) else ""]
+                        + [shown(v) for v in values])
+        return Table(columns, rows, right=columns[2:])
+
+    def boards(self):
+        """The position, the position after the shallow search's delaying moves and the
+        opponent's forced replies, and the end of the game (a new figure)."""
+        from mcts_course.render import draw_boards
+
+        states = [self.state]
+        for action in self.line:
+            states.append(states[-1].play(action))
+        return draw_boards([states[0], states[2 * self.delays], states[-1]], ncols=3)
 
 
 def play_out(found: HorizonEffect, opponent_depth: int | None = None) -> HorizonEffect:
@@ -158,6 +187,7 @@ def find_horizon_effect(
         found = check(state, depth, proof_depth)
         if found is not None:
             shallow, deep, choice = found
-            result = HorizonEffect(state, moves, depth, proof_depth, shallow, deep, choice)
+            result = HorizonEffect(state, moves, depth, proof_depth, shallow, deep,
+                                   move_values(state, 2), choice)
             return play_out(result)
     return None
