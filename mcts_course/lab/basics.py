@@ -315,17 +315,22 @@ class DepthByTime:
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6.5, 3.6))
+        from matplotlib.ticker import NullLocator
+
         ax.semilogx(self.limits, self.depths, "o-")
-        for limit, depth, n in zip(self.limits, self.depths, self.nodes, strict=True):
-            ax.annotate(f"{n:,} nodes", (limit, depth), textcoords="offset points",
-                        xytext=(0, 8), ha="center", fontsize=8)
+        for k, (limit, depth, n) in enumerate(zip(self.limits, self.depths, self.nodes,
+                                                  strict=True)):
+            ax.annotate(f"{n:,}", (limit, depth), textcoords="offset points",
+                        xytext=(0, 8 if k % 2 == 0 else -14), ha="center", fontsize=8)
         top = max(self.depths)
         ax.set_yticks(range(0, top + 2))
         ax.set_ylim(0, top + 1.2)
         ax.set_xlim(min(self.limits) / 1.8, max(self.limits) * 1.8)
+        ax.set_xticks(self.limits, [f"{t:g}" for t in self.limits])
+        ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xlabel("time limit per move (seconds)")
         ax.set_ylabel("depth completed (plies)")
-        ax.set_title("Iterative deepening: depth reached within the time limit")
+        ax.set_title("Iterative deepening: depth reached (numbers: nodes visited)")
         ax.figure.tight_layout()
         return ax
 

@@ -120,7 +120,9 @@ class HorizonEffect:
         states = [self.state]
         for action in self.line:
             states.append(states[-1].play(action))
-        return draw_boards([states[0], states[2 * self.delays], states[-1]], ncols=3)
+        mover = self.state.PLAYER_NAMES[self.state.current_player]
+        titles = [f"{mover} to move", f"after {self.delays} threats and blocks", None]
+        return draw_boards([states[0], states[2 * self.delays], states[-1]], titles, ncols=3)
 
 
 def play_out(found: HorizonEffect, opponent_depth: int | None = None) -> HorizonEffect:
