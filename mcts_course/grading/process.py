@@ -293,8 +293,20 @@ class StudentProcess:
         return self._write(message, time.monotonic() + timeout)
 
     def _pause(self) -> None:
-        """Stop the process between questions: time outside a test is not the student's."""
+        """Stop the process between questions: time outside a test is not the student's.  The
+        stop is asynchronous; wait (a little, bounded) until the kernel shows it."""
         self._signal(signal.SIGSTOP)
+        if self.proc is None:
+            return
+        for _ in range(500):
+            try:
+                with open(f"/proc/{self.proc.pid}/stat", "rb") as f:
+                    state = f.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                return  # no /proc (not Linux), or the process is gone
+            if state in (b"T", b"t", b"Z", b"X"):
+                return
+            time.sleep(0.001)
 
     def _resume(self) -> None:
         self._signal(signal.SIGCONT)
