@@ -178,6 +178,40 @@ open({str(drop / "done")!r}, "w").write("")
     assert grades["victim"].score == full_marks()
 
 
+CLEARS_ITS_BOARDS = """
+_is_win = is_win
+
+
+def is_win(board, player):
+    answer = _is_win(board, player)
+    for column in board:
+        column.clear()  # synced back into the grader's copy of the board: a cached one?
+    return answer
+"""
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["batch", "one-process"])
+def test_a_submission_cannot_change_the_tests_inputs_for_the_next(tmp_path, shared):
+    """A submission empties every board it is given, among them the grader's cached boards: the
+    next submission, graded after it, must still be graded on the real boards.  A batch grades
+    each submission's set in a process of its own; ``on_result`` (a single student's ``check``)
+    keeps one process: there the attack bites, which shows it is real."""
+    reference = (SOLUTIONS / "connect4.py").read_text()
+    first = tmp_path / "clearer"
+    first.mkdir()
+    (first / "connect4.py").write_text(reference + CLEARS_ITS_BOARDS)
+    second = tmp_path / "honest"
+    second.mkdir()
+    (second / "connect4.py").write_text(reference)
+    extra = {"on_result": lambda test, result: None} if shared else {}
+    grades = {g.name: g for g in grade([first, second], sets=["connect4"], n_jobs=1, **extra)}
+    honest = grades["honest"]
+    if shared:  # the attack is real: sharing the grader's process lets it bite
+        assert honest.score < honest.max_score
+    else:
+        assert honest.score == honest.max_score
+
+
 @as_root
 def test_a_daemon_does_not_survive_its_grading(tmp_path, drop):
     attack = f"""

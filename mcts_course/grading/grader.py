@@ -21,7 +21,7 @@ import secrets
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -165,33 +165,138 @@ def grade(
     public_root = public_package(Path(public_dir.name))
     Path(public_dir.name).chmod(0o755)
 
-    def work(job):
+    def work(job) -> list[TestOutcome]:
         grade_, s, source = job
-        started = time.perf_counter()
         try:
-            outcomes = grade_set(source, s, tests[s], memory_mb, public_root, on_result)
+            return grade_set(source, s, tests[s], memory_mb, public_root, on_result)
         except SandboxError:
             raise  # the grader cannot confine student code: no grade at all
         except Exception as error:  # noqa: BLE001 - this submission broke the grader's side
-            why = f"the grader could not grade this file ({type(error).__name__}): 0 points"
-            outcomes = [TestOutcome(t, False, 0.0, why, status="crashed") for t in tests[s]]
+            return _zero(tests[s], f"the grader could not grade this file ({type(error).__name__})")
+
+    def finished(job, outcomes: list[TestOutcome], seconds: float) -> None:
+        grade_, s, _ = job
+        done[(id(grade_), s)] = outcomes
+        grade_.seconds += seconds
         if progress:
             got = sum(o.score for o in outcomes)
             progress(f"{grade_.name}: {s} {got:g}/{sum(t.points for t in tests[s]):g}")
-        return grade_, s, outcomes, time.perf_counter() - started
 
     workers = max(1, n_jobs or os.cpu_count() or 1)
     done: dict[tuple[int, str], list[TestOutcome]] = {}
-    with public_dir, _private_tempdir(), ThreadPoolExecutor(max_workers=workers) as pool:
-        for grade_, s, outcomes, seconds in pool.map(work, jobs):
-            done[(id(grade_), s)] = outcomes
-            grade_.seconds += seconds
+    with public_dir, _private_tempdir():
+        if len(grades) > 1 and on_result is None and hasattr(os, "fork"):
+            # One process per submission's set: what a submission's answers change in the
+            # grader's memory (a cached input its reply was synced into...) dies with it, and a
+            # grader-side failure costs that set alone.
+            for job, outcomes, seconds in _forked(jobs, work, workers, tests):
+                finished(job, outcomes, seconds)
+        else:
+
+            def timed(job):
+                started = time.perf_counter()
+                return job, work(job), time.perf_counter() - started
+
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                for job, outcomes, seconds in pool.map(timed, jobs):
+                    finished(job, outcomes, seconds)
     for grade_ in grades:  # the sets in a fixed order, whatever order they finished in
         for s in set_names:
             grade_.outcomes += done.get((id(grade_), s), [])
     if outputs is not None:
         outputs.write(grades)
     return grades
+
+
+def _zero(tests: list[GradingTest], why: str) -> list[TestOutcome]:
+    return [TestOutcome(t, False, 0.0, f"{why}: 0 points", status="crashed") for t in tests]
+
+
+JOB_GRACE = 300.0  # seconds of the grader's own work allowed per set, beyond the tests' limits
+
+
+def _forked(jobs: list, work: Callable, workers: int, tests: dict) -> Iterator[tuple]:
+    """``(job, outcomes, seconds)`` for each job, as they finish, each graded by ``work`` in a
+    process forked from this one (at most ``workers`` at once), its outcomes sent back as JSON.
+    A process that dies or exceeds its tests' time limits plus :data:`JOB_GRACE` gives 0 on that
+    set; a SandboxError in one is raised here."""
+    import select
+    import signal
+
+    from mcts_course.grading import sandbox
+
+    if sandbox.is_root():
+        sandbox._base()  # before forking: the forks share it (and its registry of user ids)
+    pending, running = list(enumerate(jobs)), {}
+    while pending or running:
+        while pending and len(running) < workers:
+            i, job = pending.pop(0)
+            read, write = os.pipe()
+            started = time.perf_counter()
+            pid = os.fork()
+            if pid == 0:  # the child: grade, report, and leave without any cleanup of ours
+                try:
+                    os.close(read)
+                    outcomes = work(job)
+                    payload = [
+                        "ok",
+                        [[o.passed, o.score, o.output, o.seconds, o.status] for o in outcomes],
+                    ]
+                except SandboxError as error:
+                    payload = ["sandbox", str(error)]
+                except BaseException as error:  # noqa: BLE001 - reported, 0 for the set
+                    payload = ["error", type(error).__name__]
+                try:
+                    with os.fdopen(write, "w", encoding="utf-8") as f:
+                        f.write(json.dumps(payload))
+                finally:
+                    os._exit(0)
+            os.close(write)
+            limit = sum(t.timeout for t in tests[job[1]]) + JOB_GRACE
+            running[read] = (i, pid, [], started, started + limit)
+        now = time.perf_counter()
+        wait = max(0.0, min(r[4] for r in running.values()) - now)
+        ready = select.select(list(running), [], [], wait)[0]
+        for fd in list(running):
+            i, pid, chunks, started, deadline = running[fd]
+            chunk = os.read(fd, 1 << 20) if fd in ready else None
+            if chunk:
+                chunks.append(chunk)
+                continue
+            if chunk is None and time.perf_counter() < deadline:
+                continue
+            del running[fd]
+            os.close(fd)
+            if chunk is None:  # past its deadline
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            job = jobs[i]
+            try:
+                outcomes = _outcomes(chunks if chunk is not None else None, tests[job[1]])
+            except SandboxError:
+                for _, other, *_ in running.values():
+                    os.kill(other, signal.SIGKILL)
+                    os.waitpid(other, 0)
+                raise
+            yield job, outcomes, time.perf_counter() - started
+
+
+def _outcomes(chunks: list[bytes] | None, tests: list[GradingTest]) -> list[TestOutcome]:
+    """A forked grading's outcomes from what it sent back (None: it ran out of time)."""
+    if chunks is None:
+        return _zero(tests, "the grader took too long on this file")
+    try:
+        kind, data = json.loads(b"".join(chunks))
+    except ValueError:
+        kind, data = "error", "its process died"
+    if kind == "sandbox":
+        raise SandboxError(data)
+    if kind != "ok":
+        return _zero(tests, f"the grader could not grade this file ({data})")
+    return [
+        TestOutcome(t, bool(p), float(score), str(out), float(sec), str(status))
+        for t, (p, score, out, sec, status) in zip(tests, data, strict=True)
+    ]
 
 
 def _check_batch_private(submissions: list[Path]) -> None:

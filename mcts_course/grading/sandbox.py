@@ -278,16 +278,22 @@ def uid_range() -> tuple[int, int]:
 
 
 def allocate_uid() -> int:
-    """A user id for one sandbox: in :func:`uid_range`, not used before by this grader, with no
-    account or group of that number and no process running as it."""
+    """A user id for one sandbox: in :func:`uid_range`, never handed out before by this grader
+    (nor by a process it forked: the ids go through a locked file in its root-only folder), with
+    no account or group of that number and no process running as it."""
+    import fcntl
     import grp
     import pwd
 
     first, last = uid_range()
-    with _LOCK:
+    fd = os.open(_base() / "uids", os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+    with _LOCK, os.fdopen(fd, "a+") as registry:
+        fcntl.flock(registry, fcntl.LOCK_EX)
+        registry.seek(0)
+        used = _USED | {int(x) for x in registry.read().split()}
         for _ in range(1000):
             uid = random.randint(first, last)
-            if uid in _USED:
+            if uid in used:
                 continue
             try:
                 pwd.getpwuid(uid)
@@ -302,6 +308,7 @@ def allocate_uid() -> int:
             if processes_of(uid):
                 continue
             _USED.add(uid)
+            registry.write(f"{uid}\n")
             return uid
     raise SandboxError(f"no free user id in {first}-{last} (MCTS_GRADING_UIDS)")
 
@@ -343,6 +350,7 @@ def kill_all(uid: int) -> None:
 
 
 _BASE: dict[str, str] = {}
+_BASE_LOCK = threading.Lock()
 # Where the sandboxes' folder goes: the system's temporary folder, fixed now, because the grader
 # later points ``tempfile`` at a folder only root may enter (its own files).
 _BASE_PARENT = tempfile.gettempdir()
@@ -350,13 +358,21 @@ _BASE_PARENT = tempfile.gettempdir()
 
 def _base() -> Path:
     """The root-owned folder of this grader's sandboxes (0711: a sandbox's id may enter its own
-    folder, by name, but list nothing)."""
-    with _LOCK:
+    folder, by name, but list nothing).  Made before the grader forks, shared by its forks."""
+    with _BASE_LOCK:
         if "path" not in _BASE or not os.path.isdir(_BASE["path"]):
             path = tempfile.mkdtemp(prefix="mcts-sandboxes-", dir=_BASE_PARENT)
             os.chmod(path, 0o711)
             _BASE["path"] = path
+            import atexit
+
+            atexit.register(_remove_base, os.getpid(), path)
         return Path(_BASE["path"])
+
+
+def _remove_base(creator: int, path: str) -> None:
+    if os.getpid() == creator:  # not in a fork (they leave through os._exit anyway)
+        shutil.rmtree(path, ignore_errors=True)
 
 
 SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")  # where any user may leave files
