@@ -156,8 +156,13 @@ def _slots(cls: type) -> list[str]:
 
 
 def _state_value(x: Any, depth: int = 0) -> Any:
-    """A slot value of a game state: None, bool, int, or tuples of them."""
-    if x is None or isinstance(x, bool) or _is_int(x):
+    """A slot value of a game state: None, bool, int (a 64-bit board at most: a huge number
+    would make every move of the grader's engine slow), or tuples of them."""
+    if x is None or isinstance(x, bool):
+        return x
+    if _is_int(x):
+        if not -(2**64) < x < 2**64:
+            raise ProtocolError("a game state holds a number too large for a board")
         return x
     if isinstance(x, dict) and set(x) == {"$t"} and isinstance(x["$t"], list) and depth < 4:
         return tuple(_state_value(v, depth + 1) for v in x["$t"])
