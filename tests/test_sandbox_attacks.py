@@ -204,12 +204,23 @@ def test_a_submission_cannot_change_the_tests_inputs_for_the_next(tmp_path, shar
     second.mkdir()
     (second / "connect4.py").write_text(reference)
     extra = {"on_result": lambda test, result: None} if shared else {}
-    grades = {g.name: g for g in grade([first, second], sets=["connect4"], n_jobs=1, **extra)}
+    try:
+        grades = {g.name: g for g in grade([first, second], sets=["connect4"], n_jobs=1, **extra)}
+    finally:
+        _clear_grading_caches()  # the one-process run poisoned this process's caches
     honest = grades["honest"]
     if shared:  # the attack is real: sharing the grader's process lets it bite
         assert honest.score < honest.max_score
     else:
         assert honest.score == honest.max_score
+
+
+def _clear_grading_caches() -> None:
+    for name, module in list(sys.modules.items()):
+        if name.startswith("mcts_course.grading.tests_"):
+            for value in vars(module).values():
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
 
 
 @as_root

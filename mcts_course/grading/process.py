@@ -31,8 +31,6 @@ from typing import Any
 from mcts_course.grading.sandbox import (
     Sandbox,
     SandboxError,
-    hidden,
-    is_root,
     read_regular,
     student_paths,
 )
@@ -207,7 +205,7 @@ class StudentProcess:
         code = self.code
         if code is None:
             code = read_regular(self.code_path).decode("utf-8", errors="replace")
-        self.box = Sandbox(self.workdir, hide=hidden(EXTRA_PRIVATE) if is_root() else [])
+        self.box = Sandbox(self.workdir, hide=EXTRA_PRIVATE)
         from_grader, to_child = os.pipe()  # (read end, write end)
         from_child, to_grader = os.pipe()
         job = {

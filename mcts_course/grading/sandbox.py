@@ -200,10 +200,17 @@ def readable_by_others(path: Path) -> bool:
     return bool(mode & stat.S_IROTH)
 
 
-def hidden(extra: list[str] | None = None) -> list[list]:
-    """``[path, is_folder]`` of each private file or folder that other users can read: the
-    child mounts an empty folder or /dev/null over them before dropping root."""
-    return [[str(p), p.is_dir()] for p in private_files(extra) if readable_by_others(p)]
+def hidden(extra: list[str] | None = None, expose: list[str] | None = None) -> list[list]:
+    """``[path, is_folder]`` of each private file or folder that other users can read, or that
+    lies in a folder the child will expose (see :func:`exposed`: a package installed beside the
+    interpreter under /root becomes reachable there): the child mounts an empty folder or
+    /dev/null over them before dropping root."""
+    inside = [Path(e) for e in expose or []]
+    return [
+        [str(p), p.is_dir()]
+        for p in private_files(extra)
+        if readable_by_others(p) or any(e in Path(os.path.realpath(p)).parents for e in inside)
+    ]
 
 
 def student_paths() -> list[str]:
@@ -383,10 +390,12 @@ class Sandbox:
     that id can enter holding copies of the submission's files, and an end that leaves
     nothing of it behind (:meth:`close`)."""
 
-    def __init__(self, siblings: str | Path | None = None, hide: list[list] | None = None):
+    def __init__(self, siblings: str | Path | None = None, hide: list[str] | None = None):
+        """``siblings``: the submission's folder (its top-level files are copied); ``hide``:
+        private paths beyond the package's own (an instructor's hidden tests)."""
         self.uid: int | None = allocate_uid() if is_root() else None
-        self.hide = list(hide or [])
         self.expose = exposed() if self.uid is not None else []
+        self.hide = hidden(hide, self.expose) if self.uid is not None else []
         if self.uid is None:
             self.work = Path(tempfile.mkdtemp(prefix="mcts-work-"))
         else:
