@@ -106,6 +106,15 @@ def threshold_trees(state: GameState, iterations: int, thresholds: tuple[int, ..
     return out
 
 
+def threshold_table(trees: list[ThresholdTree]):
+    """The trees of :func:`threshold_trees` as an IPython Markdown table."""
+    from IPython.display import Markdown
+
+    lines = ["| expansion threshold | nodes | deepest node (plies) |", "|--:|--:|--:|"]
+    lines += [f"| {t.threshold} | {t.nodes:,} | {t.depth} |" for t in trees]
+    return Markdown("\n".join(lines))
+
+
 # -- cut playouts ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CutPlayouts:
@@ -151,6 +160,29 @@ class CutPlayouts:
     def difference_interval(self) -> tuple[float, float]:
         """95% interval of ``ahead_score - behind_score`` (Newcombe)."""
         return difference_interval(self.ahead_score, self.ahead, self.behind_score, self.behind)
+
+
+    def table(self):
+        """The comparison as an IPython Markdown table."""
+        from IPython.display import Markdown
+
+        a_lo, a_hi = self.ahead_interval
+        b_lo, b_hi = self.behind_interval
+        lines = [
+            "| | full playouts | playouts cut after "
+            f"{self.plies} plies |",
+            "|---|--:|--:|",
+            f"| MCTS iterations per second | {self.full_rate:,.0f} | {self.cut_rate:,.0f} |",
+            "",
+            f"| random games, the player to move after {self.plies} plies is | games | "
+            "its score at the end | 95% interval |",
+            "|---|--:|--:|--:|",
+            f"| ahead on discs | {self.ahead:,} | {self.ahead_score:.1%} | "
+            f"{a_lo:.1%} to {a_hi:.1%} |",
+            f"| level or behind | {self.behind:,} | {self.behind_score:.1%} | "
+            f"{b_lo:.1%} to {b_hi:.1%} |",
+        ]
+        return Markdown("\n".join(lines))
 
 
 def cut_playouts(state: GameState, plies: int = 20, *, iterations: int = 1000,

@@ -238,9 +238,10 @@ def plot_depth_profiles(profiles: DepthProfiles, best: str | None = None, ax=Non
             ax.semilogy(depths, counts, "o-", color="#d1495b", lw=2.2, zorder=3,
                         label=f"MCTS, below {move}")
         else:
+            first = move == [m for m in profiles.moves if m != best][0]
+            label = "MCTS, below each other move" if best else "MCTS, below each move"
             ax.semilogy(depths, counts, "-", color="#9a9a9a", lw=1,
-                        label="MCTS, below each other move" if move == (
-                            [m for m in profiles.moves if m != best][0]) else None)
+                        label=label if first else None)
     share = [count / len(profiles.moves) for count in profiles.full_width[1:]]
     ax.semilogy(range(1, len(share) + 1), share, "s--", color="#30638e", lw=1.6, zorder=2,
                 label="full-width tree of the same size, per move")

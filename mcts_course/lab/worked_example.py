@@ -112,6 +112,20 @@ class WorkedExample:
         """The iterations that gave a node below the root a child (the root always expands)."""
         return [it for it in self.iterations if it.expanded is not None and len(it.expanded) > 1]
 
+    def readout(self):
+        """The root table of the tree as it is now (an :class:`~mcts_course.lab.algorithm.Readout`,
+        most visited move first)."""
+        from mcts_course.lab.algorithm import Readout
+
+        return Readout(self.root, self.agent.root_table(self.root), self.c)
+
+    def node(self, *line: str) -> Node:
+        """The tree's node for the moves ``line`` from the root."""
+        node = self.root
+        for move in line:
+            node = node.children[node.state.parse_action(move)]
+        return node
+
     def continue_search(self, iterations: int) -> Node:
         """Run ``iterations`` more iterations on the same tree (not recorded); return the root."""
         for _ in range(iterations):
@@ -203,7 +217,7 @@ def iteration_table(it: Iteration, threshold: int) -> str:
     else:
         steps = " → ".join(it.path)
         new = " (new)" if it.expanded is not None else ""
-        caption = f"<b>{it.number}</b>: {steps}{new}; playout: {it.result}"
+        caption = f"<b>iteration {it.number}</b>: {steps}{new}; playout: {it.result}"
         if it.result != "draw":
             caption += " wins"
     head = ("<tr><th>move</th><th>by</th><th>n</th><th>w</th><th>w/n</th><th>UCT</th>"
@@ -220,7 +234,7 @@ def iteration_table(it: Iteration, threshold: int) -> str:
             f"<td>{row.wins:g}</td><td>{mean}</td><td>{_number(row.uct)}</td>"
             f"<td>{_children(row, threshold)}</td></tr>")
     return (f'<table class="mcts-iteration" style="font-size:80%;margin:0">'
-            f'<caption style="caption-side:top;text-align:left">{caption} (N = {it.root_visits})'
+            f'<caption style="caption-side:top;text-align:left">{caption}; N = {it.root_visits}'
             f"</caption>{head}{''.join(body)}</table>")
 
 
