@@ -41,6 +41,23 @@ def cells(state: GameState) -> list[int]:
     return [int(value) for row in state.board() for value in row]
 
 
+def coordinates(state: GameState) -> dict[str, list[str]]:
+    """The board's coordinates as the move notation names them, for the page to print beside
+    the board: column names above ("a".."h"; Connect Four's "1".."7"), and row numbers on the
+    left where a move names its row (Othello, tic-tac-toe; not Connect Four)."""
+    digits = "0123456789"
+    columns = []
+    for col in range(state.COLS):
+        name = state.action_to_string(state.action_at(0, col))
+        columns.append(name.rstrip(digits) or name)
+    rows = []
+    for row in range(state.ROWS):
+        name = state.action_to_string(state.action_at(row, 0))
+        letters = name.rstrip(digits)
+        rows.append(name[len(letters):] if letters else "")
+    return {"col_labels": columns, "row_labels": rows if any(rows) else []}
+
+
 def _cell(state: GameState, action: int) -> list[int] | None:
     cell = state.cell_of(action)
     return None if cell is None else [int(cell[0]), int(cell[1])]
@@ -223,6 +240,7 @@ class Game:
             "game": state.NAME,
             "rows": state.ROWS,
             "cols": state.COLS,
+            **coordinates(state),
             "players": list(state.PLAYER_NAMES),
             "human": self.human,
             "to_move": None if terminal else state.current_player,
@@ -349,6 +367,7 @@ class Stepper:
             "game": state.NAME,
             "rows": state.ROWS,
             "cols": state.COLS,
+            **coordinates(state),
             "players": list(state.PLAYER_NAMES),
             "to_move": state.current_player,
             "cells": cells(state),

@@ -186,3 +186,21 @@ def _nodes(node):
 
 def _value(uct) -> float:
     return math.inf if uct == "inf" else uct
+
+
+@pytest.mark.parametrize("game", ["othello", "tictactoe"])
+def test_the_board_coordinates_spell_every_cells_move(game):
+    """A move named in the thoughts table ("b2") is found on the board by its coordinates."""
+    view = ask(cmd="new_game", board="coords", game=game, opponent="random")
+    state = start_state(game)
+    for row in range(view["rows"]):
+        for col in range(view["cols"]):
+            name = view["col_labels"][col] + view["row_labels"][row]
+            assert name == state.action_to_string(state.action_at(row, col))
+
+
+def test_connect_four_names_its_columns_only():
+    view = ask(cmd="new_game", board="coords4", game="connect4", opponent="random")
+    state = start_state("connect4")
+    assert view["col_labels"] == [state.action_to_string(c) for c in range(state.COLS)]
+    assert view["row_labels"] == []

@@ -12,6 +12,7 @@ constructor's keywords.
 from mcts_course.agents.bandits import epsilon_greedy, softmax, ucb1
 from mcts_course.agents.base import Agent, RandomAgent
 from mcts_course.agents.cellscore import CellScoreAgent
+from mcts_course.agents.exact import PerfectAgent, best_actions, exact_value, move_values
 from mcts_course.agents.mcts import MCTSAgent, Node, Step, root_table
 from mcts_course.agents.minimax import (
     AlphaBetaAgent,
@@ -27,6 +28,9 @@ from mcts_course.agents.solver import MCTSSolverAgent
 from mcts_course.agents.spec import AGENT_SPECS, make_agent
 
 __all__ = [
+    "best_actions",
+    "exact_value",
+    "move_values",
     "AGENT_SPECS",
     "Agent",
     "AlphaBetaAgent",
@@ -38,6 +42,7 @@ __all__ = [
     "MonteCarloAgent",
     "Node",
     "PUCTAgent",
+    "PerfectAgent",
     "RandomAgent",
     "RandomRollout",
     "SearchStats",

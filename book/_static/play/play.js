@@ -190,7 +190,19 @@
       const text = label ? el("span", { class: "mp-label", text: fmt(label.value, 1) }) : null;
       grid.append(el(clickable ? "button" : "span", attrs, piece, text));
     });
-    return grid;
+    return withCoordinates(grid, view);
+  }
+
+  // Column names above the board and row numbers on its left, as the moves are written ("d3").
+  function withCoordinates(grid, view) {
+    const cols = view.col_labels || [];
+    const rows = view.row_labels || [];
+    if (!cols.length) return grid;
+    const top = el("div", { class: "mp-coords mp-coords-top" }, cols.map((c) => el("span", { text: c })));
+    top.style.gridTemplateColumns = `repeat(${view.cols}, var(--mp-cell))`;
+    const left = el("div", { class: "mp-coords mp-coords-left" }, rows.map((r) => el("span", { text: r })));
+    left.style.gridTemplateRows = `repeat(${view.rows}, var(--mp-cell))`;
+    return el("div", { class: `mp-framed mp-${view.game}-frame` }, el("span"), top, rows.length ? left : el("span"), grid);
   }
 
   function table(thoughts) {
@@ -223,7 +235,10 @@
     } else {
       summary += ".";
     }
-    const position = { game: view.game, rows: view.rows, cols: view.cols, cells: t.position };
+    const position = {
+      game: view.game, rows: view.rows, cols: view.cols, cells: t.position,
+      col_labels: view.col_labels, row_labels: view.row_labels,
+    };
     return el(
       "div",
       { class: "mp-thoughts" },
