@@ -220,8 +220,10 @@ def iteration_table(it: Iteration, threshold: int) -> str:
         caption = f"<b>iteration {it.number}</b>: {steps}{new}; playout: {it.result}"
         if it.result != "draw":
             caption += " wins"
-    head = ("<tr><th>move</th><th>by</th><th>n</th><th>w</th><th>w/n</th><th>UCT</th>"
-            "<th>children</th></tr>")
+    left = ' style="padding:1px 6px;text-align:left"'
+    right = ' style="padding:1px 6px;text-align:right"'
+    head = "<tr>" + "".join(f"<th{left if k < 2 else right}>{name}</th>" for k, name in
+                            enumerate(("move", "by", "n", "w", "w/n", "UCT", "children"))) + "</tr>"
     body = []
     for row in it.rows:
         indent = "&nbsp;&nbsp;&nbsp;" * (row.depth - 1)
@@ -229,10 +231,10 @@ def iteration_table(it: Iteration, threshold: int) -> str:
         style = ' style="font-weight:bold;background:#ffe3e6"' if row.on_path else ""
         mark = " ✚" if row.new else ""
         mean = "—" if row.mean is None else f"{row.mean:.2f}"
-        body.append(
-            f"<tr{style}><td>{move}{mark}</td><td>{row.player}</td><td>{row.visits}</td>"
-            f"<td>{row.wins:g}</td><td>{mean}</td><td>{_number(row.uct)}</td>"
-            f"<td>{_children(row, threshold)}</td></tr>")
+        cells = (move + mark, row.player, row.visits, f"{row.wins:g}", mean, _number(row.uct),
+                 _children(row, threshold))
+        body.append(f"<tr{style}>" + "".join(f"<td{left if k < 2 else right}>{cell}</td>"
+                                             for k, cell in enumerate(cells)) + "</tr>")
     return (f'<table class="mcts-iteration" style="font-size:80%;margin:0">'
             f'<caption style="caption-side:top;text-align:left">{caption}; N = {it.root_visits}'
             f"</caption>{head}{''.join(body)}</table>")
