@@ -174,7 +174,7 @@ class CutPlayouts:
             "|---|--:|--:|",
             f"| MCTS iterations per second | {self.full_rate:,.0f} | {self.cut_rate:,.0f} |",
             "",
-            f"| random games, the player to move after {self.plies} plies is | games | "
+            f"| random games: after {self.plies} plies, the side to move now is | games | "
             "its score at the end | 95% interval |",
             "|---|--:|--:|--:|",
             f"| ahead on discs | {self.ahead:,} | {self.ahead_score:.1%} | "
