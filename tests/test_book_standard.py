@@ -30,12 +30,7 @@ NO_EXPERIMENTS = {"01_introduction", "13_play"}
 # Exercise pages: their stub cells are shown whole (the student fills them in).
 EXERCISE_PAGES = {"14_tictactoe_exercises", "15_connect4_exercises"}
 MAX_VISIBLE_LINES = 20
-# Chapters still written in the old style (sentences built in cells); issue 19 empties this.
-NOT_YET = {
-    "08_mcts", "09_mcts_step_by_step",
-}
-
-CHAPTERS = [c for c in ALL_CHAPTERS if c.stem not in NOT_YET]
+CHAPTERS = ALL_CHAPTERS
 CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
 
 
