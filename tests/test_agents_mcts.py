@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import time
-from functools import cache
 
 import pytest
 
 from mcts_course.agents import MCTSAgent, Node, RandomRollout, Step, root_table, ucb1
+from mcts_course.agents.exact import best_actions, exact_value
 from mcts_course.agents.mcts import robust_max
 from mcts_course.agents.rollout import reward
 from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe
@@ -66,22 +66,10 @@ def test_scenario_blocks_the_immediate_loss(game, moves, answers):
         assert state.action_to_string(agent.select_action(state)) in answers
 
 
-# -- a perfect tic-tac-toe player: exhaustive negamax, memoised ------------------------------
-@cache
-def negamax(state: TicTacToe) -> int:
-    """The game value for the player to move: +1 win, 0 draw, -1 loss with perfect play."""
-    if state.is_terminal():
-        return state.returns()[state.current_player]
-    return max(-negamax(state.play(a)) for a in state.legal_actions())
-
-
-def perfect_moves(state: TicTacToe) -> list[int]:
-    return [a for a in state.legal_actions() if -negamax(state.play(a)) == negamax(state)]
-
-
-def test_negamax_knows_tic_tac_toe_is_a_draw():
-    assert negamax(TicTacToe()) == 0
-    assert len(perfect_moves(TicTacToe())) == 9  # every first move draws
+# -- a perfect tic-tac-toe player: the package's exact solver ---------------------------------
+def test_the_exact_solver_knows_tic_tac_toe_is_a_draw():
+    assert exact_value(TicTacToe()) == 0
+    assert len(best_actions(TicTacToe())) == 9  # every first move draws
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -96,7 +84,7 @@ def test_never_loses_tic_tac_toe_to_a_perfect_player(seed, mcts_player):
         if state.current_player == mcts_player:
             state = state.play(agent.select_action(state))
         else:
-            state = state.play(rng.choice(perfect_moves(state)))
+            state = state.play(rng.choice(best_actions(state)))
     assert state.returns()[mcts_player] == 0  # a draw: the best anyone can do
 
 

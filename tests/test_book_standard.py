@@ -30,14 +30,7 @@ NO_EXPERIMENTS = {"01_introduction", "13_play"}
 # Exercise pages: their stub cells are shown whole (the student fills them in).
 EXERCISE_PAGES = {"14_tictactoe_exercises", "15_connect4_exercises"}
 MAX_VISIBLE_LINES = 20
-# Chapters still written in the old style (sentences built in cells); issue 19 empties this.
-NOT_YET = {
-    "01_introduction", "02_random_play", "03_cell_scores", "04_minimax", "05_game_trees",
-    "06_bandits", "07_monte_carlo", "08_mcts", "09_mcts_step_by_step", "11_mcts_properties",
-    "12_extensions", "14_tictactoe_exercises", "15_connect4_exercises", "16_appendix",
-}
-
-CHAPTERS = [c for c in ALL_CHAPTERS if c.stem not in NOT_YET]
+CHAPTERS = ALL_CHAPTERS
 CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
 
 
@@ -116,6 +109,8 @@ def test_chapters_were_found():
 def test_no_cell_assembles_sentences(chapter: Path):
     for _, source in cells(chapter.read_text()):
         assert "Markdown(" not in source, f"{chapter.name}: a cell builds Markdown"
+        if chapter.stem in EXERCISE_PAGES and is_stub(source):
+            continue  # the student's code (error messages, reprs), not the book's prose
         assert not sentence_strings(source), f"{chapter.name}: {sentence_strings(source)}"
 
 
@@ -124,7 +119,12 @@ def test_every_glued_number_is_glued_in_the_chapter(chapter: Path):
     text = chapter.read_text()
     used = set(re.findall(r"\{glue:?[a-z]*\}`([A-Za-z0-9_]+)", prose(text)))
     glued = set(re.findall(r"\bglue\(\s*[\"']([A-Za-z0-9_]+)[\"']", text))
-    assert used <= glued, f"{chapter.name}: not glued: {sorted(used - glued)}"
+    # Keys glued in a loop (glue(f"score_{name}", ...)) match as patterns.
+    patterns = [re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(key))
+                for key in re.findall(r"\bglue\(\s*f[\"']([A-Za-z0-9_{}.\[\]'\"]+)[\"']", text)]
+    missing = {key for key in used - glued
+               if not any(re.fullmatch(pattern, key) for pattern in patterns)}
+    assert not missing, f"{chapter.name}: not glued: {sorted(missing)}"
 
 
 @pytest.mark.parametrize("chapter", [c for c in CHAPTERS if c.stem not in NO_EXPERIMENTS],

@@ -70,3 +70,57 @@ def test_the_vectorised_ucb1_is_the_library_score():
     for run in range(3):
         scores = [ucb1(w, int(n), 14, 0.7) for w, n in zip(sums[run], counts[run], strict=True)]
         assert chosen[run] == scores.index(max(scores))  # ties: the first arm, as the library
+
+
+def test_run_bandit_pays_draws_one_half_and_keeps_checkpoints():
+    from mcts_course.lab.testbed import run_bandit
+
+    win = np.tile([0.0, 0.2], (400, 1))
+    draw = np.tile([1.0, 0.0], (400, 1))  # arm 0 always draws: value 0.5, the best
+    r = run_bandit(win, "uniform", draw=draw, steps=100, checkpoints=(10, 50), seed=0)
+    assert set(r.at_regret) == {10, 50, 100}
+    assert r.reward[::2].mean() == 0.5  # arm 0, pulled at even steps, pays exactly 1/2
+    assert np.allclose(r.at_regret[100], 50 * 0.3)  # every pull of arm 1 loses 0.3
+    assert np.all(r.at_counts[50] == 25)
+    assert np.all(r.at_choice[100] == 0)  # the best mean: the drawn arm (0.5 > about 0.2)
+    lo, hi = r.regret_interval(50)
+    assert lo == pytest.approx(hi) == pytest.approx(25 * 0.3)
+
+
+def test_intervals_cover_the_mean_and_shrink_with_runs():
+    small = run_testbed("egreedy", runs=50, steps=200, seed=4, checkpoints=(100,))
+    large = run_testbed("egreedy", runs=400, steps=200, seed=4, checkpoints=(100,))
+    for r in (small, large):
+        lo, hi = r.regret_interval()
+        assert lo < r.regret[-1] < hi
+        slo, shi = r.slope_interval(100)
+        assert slo < r.slope(100) < shi
+    width = [r.regret_interval()[1] - r.regret_interval()[0] for r in (small, large)]
+    assert width[1] < width[0]
+
+
+def test_a_long_run_starts_as_the_short_one():
+    short = run_testbed("egreedy", epsilon=0.05, runs=60, steps=300, seed=7)
+    long = run_testbed("egreedy", epsilon=0.05, runs=60, steps=600, seed=7)
+    assert np.array_equal(short.regret, long.regret[:300])
+
+
+def test_compare_policies_tables_and_figures():
+    from mcts_course.lab.testbed import compare_policies
+
+    settings = (("uniform", {}, 100), ("egreedy", {"epsilon": 0.1}, 300),
+                ("ucb1", {"c": math.sqrt(2)}, 300))
+    tb = compare_policies(runs=40, settings=settings, short=100, checkpoints=(50, 100, 200))
+    assert list(tb.results) == ["uniform", "ε-greedy ε=0.1", "UCB1 c=√2"]
+    assert set(tb.long) == {"ε-greedy ε=0.1", "UCB1 c=√2"}
+    assert tb.checkpoints == (50, 100, 200, 300)
+    assert 0 < tb.second_gap < tb.average_gap < 1
+    assert tb.table().data.count("\n") == 1 + 3  # header, rule and a row per policy
+    assert "UCB1 c=√2" in tb.long_table().data
+    import matplotlib
+
+    matplotlib.use("Agg")
+    tb.figure()
+    tb.long_figure()
+    # uniform's regret per step is the average gap (a random arm each step, in expectation)
+    assert tb["uniform"].slope(10, 100) == pytest.approx(tb.average_gap, rel=0.15)

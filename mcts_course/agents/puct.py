@@ -1,7 +1,8 @@
 """PUCT: UCT's selection with a prior over the moves (Rosin, 2011; AlphaGo and AlphaZero).
 
-AlphaGo (Silver et al., 2016) and AlphaZero (Silver et al., 2017) replace UCB1's exploration
-term by one weighted by a *prior* probability P(a) of each move, given by a policy network::
+AlphaGo (Silver et al., 2016), AlphaGo Zero (Silver et al., 2017) and AlphaZero (Silver et al.,
+2018) replace UCB1's exploration term by one weighted by a *prior* probability P(a) of each
+move, given by a policy network::
 
     score(a) = Q(a) + c * P(a) * sqrt(N) / (1 + n(a))
 

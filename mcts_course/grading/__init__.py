@@ -3,8 +3,9 @@
 The tests (``mcts_course/grading/tests_*.py``) run in the grader's process with the reference
 solutions; the student's code runs in its own process (:mod:`~mcts_course.grading.server`),
 started from a copy of the package without the solutions and the tests, and answers plain-data
-questions (:mod:`~mcts_course.grading.protocol`, :mod:`~mcts_course.grading.remote`).  As root
-(Gradescope) that process is the user ``nobody``, who cannot read the private files.  The
+questions (:mod:`~mcts_course.grading.protocol`, :mod:`~mcts_course.grading.proxies`).  As
+root (Gradescope) that process is a user id of its own, who cannot read the private files
+(:mod:`~mcts_course.grading.sandbox`).  The
 referee loop, time limits and "not run" reports: :mod:`~mcts_course.grading.runner`.
 
 Three ways to run the same tests:

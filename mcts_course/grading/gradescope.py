@@ -8,8 +8,9 @@ tests; apt only when the image's Python lacks venv, after ``apt-get update``), `
 instructor's hidden tests (``--tests DIR``), picked up from /autograder/source/tests.
 
 Gradescope runs both scripts as root: setup.sh makes the reference solutions, the tests and
-/autograder/source unreadable to other users, and the grader runs each student's code as
-``nobody`` (see :mod:`mcts_course.grading.remote`).
+/autograder/source unreadable to other users (the installed package, not a checkout), and the
+grader runs the student's code as a user id of its own, with hard limits, and refuses to grade
+if it cannot (see :mod:`mcts_course.grading.sandbox`).
 """
 
 from __future__ import annotations
@@ -38,10 +39,11 @@ fi
 # The grader needs numpy only; --no-deps skips the book's plotting and widget libraries.
 "$ROOT/venv/bin/python" -m pip install --quiet "numpy>=1.24"
 "$ROOT/venv/bin/python" -m pip install --quiet --no-deps "$SOURCE"/mcts_course-*.whl
-# The students' code runs as the unprivileged user nobody: it may read the interpreter and the
-# libraries, never the reference solutions, the tests, the wheel or the hidden tests.
+# The students' code runs as a user id of its own (no account needed): it may read the
+# interpreter and the libraries, never the reference solutions, the tests, the wheel or the
+# hidden tests.
 "$ROOT/venv/bin/python" -c \\
-    "from mcts_course.grading.remote import protect_private_files as p; p()"
+    "from mcts_course.grading.sandbox import protect_private_files as p; p()"
 chmod -R go-rwx "$SOURCE"
 chmod 755 "$ROOT"
 """

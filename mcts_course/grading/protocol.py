@@ -27,6 +27,10 @@ from typing import Any
 
 MAX_NODES = 300_000  # nodes in one message (a 2000-iteration tree has about 2000)
 MAX_DEPTH = 200  # nesting of plain containers
+# Values in one decoded message, a shared list counted once per reference: a message of a few
+# kilobytes could otherwise describe 2**200 elements by sharing ({"$same": k}), and the grader
+# would hang printing or comparing it.  The largest honest message has about 10**5.
+MAX_VALUES = 5_000_000
 NODE_FIELDS = ("state", "action", "player", "visits", "wins", "untried", "children", "parent")
 
 
@@ -152,8 +156,13 @@ def _slots(cls: type) -> list[str]:
 
 
 def _state_value(x: Any, depth: int = 0) -> Any:
-    """A slot value of a game state: None, bool, int, or tuples of them."""
-    if x is None or isinstance(x, bool) or _is_int(x):
+    """A slot value of a game state: None, bool, int (a 64-bit board at most: a huge number
+    would make every move of the grader's engine slow), or tuples of them."""
+    if x is None or isinstance(x, bool):
+        return x
+    if _is_int(x):
+        if not -(2**64) < x < 2**64:
+            raise ProtocolError("a game state holds a number too large for a board")
         return x
     if isinstance(x, dict) and set(x) == {"$t"} and isinstance(x["$t"], list) and depth < 4:
         return tuple(_state_value(v, depth + 1) for v in x["$t"])
@@ -162,7 +171,13 @@ def _state_value(x: Any, depth: int = 0) -> Any:
 
 class Decoder:
     """Turns JSON data back into values.  ``make_node()`` makes an empty node object;
-    ``borrow(data)`` turns a handle of the other side into a proxy (or a lent object back)."""
+    ``borrow(data)`` turns a handle of the other side into a proxy (or a lent object back).
+
+    Everything it builds is bounded and walkable: at most :data:`MAX_VALUES` values (shared
+    containers counted at each reference), :data:`MAX_DEPTH` levels, no container inside itself,
+    and node tables that are forests (each node the child of at most one node, no cycle through
+    children or parents).  Any malformed input raises :class:`ProtocolError`, never another
+    exception: the grader catches that one and gives the student 0 for the test."""
 
     def __init__(
         self,
@@ -176,6 +191,8 @@ class Decoder:
         self.nodes: list[Any] = list(nodes or [])  # existing objects, updated in place
         self.rngs: dict[Any, random.Random] = {}
         self.containers: list[Any] = []
+        self.sizes: list[int | None] = []  # per container: values in it, None while being filled
+        self.count = 0  # values decoded so far
         self.memo = True
 
     def table(self, entries: Any) -> None:
@@ -184,20 +201,54 @@ class Decoder:
         self.memo = False
         try:
             self._table(entries)
+        except ProtocolError:
+            raise
+        except (Exception, RecursionError) as error:  # e.g. an unhashable child key
+            raise ProtocolError(f"bad node table ({type(error).__name__})") from None
         finally:
             self.memo = True
 
     def _table(self, entries: list) -> None:
+        if not entries:
+            return  # no change to any node (e.g. a reply that is an error)
+        if len(entries) < len(self.nodes):
+            raise ProtocolError("a node table without all the nodes it was sent")
+        # Check the shape first, on indices: the grader's own nodes are changed in place below,
+        # and must never become a cycle that a test would walk forever.
+        total = len(entries)
+        links: list[tuple[list, Any]] = []
+        has_parent = [False] * total
+        for e in entries:
+            if not isinstance(e, dict):
+                raise ProtocolError("bad node entry")
+            pairs = e.get("c", [])
+            if not isinstance(pairs, list):
+                raise ProtocolError("bad child list")
+            kids = []
+            for pair in pairs:
+                if not (isinstance(pair, list) and len(pair) == 2):
+                    raise ProtocolError("bad child entry")
+                i = pair[1]
+                if not _is_int(i) or not 0 <= i < total:
+                    raise ProtocolError("a node reference out of range")
+                if has_parent[i]:
+                    raise ProtocolError("a node that is the child of two nodes (or twice)")
+                has_parent[i] = True
+                kids.append(i)
+            up = e.get("up")
+            if up is not None and (not _is_int(up) or not 0 <= up < total):
+                raise ProtocolError("a node reference out of range")
+            links.append((kids, up))
+        _check_forest(links)
         while len(self.nodes) < len(entries):
             self.nodes.append(self.make_node())
         for node, e in zip(self.nodes, entries, strict=False):
-            if not isinstance(e, dict):
-                raise ProtocolError("bad node entry")
             children = {}
             for pair in e.get("c", []):
-                if not (isinstance(pair, list) and len(pair) == 2):
-                    raise ProtocolError("bad child entry")
-                children[self.value(pair[0])] = self._node(pair[1])
+                key = self.value(pair[0])
+                if key in children:
+                    raise ProtocolError("two children with the same action")
+                children[key] = self.nodes[pair[1]]
             up = e.get("up")
             node.state = self.value(e.get("s"))
             node.action = self.value(e.get("a"))
@@ -207,7 +258,7 @@ class Decoder:
             untried = self.value(e.get("u"))
             node.untried = untried if isinstance(untried, list) else []
             node.children = children
-            node.parent = None if up is None else self._node(up)
+            node.parent = None if up is None else self.nodes[up]
 
     def _node(self, i: Any) -> Any:
         if not _is_int(i) or not 0 <= i < len(self.nodes):
@@ -215,17 +266,33 @@ class Decoder:
         return self.nodes[i]
 
     def value(self, x: Any, depth: int = 0) -> Any:
+        """The value that ``x`` (JSON data) stands for; ProtocolError for anything else."""
+        try:
+            return self._value(x, depth)
+        except ProtocolError:
+            raise
+        except (Exception, RecursionError) as error:  # never let a reply crash the grader
+            raise ProtocolError(f"unreadable data ({type(error).__name__})") from None
+
+    def _tick(self, n: int = 1) -> None:
+        self.count += n
+        if self.count > MAX_VALUES:
+            raise ProtocolError(f"more than {MAX_VALUES} values in one message")
+
+    def _value(self, x: Any, depth: int = 0) -> Any:
         if depth > MAX_DEPTH:
             raise ProtocolError("a value nested too deeply")
+        self._tick()
         if x is None or isinstance(x, (bool, str, int)):
             return x
         if isinstance(x, float):
             return x
         if isinstance(x, list):
             out: list = []
-            if self.memo:
-                self.containers.append(out)
-            out.extend(self.value(v, depth + 1) for v in x)
+            k = self._open(out)
+            before = self.count
+            out.extend(self._value(v, depth + 1) for v in x)
+            self._close(k, before)
             return out
         if not isinstance(x, dict) or len(x) == 0:
             raise ProtocolError(f"unexpected data {str(x)[:80]}")
@@ -233,21 +300,26 @@ class Decoder:
             k = x["$same"]
             if not _is_int(k) or not 0 <= k < len(self.containers):
                 raise ProtocolError("a reference to an unknown list or dict")
+            size = self.sizes[k]
+            if size is None:  # a list inside itself: printing or comparing it never ends
+                raise ProtocolError("a list or dict that contains itself")
+            self._tick(size)
             return self.containers[k]
         if "$t" in x:
-            return tuple(self.value(v, depth + 1) for v in _list(x["$t"]))
+            return tuple(self._value(v, depth + 1) for v in _list(x["$t"]))
         if "$d" in x:
             out = {}
-            if self.memo:
-                self.containers.append(out)
+            k = self._open(out)
+            before = self.count
             for pair in _list(x["$d"]):
                 if not (isinstance(pair, list) and len(pair) == 2):
                     raise ProtocolError("bad dict entry")
-                key = self.value(pair[0], depth + 1)
+                key = self._value(pair[0], depth + 1)
                 try:
-                    out[key] = self.value(pair[1], depth + 1)
+                    out[key] = self._value(pair[1], depth + 1)
                 except TypeError:
                     raise ProtocolError("an unhashable dict key") from None
+            self._close(k, before)
             return out
         if "$r" in x:
             rng = make_rng(x["$r"])
@@ -264,12 +336,57 @@ class Decoder:
             return self._node(x["$n"])
         if "$f" in x:
             name = x["$f"]
-            if name not in self.public:
-                raise ProtocolError(f"unknown public function {name!r}")
+            if not isinstance(name, str) or name not in self.public:
+                raise ProtocolError(f"unknown public function {str(name)[:40]!r}")
             return self.public[name]
         if "$o" in x or "$c" in x:
             return self.borrow(x)
         raise ProtocolError(f"unexpected data {str(x)[:80]}")
+
+    def _open(self, container: Any) -> int:
+        if not self.memo:
+            return -1
+        self.containers.append(container)
+        self.sizes.append(None)
+        return len(self.containers) - 1
+
+    def _close(self, k: int, before: int) -> None:
+        if k >= 0:
+            self.sizes[k] = self.count - before + 1
+
+
+def _check_forest(links: list[tuple[list, Any]]) -> None:
+    """Refuse a node table whose children or parent links go round in a circle."""
+    n = len(links)
+    # children: every node has at most one parent (checked by the caller), so the links form a
+    # forest exactly when every node is reached from a node that is nobody's child.
+    has_parent = [False] * n
+    for kids, _ in links:
+        for i in kids:
+            has_parent[i] = True
+    seen = [False] * n
+    for root in range(n):
+        if has_parent[root]:
+            continue
+        todo = [root]
+        while todo:
+            i = todo.pop()
+            seen[i] = True
+            todo.extend(links[i][0])
+    if not all(seen):
+        raise ProtocolError("the tree's children links go round in a circle")
+    # parents: following `parent` from any node must end
+    state = [0] * n  # 0 unknown, 1 on the current path, 2 ends
+    for start in range(n):
+        path, i = [], start
+        while i is not None and state[i] == 0:
+            state[i] = 1
+            path.append(i)
+            i = links[i][1]
+        if i is not None and state[i] == 1:
+            raise ProtocolError("the tree's parent links go round in a circle")
+        for j in path:
+            state[j] = 2
 
 
 def _list(x: Any) -> list:

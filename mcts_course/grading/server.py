@@ -1,8 +1,10 @@
 """The student's side: a process that runs a submission's code and only answers questions.
 
-The grader (:mod:`mcts_course.grading.remote`) starts this process from a copy of the package
-that holds neither the reference solutions nor the grading tests, caps its memory, file size
-and CPU time (and, when the grader runs as root, makes it an unprivileged user).  The process
+The grader (:mod:`mcts_course.grading.process`) starts this process from a copy of the package
+that holds neither the reference solutions nor the grading tests.  Its first lines, before the
+submission's code arrives (through the pipe), confine it (:func:`enter`: as root, a user id of
+its own and the private files hidden, see :mod:`mcts_course.grading.sandbox`) and set hard
+limits on memory, file size, CPU time and processes.  The process
 runs the submission's file, then reads requests, one JSON line each, on one pipe and answers on
 another: "call ``select_child`` with these arguments" gets the function's result (or
 its exception) back as plain data (:mod:`mcts_course.grading.protocol`), with what it printed.
@@ -265,20 +267,117 @@ class GraderProxy:
 
 
 # -- the process -----------------------------------------------------------------------------
-def limit_resources(memory_mb: int, cpu_seconds: int) -> None:
+NPROC = 32  # processes (threads included) of a sandbox's user id at once
+
+
+def enter(box: dict) -> None:
+    """Confine this process, before any student code exists in it: hide the private files that
+    other users could read (a mount namespace of its own), become the sandbox's user id for
+    good, and move to its work folder.  Raises on any failure: the grader then refuses to grade
+    rather than run student code with more rights than planned."""
+    if box.get("hide") or box.get("expose"):
+        _mounts(box.get("expose", []), box.get("hide", []))
+    uid = box.get("uid")
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid):
+            raise PermissionError("the user id did not change")
+        try:
+            os.setuid(0)
+        except PermissionError:
+            pass
+        else:
+            raise PermissionError("root could be regained")
+    if box.get("work"):
+        os.chdir(box["work"])
+
+
+def _mounts(expose: list, paths: list) -> None:
+    """In a mount namespace of this process alone (needs root with CAP_SYS_ADMIN): make each
+    ``expose`` folder reachable (an empty folder laid over its closed ancestor, the folder bound
+    back at its place), then mount an empty read-only folder over each private folder and
+    /dev/null over each private file."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    newns, rdonly, nosuid, nodev, noexec, bind, rec, private = (
+        0x20000, 1, 2, 4, 8, 4096, 16384, 1 << 18
+    )  # fmt: skip
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            error = ctypes.get_errno()
+            raise OSError(error, f"{what}: {os.strerror(error)}")
+
+    check(libc.unshare(newns), "unshare(CLONE_NEWNS)")
+    check(libc.mount(b"none", b"/", None, rec | private, None), "mount --make-rprivate /")
+    if expose:
+        import tempfile
+
+        stage = tempfile.mkdtemp(prefix="mcts-stage-")  # root's, 0700; removed below
+        staged = []
+        for k, path in enumerate(expose):
+            spot = os.path.join(stage, str(k))
+            os.mkdir(spot, 0o700)
+            check(libc.mount(os.fsencode(path), os.fsencode(spot), None, bind | rec, None), path)
+            staged.append(spot)
+        tops: list[str] = []
+        for path in expose:
+            top = _closed_top(path)
+            if top and not any(top == t or top.startswith(t + os.sep) for t in tops):
+                tops.append(top)
+        for top in tops:
+            flags = nosuid | nodev
+            check(libc.mount(b"tmpfs", os.fsencode(top), b"tmpfs", flags, b"mode=755"), top)
+        for path, spot in zip(expose, staged, strict=True):
+            os.makedirs(path, 0o755, exist_ok=True)
+            check(libc.mount(os.fsencode(spot), os.fsencode(path), None, bind | rec, None), path)
+        for spot in staged:
+            check(libc.umount2(os.fsencode(spot), 2), spot)  # MNT_DETACH
+            os.rmdir(spot)
+        os.rmdir(stage)
+    for path, folder in paths:
+        target = os.fsencode(path)
+        if folder:
+            flags = rdonly | nosuid | nodev | noexec
+            check(libc.mount(b"tmpfs", target, b"tmpfs", flags, b"size=4k,mode=555"), path)
+        else:
+            check(libc.mount(b"/dev/null", target, None, bind, None), path)
+
+
+def _closed_top(path: str) -> str | None:
+    import stat
+
+    parts = os.path.abspath(path).split(os.sep)
+    for i in range(2, len(parts) + 1):
+        folder = os.sep.join(parts[:i])
+        if not os.stat(folder).st_mode & stat.S_IXOTH:
+            return folder
+    return None
+
+
+def limit_resources(memory_mb: int, cpu_seconds: int, sandboxed: bool = False) -> None:
+    """Hard limits (the student's code cannot raise them again): memory, file size, CPU time
+    (SIGXCPU at the soft limit, SIGKILL a little after), no core files, few open files and, with
+    a user id of its own (a count per user id), few processes."""
     import resource
 
     limits = [
-        (resource.RLIMIT_AS, memory_mb << 20),
-        (resource.RLIMIT_FSIZE, 16 << 20),  # no disk filling through print or files
-        (resource.RLIMIT_CPU, cpu_seconds),
-        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_AS, memory_mb << 20, memory_mb << 20),
+        (resource.RLIMIT_FSIZE, 16 << 20, 16 << 20),  # no disk filling through print or files
+        (resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + 5),
+        (resource.RLIMIT_CORE, 0, 0),
+        (resource.RLIMIT_NOFILE, 256, 256),
     ]
-    for kind, value in limits:
-        soft, hard = resource.getrlimit(kind)
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        resource.setrlimit(kind, (value, hard))
+    if sandboxed:
+        limits.append((resource.RLIMIT_NPROC, NPROC, NPROC))
+    for kind, soft, hard in limits:
+        _, old_hard = resource.getrlimit(kind)
+        if old_hard != resource.RLIM_INFINITY:
+            soft, hard = min(soft, old_hard), min(hard, old_hard)
+        resource.setrlimit(kind, (soft, hard))
 
 
 def main() -> None:
@@ -300,15 +399,25 @@ def main() -> None:
         send(message)
         return receive()
 
-    limit_resources(job["memory_mb"], job["cpu_seconds"])
+    box = job.get("sandbox") or {}
+    try:
+        enter(box)
+        limit_resources(job["memory_mb"], job["cpu_seconds"], box.get("uid") is not None)
+    except BaseException as error:  # noqa: BLE001 - reported to the grader, which refuses
+        send({"fatal": f"{type(error).__name__}: {error}"})
+        os._exit(3)
+    send({"boot": True})  # confined: from here on, the grader blames the student's code
+    first = receive()
+    code, display_name = str(first.get("code", "")), job["display_name"]
     sys.meta_path.insert(0, Blocker())
-    if job.get("workdir") and job["workdir"] not in sys.path:
-        sys.path.append(job["workdir"])  # so a file can import its sibling files
+    work = box.get("work")
+    if work and work not in sys.path:
+        sys.path.append(work)  # so a file can import its sibling files (copied there)
 
     module = types.ModuleType("submission")
-    module.__file__ = job["code_path"]
+    module.__file__ = os.path.join(work or ".", display_name)
     sys.modules["submission"] = module
-    server = Server(module.__dict__, job["display_name"], ask_grader)
+    server = Server(module.__dict__, display_name, ask_grader)
 
     def report_stack(signum, frame):  # the grader asks where a test's time went
         send({"stack": list(server.stack)})
@@ -317,15 +426,11 @@ def main() -> None:
     printed = CappedWriter()
     old = sys.stdout, sys.stderr
     try:
-        with open(job["code_path"], encoding="utf-8", errors="replace") as f:
-            code = f.read()
         sys.stdout = sys.stderr = printed
-        exec(compile(code, job["display_name"], "exec"), module.__dict__)
+        exec(compile(code, display_name, "exec"), module.__dict__)
     except BaseException as error:  # noqa: BLE001 - a syntax error, an exception, sys.exit...
         sys.stdout, sys.stderr = old
-        send(
-            {"import_error": exception_data(error, job["display_name"]), "out": printed.getvalue()}
-        )
+        send({"import_error": exception_data(error, display_name), "out": printed.getvalue()})
         os._exit(0)
     sys.stdout, sys.stderr = old
     server.wrap(job.get("functions", []))

@@ -5,6 +5,10 @@ definitions are kept: imports, ``def`` and ``class`` statements, and assignments
 nothing (or whose names are CONSTANTS), so that experiment cells, plots, ``input()`` games and
 ``check(...)`` calls do not run.  Magic lines (``%pip``, ``!ls``) are dropped; a cell that does
 not parse is skipped with a note in the report.
+
+Files are read as the grader's user (root on Gradescope) and must be regular files: a symbolic
+link (to the reference solutions, to a root-only file...), a FIFO or a device is refused with a
+message, never followed (:func:`mcts_course.grading.sandbox.read_regular`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcts_course.grading.pyparse import parse
+from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
 from mcts_course.grading.sets import SETS
+
+NOTEBOOK_CAP = 20 << 20  # bytes of a notebook (outputs and pictures included)
 
 
 @dataclass
@@ -26,6 +33,7 @@ class Source:
     notes: list[str] = field(default_factory=list)  # e.g. cells skipped
     sets: dict[str, int] = field(default_factory=dict)  # set name -> how sure (0 surest)
     everything: str = ""  # all the code, for the static check (a notebook's skipped cells too)
+    refused: str = ""  # why the file cannot be graded (e.g. a symbolic link): 0 points
 
 
 def _keep(node: ast.stmt) -> bool:
@@ -132,13 +140,16 @@ def read_source(path: str | Path) -> Source:
     """A submission file, ready to run; raises ValueError for a file that is not one."""
     path = Path(path)
     if path.suffix == ".py":
-        code = path.read_text(encoding="utf-8", errors="replace")
+        code = read_regular(path, FILE_CAP).decode("utf-8", errors="replace")
         return Source(path, "py", code, sets=_sets_in(path, code), everything=code)
     if path.suffix == ".ipynb":
+        text = read_regular(path, NOTEBOOK_CAP).decode("utf-8", errors="replace")
         try:
-            notebook = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-        except json.JSONDecodeError as error:
+            notebook = json.loads(text)
+        except (ValueError, RecursionError) as error:
             return Source(path, "ipynb", "", [f"{path.name} is not a valid notebook: {error}"])
+        if not isinstance(notebook, dict):
+            return Source(path, "ipynb", "", [f"{path.name} is not a valid notebook"])
         code, everything, notes = notebook_code(notebook)
         return Source(path, "ipynb", code, notes, _sets_in(path, everything), everything)
     raise ValueError(f"{path} is neither a .py file nor a notebook")
@@ -147,20 +158,20 @@ def read_source(path: str | Path) -> Source:
 def find_sources(submission: str | Path) -> dict[str, Source]:
     """The file used for each exercise set in a submission (a folder or a single file)."""
     submission = Path(submission)
-    if submission.is_file():
+    if not submission.is_dir() or submission.is_symlink():
         files = [submission]
     else:
-        files = sorted(
-            p
-            for p in submission.rglob("*")
-            if p.suffix in (".py", ".ipynb")
-            and p.is_file()
-            and not any(part.startswith((".", "__")) for part in p.relative_to(submission).parts)
-        )
+        files = [p for p in _candidates(submission) if p.suffix in (".py", ".ipynb")]
     chosen: dict[str, tuple[tuple, Source]] = {}
     for path in files:
         try:
             source = read_source(path)
+        except NotRegularFile as error:
+            if path.stem in SETS and path.suffix == ".py":  # refused, and said so
+                why = f"{error}: a submission is made of regular files; 0 points"
+                source = Source(path, "py", "", sets={path.stem: 0}, refused=why)
+            else:
+                continue
         except (OSError, ValueError):
             continue
         for name, rank in source.sets.items():
@@ -168,3 +179,20 @@ def find_sources(submission: str | Path) -> dict[str, Source]:
             if name not in chosen or key < chosen[name][0]:
                 chosen[name] = (key, source)
     return {name: source for name, (_, source) in chosen.items()}
+
+
+def _candidates(folder: Path) -> list[Path]:
+    """The files of a submission folder, links included (read_source refuses them), without
+    descending into a linked folder; names starting with "." or "__" skipped."""
+    import os
+
+    found = set()
+    for dirpath, dirnames, filenames in os.walk(folder):  # does not follow linked folders
+        rel = Path(dirpath).relative_to(folder)
+        if any(part.startswith((".", "__")) for part in rel.parts):
+            dirnames[:] = []
+            continue
+        for name in filenames:
+            if not name.startswith((".", "__")):
+                found.add(Path(dirpath) / name)
+    return sorted(found)

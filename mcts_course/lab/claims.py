@@ -26,7 +26,8 @@ def claim(condition: bool, words: str) -> None:
     ``condition`` is computed from the data shown beside the sentence; ``words`` repeat the
     sentence's claim, so the build log says which sentence is now false.
     """
-    if not isinstance(condition, bool) and type(condition).__name__ != "bool_":
+    if not isinstance(condition, bool) and type(condition).__name__ not in ("bool_", "bool"):
+        # (numpy's bool is named "bool_" before numpy 2, "bool" since)
         # A truthy object (a non-empty list, a result) is almost always a mistake in the check.
         raise TypeError(f"claim needs a bool, got {type(condition).__name__}: {words!r}")
     if not condition:
@@ -39,6 +40,8 @@ def glue(name: str, value: Any) -> Any:
     Outside a book build (Colab, a plain Jupyter kernel) myst-nb may be missing: the value is
     then only returned, and the reader sees the number in the cell that computed it.
     """
+    if getattr(value, "shape", None) == () and hasattr(value, "item"):
+        value = value.item()  # a numpy scalar: myst-nb formats Python numbers, not np.float64
     try:
         from myst_nb import glue as myst_glue
     except ImportError:

@@ -11,11 +11,10 @@ import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
-from mcts_course.agents.base import Agent
+from mcts_course.agents import exact
 from mcts_course.arena import MatchResult, Player, match
 from mcts_course.games import GameState, TicTacToe
 from mcts_course.stats import Ratings, bradley_terry, crosstable, difference_interval
@@ -141,41 +140,10 @@ def round_robin(
 
 
 # -- tic-tac-toe, solved ---------------------------------------------------------------------------
-@cache
-def exact_value(state: GameState) -> int:
-    """The minimax value of ``state`` for the player to move: +1 win, 0 draw, -1 loss."""
-    if state.is_terminal():
-        return state.returns()[state.current_player]
-    me = state.current_player
-    best = -2
-    for action in state.legal_actions():
-        child = state.play(action)
-        value = exact_value(child) if child.current_player == me else -exact_value(child)
-        best = max(best, value)
-    return best
-
-
-def move_values(state: GameState) -> dict[int, int]:
-    """The exact value of every legal move, for the player to move."""
-    me = state.current_player
-    out = {}
-    for action in state.legal_actions():
-        child = state.play(action)
-        v = exact_value(child)
-        out[action] = v if child.current_player == me else -v
-    return out
-
-
-class PerfectPlayer(Agent):
-    """Perfect play for a game small enough to solve (tic-tac-toe): a move of the best exact
-    value, drawn at random among the equally good ones (seeded), so that games vary."""
-
-    name = "perfect"
-
-    def select_action(self, state: GameState) -> int:
-        values = move_values(state)
-        best = max(values.values())
-        return self.rng.choice([a for a in sorted(values) if values[a] == best])
+# The package's one exact solver (mcts_course.agents.exact), under the names the chapters use.
+exact_value = exact.exact_value
+move_values = exact.move_values
+PerfectPlayer = exact.PerfectAgent
 
 
 def reachable_states(start: GameState) -> list[GameState]:

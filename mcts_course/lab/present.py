@@ -159,3 +159,34 @@ def grouped_verdicts(results: dict[str, MatchResult]) -> str:
         for sign, labels in groups.items()
         if labels
     )
+
+
+class Table:
+    """A table for the book: named columns and rows of values, shown as Markdown (myst-nb
+    renders it as a table).  ``formats`` maps a column to a format spec such as ``".3f"``."""
+
+    def __init__(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+                 formats: dict[str, str] | None = None, right: Sequence[str] = ()):
+        self.columns = list(columns)
+        self.rows = [list(row) for row in rows]
+        self.formats = formats or {}
+        self.right = set(right)
+
+    def cell(self, column: str, value: Any) -> str:
+        spec = self.formats.get(column)
+        return format(value, spec) if spec is not None else str(value)
+
+    def _repr_markdown_(self) -> str:
+        align = ["--:" if c in self.right else "---" for c in self.columns]
+        lines = ["| " + " | ".join(self.columns) + " |", "|" + "|".join(align) + "|"]
+        for row in self.rows:
+            cells = (self.cell(c, v) for c, v in zip(self.columns, row, strict=True))
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+
+def root_table(agent: Any) -> Table:
+    """An MCTS agent's root after its last search: every move's visits, wins and mean."""
+    rows = [[r["move"], r["visits"], r["wins"], r["mean"]] for r in agent.root_table()]
+    return Table(["move", "visits", "wins", "mean"], rows, {"wins": "g", "mean": ".3f"},
+                 right=["visits", "wins", "mean"])

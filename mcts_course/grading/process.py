@@ -1,0 +1,486 @@
+"""The student's code as a process that answers: start it confined, ask, wait, stop it.
+
+:class:`StudentProcess` starts :mod:`mcts_course.grading.server` in a
+:class:`~mcts_course.grading.sandbox.Sandbox` from a copy of the package without the reference
+solutions and the grading tests, sends it the submission's code through a pipe, and then
+exchanges one JSON line per question and answer.  Every step on the grader's side is bounded:
+a line is at most :data:`LINE_CAP` bytes, every read and every write has a deadline, a reply
+that does not decode is the student's fault (0 for that test), and the process is stopped
+(SIGSTOP) whenever no question is being answered, so that its code runs only on a test's time.
+When it ends, every process of its sandbox dies with it.
+
+:class:`LocalTransport` is the same conversation with the student's code in this very process
+(a notebook's ``check``): no isolation.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mcts_course.grading.sandbox import (
+    Sandbox,
+    SandboxError,
+    read_regular,
+    student_paths,
+)
+
+IMPORT_TIMEOUT = 10.0  # seconds to start the process and run the student's file
+STACK_WAIT = 0.3  # seconds to wait for "where were you?" before killing a process
+LINE_CAP = 32 << 20  # bytes of one answer (a big tree is a few MB)
+LOG_CAP = 1500  # characters of a dead process's output quoted in the report
+NAMES_CAP = 5000  # names a submission may define (the rest are ignored)
+EXTRA_PRIVATE: list[str] = []  # an instructor's hidden tests, hidden from the child as well
+
+
+# -- what can go wrong on the student's side ----------------------------------------------------
+class StudentError(Exception):
+    """An exception raised by the student's code, as data: ``types`` (class names), message,
+    traceback.  Subclasses also inherit the matching built-in class, so that a test's ``except
+    ValueError`` catches the student's ``ValueError``."""
+
+    types: list[str] = []
+    message: str = ""
+    where: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.types[0] if self.types else 'Error'}: {self.message}"
+
+
+_ERROR_CLASSES: dict[str, type] = {}
+
+
+def student_error(data: Any) -> StudentError:
+    if not isinstance(data, dict):
+        data = {"types": ["Error"], "message": str(data)[:500]}
+    names = [str(n) for n in data.get("types", [])][:20] or ["Error"]
+    base = next(
+        (
+            getattr(builtins, n)
+            for n in names
+            if isinstance(getattr(builtins, n, None), type)
+            and issubclass(getattr(builtins, n), Exception)
+            and n != "Exception"
+        ),
+        None,
+    )
+    key = base.__name__ if base else ""
+    if key not in _ERROR_CLASSES:
+        bases = (StudentError, base) if base else (StudentError,)
+        _ERROR_CLASSES[key] = type(f"Student{key}", bases, {})
+    error = _ERROR_CLASSES[key](str(data.get("message", ""))[:2000])
+    error.types, error.message = names, str(data.get("message", ""))[:2000]
+    error.where = str(data.get("traceback", ""))[:2000]
+    return error
+
+
+class StudentGone(Exception):
+    """The student's process can answer no more (it overran a time limit, or died)."""
+
+    def __init__(self, function: str, why: str, kind: str):
+        super().__init__(why)
+        self.function, self.why, self.kind = function, why, kind  # kind: "timed out"/"crashed"
+
+
+class ImportFailed(Exception):
+    pass
+
+
+class MissingDefinition(AttributeError):
+    pass
+
+
+# -- talking to a process -------------------------------------------------------------------
+class _Lines:
+    """Lines from a pipe, with a deadline."""
+
+    def __init__(self, fd: int):
+        self.fd, self.buffer = fd, b""
+
+    def read(self, timeout: float) -> str | None | bool:
+        """A line; None at end of file (or an overlong line); False when the timeout passes."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                return False
+            try:
+                chunk = os.read(self.fd, 1 << 20)
+            except OSError:
+                return None
+            if not chunk:
+                return None
+            self.buffer += chunk
+            if len(self.buffer) > LINE_CAP:
+                return None
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode("utf-8", errors="replace")
+
+
+def _parse(line: str) -> dict | None:
+    """A message from the student's process, or None: json.loads may raise ValueError (too many
+    digits), RecursionError, MemoryError... on hostile input; all mean "garbage"."""
+    try:
+        message = json.loads(line)
+    except (Exception, RecursionError):  # noqa: BLE001 - whatever the decoder chokes on
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _child_env(job: dict, home: str) -> dict:
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": home,
+        "TMPDIR": home,
+        "LANG": "C.UTF-8",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "MPLBACKEND": "Agg",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "MCTS_GRADING_JOB": json.dumps(job),
+    }
+
+
+BOOT = "import sys; sys.path[:0] = {paths!r}; from mcts_course.grading.server import main; main()"
+
+
+class StudentProcess:
+    """One submission file's code running in its own confined process, ready to answer.
+
+    ``code`` (the text to run) may be given directly; otherwise it is read from ``code_path``,
+    which must be a regular file (no symbolic link is followed).  ``workdir`` is the
+    submission's folder: its top-level files are copied beside the code, for sibling imports.
+    """
+
+    def __init__(
+        self,
+        code_path: Path | None,
+        display_name: str,
+        workdir: str | None,
+        functions: list[str],
+        public_root: Path,
+        memory_mb: int = 1024,
+        cpu_seconds: int = 600,
+        *,
+        code: str | None = None,
+    ):
+        self.code_path, self.code = code_path, code
+        self.display_name, self.workdir = display_name, workdir
+        self.functions, self.cpu_seconds = list(functions), cpu_seconds
+        self.public_root, self.memory_mb = public_root, memory_mb
+        self.proc: subprocess.Popen | None = None
+        self.box: Sandbox | None = None
+        self.log: Any = None
+        self.to_child = self.from_child = -1
+        self.names: set[str] = set()
+        self.sequence = 0
+
+    # -- starting ------------------------------------------------------------------------------
+    def start(self) -> str:
+        """Start the process and run the student's file; return what it printed.  Raises
+        ImportFailed with the reason, or SandboxError when the student's code cannot be confined
+        (then no student code ran: grading must stop)."""
+        try:
+            return self._start()
+        except (ImportFailed, SandboxError):
+            self.kill()
+            raise
+        except Exception as error:  # noqa: BLE001 - one broken submission never stops a batch
+            self.kill()
+            raise ImportFailed(f"your file could not be loaded ({type(error).__name__})") from None
+
+    def _start(self) -> str:
+        code = self.code
+        if code is None:
+            code = read_regular(self.code_path).decode("utf-8", errors="replace")
+        self.box = Sandbox(self.workdir, hide=EXTRA_PRIVATE)
+        from_grader, to_child = os.pipe()  # (read end, write end)
+        from_child, to_grader = os.pipe()
+        job = {
+            "display_name": self.display_name,
+            "functions": self.functions,
+            "memory_mb": self.memory_mb,
+            "cpu_seconds": self.cpu_seconds,
+            "sandbox": self.box.job(),
+            "fds": [from_grader, to_grader],
+        }
+        paths = [str(self.public_root)] + student_paths()
+        # The child's output goes to an unnamed file: there is no path the student could swap
+        # for a link to something root would then read or change.
+        self.log = tempfile.TemporaryFile(prefix="mcts-log-")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", BOOT.format(paths=paths)],
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            pass_fds=(from_grader, to_grader),
+            cwd="/",
+            env=_child_env(job, str(self.box.work)),
+            start_new_session=True,  # its own process group: stopped and killed as one
+        )
+        os.close(from_grader)
+        os.close(to_grader)
+        os.set_blocking(to_child, False)
+        self.to_child, self.from_child = to_child, from_child
+        self.lines = _Lines(from_child)
+        deadline = time.monotonic() + IMPORT_TIMEOUT
+        boot = self._wait(("boot", "fatal"), deadline)
+        if boot is None or "fatal" in boot:
+            why = boot["fatal"] if boot else self._tail() or "it did not start"
+            raise SandboxError(
+                "the grader cannot run the students' code confined, so it refuses to grade "
+                f"(student code never runs as root or unconfined): {str(why)[:500]}"
+            )
+        if not self._write({"code": code}, deadline):
+            raise ImportFailed(f"loading your file took longer than {IMPORT_TIMEOUT:g} s")
+        message = self._wait(("ready", "import_error"), deadline)
+        if message is None:
+            if self.alive():
+                raise ImportFailed(f"loading your file took longer than {IMPORT_TIMEOUT:g} s")
+            raise ImportFailed(self.death())
+        if "import_error" in message:
+            error = student_error(message["import_error"])
+            raise ImportFailed(describe_student_error(error, loading=True))
+        names = message.get("names", [])
+        self.names = {str(n)[:200] for n in names[:NAMES_CAP]} if isinstance(names, list) else set()
+        self._pause()
+        return str(message.get("out", ""))[:5000]
+
+    def _wait(self, keys: tuple[str, ...], deadline: float) -> dict | None:
+        """The first message with one of ``keys`` before ``deadline``; None if the process
+        ends, sends an overlong line or the time runs out (other lines are skipped)."""
+        while True:
+            line = self.lines.read(max(0.0, deadline - time.monotonic()))
+            if line is None or line is False:
+                return None
+            message = _parse(line)
+            if message is not None and any(k in message for k in keys):
+                return message
+
+    # -- the pipe to the child ---------------------------------------------------------------
+    def _write(self, message: dict, deadline: float) -> bool:
+        """Send one line before ``deadline``; False if the child does not read it in time (a
+        process that never reads would otherwise block the grader on a full pipe).  A closed
+        pipe counts as sent: the reader then sees the end."""
+        data = (json.dumps(message) + "\n").encode()
+        while data:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [self.to_child], [], left)[1]:
+                return False
+            try:
+                data = data[os.write(self.to_child, data) :]
+            except BlockingIOError:
+                continue
+            except OSError:
+                return True
+        return True
+
+    def send(self, message: dict, timeout: float = IMPORT_TIMEOUT) -> bool:
+        return self._write(message, time.monotonic() + timeout)
+
+    def _pause(self) -> None:
+        """Stop the process between questions: time outside a test is not the student's.  The
+        stop is asynchronous; wait (a little, bounded) until the kernel shows it."""
+        self._signal(signal.SIGSTOP)
+        if self.proc is None:
+            return
+        for _ in range(500):
+            try:
+                with open(f"/proc/{self.proc.pid}/stat", "rb") as f:
+                    state = f.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                return  # no /proc (not Linux), or the process is gone
+            if state in (b"T", b"t", b"Z", b"X"):
+                return
+            time.sleep(0.001)
+
+    def _resume(self) -> None:
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, sig: int) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            try:
+                os.killpg(self.proc.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stack(self) -> list[str]:
+        """Ask a busy process which of the student's functions it is in (SIGUSR1)."""
+        try:
+            os.kill(self.proc.pid, signal.SIGUSR1)
+        except (ProcessLookupError, PermissionError, AttributeError):
+            return []
+        deadline = time.monotonic() + STACK_WAIT
+        while (left := deadline - time.monotonic()) > 0:
+            line = self.lines.read(left)
+            if not line:
+                return []
+            message = _parse(line)
+            if message is not None and isinstance(message.get("stack"), list):
+                return [str(s)[:200] for s in message["stack"][-10:]]
+        return []
+
+    def kill(self) -> None:
+        """Kill the process, every other process of its sandbox, and remove its files."""
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.proc.wait()
+        if self.box is not None:
+            self.box.close()
+        for fd in (self.to_child, self.from_child):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.to_child = self.from_child = -1
+
+    def _tail(self) -> str:
+        """The end of what the process printed (read from our own handle of its output)."""
+        if self.log is None:
+            return ""
+        try:
+            size = os.fstat(self.log.fileno()).st_size
+            start = max(0, size - 4 * LOG_CAP)
+            data = os.pread(self.log.fileno(), size - start, start)
+        except (OSError, ValueError):
+            return ""
+        return data.decode("utf-8", errors="replace")[-LOG_CAP:].strip()
+
+    def death(self) -> str:
+        """Why the process ended, from its exit status and the end of its output."""
+        try:
+            code = self.proc.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:  # it closed its end of the channel and went on
+            self.kill()
+            return "your process closed its channel to the grader"
+        if code < 0:
+            name = signal.Signals(-code).name
+            reason = f"the process was killed by {name}"
+            if -code == signal.SIGXCPU:
+                reason += " (CPU time limit)"
+            elif -code == signal.SIGXFSZ:
+                reason += " (your code wrote too much output)"
+        else:
+            reason = f"the process exited with status {code} (os._exit or a crash?)"
+        tail = self._tail()
+        if "MemoryError" in tail or "Cannot allocate memory" in tail:
+            reason += f" (out of memory: the cap is {self.memory_mb} MB)"
+        self.kill()
+        return reason + (f"\nLast output:\n{tail}" if tail else "")
+
+    # -- one question ----------------------------------------------------------------------
+    def exchange(
+        self, message: dict, budget: float, callback: Callable[[dict], dict], function: str
+    ) -> tuple[dict, float]:
+        """Send a request; answer callbacks until the reply comes; return (reply, seconds).
+        Raises StudentGone when the budget runs out or the process dies."""
+        started = time.monotonic()
+        self.sequence += 1
+        message = dict(message, id=self.sequence)
+        self._resume()
+        try:
+            if not self._write(message, started + budget):
+                self._overrun(function)
+            while True:
+                left = budget - (time.monotonic() - started)
+                line = self.lines.read(max(left, 0.0))
+                if line is False:
+                    self._overrun(function)
+                if line is None:
+                    raise StudentGone(function, self.death(), "crashed")
+                reply = _parse(line)
+                if reply is None:
+                    self.kill()
+                    raise StudentGone(function, "your process sent garbage", "crashed")
+                if "stack" in reply:
+                    continue
+                if reply.get("op") == "cb":
+                    answer = callback(reply)
+                    if not self._write(answer, started + budget):
+                        self._overrun(function)
+                    continue
+                if reply.get("id") != self.sequence:
+                    continue  # not the answer to this question (stray output on the channel)
+                return reply, time.monotonic() - started
+        finally:
+            self._pause()
+
+    def _overrun(self, function: str) -> None:
+        stack = self.stack()
+        self.kill()
+        where = stack[-1] if stack else function
+        raise StudentGone(where, "timed out", "timed out")
+
+
+class LocalTransport:
+    """The student's code in this very process (a notebook's ``check``): no isolation."""
+
+    def __init__(self, namespace: dict, functions: list[str]):
+        from mcts_course.grading.server import Server
+
+        self._callback: Callable[[dict], dict] | None = None
+        self.server = Server(namespace, "<notebook>", self._ask_grader)
+        self.names = {n for n, v in namespace.items() if callable(v)}
+
+    def _ask_grader(self, message: dict) -> dict:
+        return json.loads(json.dumps(self._callback(json.loads(json.dumps(message)))))
+
+    def exchange(self, message, budget, callback, function):
+        from mcts_course.grading.framework import TestTimeout, alarm
+
+        self._callback = callback
+        started = time.monotonic()
+        try:
+            with alarm(budget):
+                reply = self.server.handle(json.loads(json.dumps(message)))
+        except TestTimeout:
+            stack = list(self.server.stack)
+            self.server.stack.clear()
+            where = stack[-1] if stack else function
+            raise StudentGone(where, "timed out", "timed out") from None
+        return json.loads(json.dumps(reply)), time.monotonic() - started
+
+    def alive(self) -> bool:
+        return True
+
+    def kill(self) -> None:
+        pass
+
+
+def describe_student_error(error: StudentError, loading: bool = False) -> str:
+    names = error.types
+    if "SyntaxError" in names:
+        return f"SyntaxError: {error.message}\n{error.where}".strip()
+    if "NotImplementedError" in names:
+        return "not implemented yet (your function raises NotImplementedError)"
+    if "SystemExit" in names:
+        return f"your code called sys.exit({error.message})" + (
+            " while your file was loaded" if loading else ""
+        )
+    if "OSError" in names and "[Errno 27]" in error.message:  # EFBIG: the file-size cap
+        return "your code wrote too much output (the grader caps the size of its output)"
+    if "MemoryError" in names:
+        return "ran out of memory (the grader caps memory; a huge allocation?)"
+    text = f"{names[0]}: {error.message}"
+    if error.where:
+        text += f"\nTraceback (last calls in your code):\n{error.where}"
+    return ("your file could not be loaded: " if loading else "") + text

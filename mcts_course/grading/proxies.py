@@ -1,0 +1,246 @@
+"""The grader's view of the student: ``student.select_child(root, 1.4)`` as a question.
+
+:class:`Connection` turns a test's call into a request with plain data, waits for the answer
+within the test's time budget (through a transport: a
+:class:`~mcts_course.grading.process.StudentProcess`, or a notebook's
+:class:`~mcts_course.grading.process.LocalTransport`), applies the answer's changes to the
+grader's own objects (a tree after ``backpropagate``, a generator after ``simulate``) and hands
+back the result.  :class:`Student`, :class:`RemoteFunction` and :class:`RemoteObject` are what a
+test holds.  Nothing the student sends is trusted: decoding is bounded
+(:mod:`mcts_course.grading.protocol`) and any failure is a failed test, never a grader crash.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcts_course.grading import public
+from mcts_course.grading.process import MissingDefinition, StudentProcess, student_error
+from mcts_course.grading.protocol import Decoder, Encoder, ProtocolError, sync
+
+__all__ = ["Connection", "MissingDefinition", "RemoteFunction", "RemoteObject", "Student"]
+
+
+class Connection:
+    """Asks the student's code questions for the tests, within each test's time budget."""
+
+    def __init__(self, transport):
+        self.transport = transport
+        self.budget = self.spent = 0.0
+        self.out: list[str] = []
+        self.called: set[str] = set()  # the student's functions that ran in this test
+        self.direct: list[str] = []  # the functions the test called itself
+        self.lent: dict[int, Any] = {}
+        self.callback_failure: BaseException | None = None
+
+    def begin_test(self, budget: float) -> None:
+        self.budget, self.out, self.called, self.direct = budget, [], set(), []
+        self.spent = 0.0  # seconds the student's code took in this test (round trips included)
+        self.lent, self.callback_failure = {}, None
+        if self.transport.alive() and isinstance(self.transport, StudentProcess):
+            self.request({"op": "release"}, "release")
+
+    # -- values ----------------------------------------------------------------------------
+    def _lend(self, x: Any) -> dict:
+        if isinstance(x, RemoteObject):
+            return {"$o": x._id}
+        self.lent[id(x)] = x
+        return {"$c": id(x)}
+
+    def _borrow(self, data: dict) -> Any:
+        if "$o" in data:
+            return RemoteObject(self, data["$o"])
+        try:
+            return self.lent[data["$c"]]
+        except (KeyError, TypeError):
+            raise ProtocolError("an unknown handle") from None
+
+    def encoder(self) -> Encoder:
+        public_ids = {id(f): name for name, f in public.PUBLIC.items()}
+        return Encoder(lambda x: isinstance(x, public.Node), self._lend, public_ids)
+
+    def decoder(self, nodes=None) -> Decoder:
+        return Decoder(lambda: object.__new__(public.Node), self._borrow, public.PUBLIC, nodes)
+
+    # -- requests --------------------------------------------------------------------------
+    def request(self, message: dict, function: str) -> dict:
+        budget = max(self.budget, 0.05) if message.get("op") != "release" else 5.0
+        reply, seconds = self.transport.exchange(message, budget, self._callback, function)
+        if message.get("op") != "release":
+            self.budget -= seconds
+            self.spent += seconds
+        return reply
+
+    def call(self, function: str, args: tuple, kwargs: dict, obj: Any = None) -> Any:
+        return self.call_many(function, [(args, kwargs)], obj, many=False)
+
+    def call_many(
+        self, function: str, calls: list, obj: Any = None, many: bool = True, repeat: int = 0
+    ) -> Any:
+        """Call ``function`` once per ``(args, kwargs)`` of ``calls`` in one request (the
+        student's process answers them in order); a list of results (one result if not many)."""
+        encoder = self.encoder()
+        originals = [(list(args), dict(kwargs)) for args, kwargs in calls]
+        message = {
+            "op": "call",
+            "name": None if obj is not None else function,
+            "obj": obj,
+            "many": many,
+            "repeat": repeat,
+            "calls": encoder.value([[a, k] for a, k in originals]),
+            "nodes": encoder.table(),
+        }
+        reply = self.request(message, function)
+        return self._answer(reply, encoder, originals)
+
+    def getattr(self, obj: Any, attr: str, function: str) -> Any:
+        encoder = self.encoder()
+        message = {"op": "getattr", "obj": obj, "attr": attr, "nodes": [], "calls": []}
+        return self._answer(self.request(message, function), encoder, [])
+
+    def _answer(self, reply: dict, encoder: Encoder, originals: list) -> Any:
+        if not isinstance(reply, dict):
+            raise ProtocolError("a reply that is not a message")
+        self.out.append(str(reply.get("out", ""))[:4000])
+        called = reply.get("called", [])
+        if isinstance(called, list):
+            self.called |= {str(c) for c in called[:50]}
+        decoder = self.decoder(encoder.nodes)
+        try:
+            decoder.table(reply.get("nodes", []))  # the student's changes to our trees
+            calls = decoder.value(reply.get("calls", []))
+            seen: set[int] = set()
+            for (args, kwargs), data in zip(
+                originals, calls if isinstance(calls, list) else [], strict=False
+            ):
+                if isinstance(data, list) and len(data) == 2:
+                    sync(args, data[0], seen)
+                    if isinstance(data[1], dict):
+                        keys = [k for k in kwargs if k in data[1]]
+                        sync([kwargs[k] for k in keys], [data[1][k] for k in keys], seen)
+        except ProtocolError as error:
+            raise student_error(
+                {"types": ["ValueError"], "message": f"bad answer: {error}"}
+            ) from None
+        if self.callback_failure is not None:
+            failure, self.callback_failure = self.callback_failure, None
+            raise failure
+        if "error" in reply:
+            raise student_error(reply["error"])
+        try:
+            return decoder.value(reply.get("ok"))
+        except ProtocolError as error:
+            raise student_error(
+                {"types": ["ValueError"], "message": f"your result could not be read: {error}"}
+            ) from None
+
+    def _callback(self, message: dict) -> dict:
+        """The student's code calls one of our objects (a player, ``input_fn``)."""
+        try:
+            decoder = self.decoder()
+            decoder.table(message.get("nodes", []))
+            args = decoder.value(message.get("args", []))
+            kwargs = decoder.value(message.get("kwargs", {"$d": []}))
+            target = self.lent.get(message.get("obj"))
+            if target is None or not isinstance(args, list) or not isinstance(kwargs, dict):
+                raise ProtocolError("a call to an unknown object")
+            method = message.get("method")
+            if method == "__getattr__":  # plain attributes only: no reaching into the grader
+                name = str(args[0]) if args else ""
+                if name.startswith("_"):
+                    raise AttributeError(name)
+                value = getattr(target, name)
+                result = {"method": True} if callable(value) else value
+            elif method is None:
+                result = target(*args, **kwargs)
+            else:
+                if not isinstance(method, str) or method.startswith("_"):
+                    raise AttributeError(str(method))
+                result = getattr(target, method)(*args, **kwargs)
+            encoder = Encoder(
+                lambda x: isinstance(x, public.Node),
+                _refuse,
+                {id(f): n for n, f in public.PUBLIC.items()},
+            )
+            return {
+                "ok": encoder.value(result),
+                "args": encoder.value(args),
+                "nodes": encoder.table(),
+            }
+        except BaseException as error:  # noqa: BLE001 - reported to the test, after the call
+            if self.callback_failure is None and isinstance(error, AssertionError):
+                self.callback_failure = error
+            return {"error": f"{type(error).__name__}: {error}"}
+
+
+def _refuse(x: Any) -> dict:
+    raise ProtocolError(f"the grader cannot send a {type(x).__name__}")
+
+
+class RemoteFunction:
+    """A function (or class) of the submission; calling it asks the student's process."""
+
+    def __init__(self, connection: Connection, name: str):
+        self._connection, self._name = connection, name
+
+    def __call__(self, *args, **kwargs):
+        self._connection.direct.append(self._name)
+        return self._connection.call(self._name, args, kwargs)
+
+    def many(self, calls: list) -> list:
+        """The results of many calls at once: ``calls`` lists argument tuples (or (args,
+        kwargs) pairs); the student's process runs them in order, in one round trip."""
+        self._connection.direct.append(self._name)
+        pairs = [c if _is_pair(c) else (tuple(c), {}) for c in calls]
+        return self._connection.call_many(self._name, pairs) if pairs else []
+
+    def repeat(self, times: int, *args, **kwargs) -> list:
+        """The results of ``times`` calls with the very same arguments (a generator among them
+        goes on drawing), in one round trip."""
+        self._connection.direct.append(self._name)
+        return self._connection.call_many(self._name, [(args, kwargs)], repeat=times)
+
+    def __repr__(self) -> str:
+        return f"<your {self._name}>"
+
+
+def _is_pair(c: Any) -> bool:
+    return (
+        isinstance(c, tuple) and len(c) == 2 and isinstance(c[0], tuple) and isinstance(c[1], dict)
+    )
+
+
+class RemoteObject:
+    """An object living in the student's process (a player); attributes and calls are asked."""
+
+    def __init__(self, connection: Connection, handle: Any):
+        object.__setattr__(self, "_connection", connection)
+        object.__setattr__(self, "_id", handle)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._connection.getattr(self._id, name, name)
+
+    def __call__(self, *args, **kwargs):
+        return self._connection.call("a method of your object", args, kwargs, obj=self._id)
+
+    def __repr__(self) -> str:
+        return "<an object of your code>"
+
+
+class Student:
+    """The names a submission defines, as the tests see them: ``student.select_child(...)``."""
+
+    def __init__(self, connection: Connection, names: set[str]):
+        self._connection, self._names = connection, names
+
+    def __getattr__(self, name: str) -> RemoteFunction:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name not in self._names:
+            raise MissingDefinition(f"`{name}` is not defined in your code")
+        return RemoteFunction(self._connection, name)
+
+    def has(self, name: str) -> bool:
+        return name in self._names

@@ -1,0 +1,478 @@
+"""What confines a student's code: files, users, processes, limits.
+
+The student's process (:mod:`mcts_course.grading.process`) runs in a :class:`Sandbox`:
+
+* **As root** (Gradescope, an instructor's batch) every sandbox gets a user id of its own, never
+  used before by this grader and owned by no account or process (:func:`allocate_uid`): the
+  student's processes cannot read, signal or change those of another submission, and
+  ``RLIMIT_NPROC`` (a count per user id) caps that submission alone.  Its work folder is created
+  by root, inside a root-owned folder, mode 0700 for that id alone.  When the sandbox closes,
+  every process of that id is killed (also one that left its session) and its files are removed.
+  The privileges are dropped inside the child by the server's first lines, before any student
+  code exists in the process; if that fails, the grader refuses to grade
+  (:class:`SandboxError`): student code never runs as root.
+* **Private files** (reference solutions, grading tests, an instructor's hidden tests) that other
+  users may read are hidden from the child with a mount namespace (an empty folder or
+  ``/dev/null`` mounted over them): the grader never changes the permissions of a checkout.  An
+  installed package made unreadable at install time (Gradescope's ``setup.sh``,
+  :func:`protect_private_files`) needs no hiding.
+* **Files root reads** from a submission are opened without following symbolic links and must be
+  regular files (:func:`read_regular`); nothing root later opens lies in a folder the student's
+  user can write (its output goes to an unnamed temporary file, its code through a pipe).
+
+Without root (a student's ``check``) the code runs as the grader's own user: there is nothing to
+protect from oneself, and the limits still stop loops, forks and memory hogs.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import stat
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1]  # .../mcts_course
+PRIVATE = ("solutions", "grading/tests_*")  # what the student's process must not read
+UIDS = (1_700_000_000, 1_799_999_999)  # default range of the sandboxes' user ids (env: below)
+FILE_CAP = 2 << 20  # bytes of one submitted file
+SIBLINGS = 200  # files of a submission folder copied beside the code (sibling imports)
+SIBLINGS_BYTES = 20 << 20
+
+
+class SandboxError(RuntimeError):
+    """The grader cannot confine the students' code: it refuses to grade (fails closed)."""
+
+
+class NotRegularFile(OSError):
+    """A submitted path that is a symbolic link, a folder, a device... (not a regular file)."""
+
+
+def is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+# -- reading what a student submitted, as root -------------------------------------------------
+def read_regular(path: str | Path, cap: int = FILE_CAP, dir_fd: int | None = None) -> bytes:
+    """The bytes of ``path``, which must be a regular file (not a symbolic link, a FIFO, a
+    device); at most ``cap`` bytes.  Raises NotRegularFile (an OSError) otherwise.
+
+    ``O_NOFOLLOW`` refuses a link in the last component and ``fstat`` checks the file actually
+    opened, so a path swapped between a check and the open gains nothing."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, dir_fd=dir_fd)
+    except OSError as error:
+        if _is_loop(error):
+            raise NotRegularFile(f"{Path(path).name} is a symbolic link, not a file") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(f"{Path(path).name} is not a regular file")
+        if info.st_size > cap:
+            raise NotRegularFile(f"{Path(path).name} is larger than {cap >> 20} MB")
+        chunks, size = [], 0
+        while size <= cap:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > cap:
+            raise NotRegularFile(f"{Path(path).name} is larger than {cap >> 20} MB")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _is_loop(error: OSError) -> bool:
+    import errno
+
+    return error.errno in (errno.ELOOP, errno.EMLINK)
+
+
+def regular_files(folder: str | Path, depth: int = 6, limit: int = 2000) -> list[Path]:
+    """The regular files under ``folder`` (not following any symbolic link, to files or to
+    folders; names starting with "." or "__" skipped), sorted; at most ``limit``."""
+    found: list[Path] = []
+    folder = Path(folder)
+
+    def walk(fd: int, where: Path, level: int) -> None:
+        try:
+            names = sorted(os.listdir(fd))
+        except OSError:
+            return
+        for name in names:
+            if len(found) >= limit or name.startswith((".", "__")):
+                continue
+            try:
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                found.append(where / name)
+            elif stat.S_ISDIR(info.st_mode) and level < depth:
+                try:
+                    sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except OSError:
+                    continue
+                try:
+                    walk(sub, where / name, level + 1)
+                finally:
+                    os.close(sub)
+
+    top = os.open(folder, _DIR_FLAGS)
+    try:
+        walk(top, folder, 0)
+    finally:
+        os.close(top)
+    return found
+
+
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
+
+
+# -- the package copy the student's process imports ----------------------------------------------
+def public_package(dest: Path) -> Path:
+    """Copy ``mcts_course`` into ``dest`` without the reference solutions and the grading tests;
+    return ``dest`` (the folder to put first on the student's ``sys.path``).  As root the copy is
+    root's and read-only for others: the child imports it before it drops its privileges."""
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        here = Path(folder)
+        skip = {n for n in names if n == "__pycache__" or n.endswith(".pyc")}
+        if here == PACKAGE:
+            skip.add("solutions")
+        if here == PACKAGE / "grading":
+            skip |= {n for n in names if n.startswith("tests_")}
+        return skip
+
+    shutil.copytree(PACKAGE, dest / "mcts_course", ignore=ignore, symlinks=True)
+    for path in [dest, *dest.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return dest
+
+
+def private_files(extra: list[str] | None = None) -> list[Path]:
+    """The files the student's process must not read: the reference solutions, the grading
+    tests (and their caches), the instructor's hidden tests (files or folders)."""
+    paths = [PACKAGE / "solutions", *PACKAGE.glob("grading/tests_*")]
+    paths += list(PACKAGE.glob("grading/__pycache__/tests_*"))
+    paths += [Path(p).resolve() for p in extra or []]
+    return [p for p in paths if p.exists()]
+
+
+def protect_private_files(extra: list[str] | None = None) -> list[Path]:
+    """As root: make the private files unreadable by other users; return them.  For an
+    installed package, once (Gradescope's ``setup.sh``); ``grade`` never calls it, so that it
+    does not change the permissions of a checkout (it hides them instead, see :func:`hidden`)."""
+    if not is_root():
+        return []
+    paths = private_files(extra)
+    for path in paths:
+        path.chmod(0o700 if path.is_dir() else 0o600)
+    return paths
+
+
+def readable_by_others(path: Path) -> bool:
+    """Whether a user with no relation to the file (a sandbox's id: no group) could read
+    ``path`` or, for a folder, a file in it (ACLs aside)."""
+    path = Path(os.path.abspath(path))
+    for parent in reversed(path.parents):
+        try:
+            if not os.stat(parent).st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    if stat.S_ISDIR(mode):
+        if not mode & stat.S_IXOTH:
+            return False
+        return any(readable_by_others(p) for p in path.iterdir())
+    return bool(mode & stat.S_IROTH)
+
+
+def hidden(extra: list[str] | None = None, expose: list[str] | None = None) -> list[list]:
+    """``[path, is_folder]`` of each private file or folder that other users can read, or that
+    lies in a folder the child will expose (see :func:`exposed`: a package installed beside the
+    interpreter under /root becomes reachable there): the child mounts an empty folder or
+    /dev/null over them before dropping root."""
+    inside = [Path(e) for e in expose or []]
+    return [
+        [str(p), p.is_dir()]
+        for p in private_files(extra)
+        if readable_by_others(p) or any(e in Path(os.path.realpath(p)).parents for e in inside)
+    ]
+
+
+def student_paths() -> list[str]:
+    """The grader's library folders for the student's ``sys.path`` (numpy...), without a folder
+    holding this package's sources (a checkout): the student's process imports the public copy.
+    An installed package in site-packages stays on the path; its private files are unreadable
+    or hidden (see above)."""
+    paths = []
+    for p in sys.path:
+        if not p or not Path(p).is_dir():
+            continue
+        if (Path(p) / "mcts_course").is_dir() and Path(p).name not in (
+            "site-packages",
+            "dist-packages",
+        ):
+            continue
+        paths.append(p)
+    return paths
+
+
+def _closed_ancestor(path: Path) -> Path | None:
+    """The topmost folder on the way to ``path`` that other users may not pass through."""
+    for folder in [*reversed(path.parents), path]:
+        try:
+            if not os.stat(folder).st_mode & stat.S_IXOTH:
+                return folder
+        except OSError:
+            return None
+    return None
+
+
+def exposed() -> list[str]:
+    """The interpreter's folders that a sandbox's id could not reach (a Python installed under
+    /root, as pyenv does): the child mounts them, in its own mount namespace, at the same place
+    on an empty folder laid over the closed one, so the interpreter runs without any permission
+    changed and nothing else of that folder is visible."""
+    wanted = sorted({os.path.realpath(p) for p in [sys.base_prefix, sys.prefix, *student_paths()]})
+    found: list[str] = []
+    for path in wanted:
+        if not os.path.isdir(path) or _closed_ancestor(Path(path)) is None:
+            continue
+        if not any(path == f or path.startswith(f + os.sep) for f in found):
+            found.append(path)
+    return found
+
+
+def unprivileged_ids() -> None:
+    """Kept for callers of the former shared user: there is none any more (each
+    :class:`Sandbox` has its own id and prepares its own folder), so nothing should be chowned
+    to it.  Always None."""
+    return None
+
+
+# -- user ids ----------------------------------------------------------------------------------
+_USED: set[int] = set()
+_LOCK = threading.Lock()
+
+
+def uid_range() -> tuple[int, int]:
+    """The sandboxes' ids: ``$MCTS_GRADING_UIDS`` ("FIRST-LAST") or :data:`UIDS`.  Choose a
+    range no account uses (a container that maps few ids needs one below 65536)."""
+    text = os.environ.get("MCTS_GRADING_UIDS", "")
+    if text:
+        try:
+            first, last = (int(x) for x in text.split("-"))
+        except ValueError:
+            raise SandboxError(f"MCTS_GRADING_UIDS={text!r}: expected FIRST-LAST") from None
+        if not 0 < first <= last < 2**32 - 1:
+            raise SandboxError(f"MCTS_GRADING_UIDS={text!r}: not a range of user ids")
+        return first, last
+    return UIDS
+
+
+def allocate_uid() -> int:
+    """A user id for one sandbox: in :func:`uid_range`, never handed out before by this grader
+    (nor by a process it forked: the ids go through a locked file in its root-only folder), with
+    no account or group of that number and no process running as it."""
+    import fcntl
+    import grp
+    import pwd
+
+    first, last = uid_range()
+    fd = os.open(_base() / "uids", os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+    with _LOCK, os.fdopen(fd, "a+") as registry:
+        fcntl.flock(registry, fcntl.LOCK_EX)
+        registry.seek(0)
+        used = _USED | {int(x) for x in registry.read().split()}
+        for _ in range(1000):
+            uid = random.randint(first, last)
+            if uid in used:
+                continue
+            try:
+                pwd.getpwuid(uid)
+                continue
+            except KeyError:
+                pass
+            try:
+                grp.getgrgid(uid)
+                continue
+            except KeyError:
+                pass
+            if processes_of(uid):
+                continue
+            _USED.add(uid)
+            registry.write(f"{uid}\n")
+            return uid
+    raise SandboxError(f"no free user id in {first}-{last} (MCTS_GRADING_UIDS)")
+
+
+def processes_of(uid: int) -> list[int]:
+    """Pids of the live processes whose real, effective or saved user id is ``uid``."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status", "rb") as f:
+                status = f.read().decode(errors="replace")
+        except OSError:
+            continue
+        ids, zombie = [], False
+        for line in status.splitlines():
+            if line.startswith("State:"):
+                zombie = "Z" in line.split()[1:2]
+            elif line.startswith("Uid:"):
+                ids = [int(x) for x in line.split()[1:4]]
+        if uid in ids and not zombie:
+            pids.append(int(name))
+    return pids
+
+
+def kill_all(uid: int) -> None:
+    """Kill every process of ``uid`` (also those that left their session or process group),
+    until none is left: each round kills all that exist, and a killed process forks no more."""
+    import signal
+
+    while pids := processes_of(uid):
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        os.sched_yield()
+
+
+_BASE: dict[str, str] = {}
+_BASE_LOCK = threading.Lock()
+# Where the sandboxes' folder goes: the system's temporary folder, fixed now, because the grader
+# later points ``tempfile`` at a folder only root may enter (its own files).
+_BASE_PARENT = tempfile.gettempdir()
+
+
+def _base() -> Path:
+    """The root-owned folder of this grader's sandboxes (0711: a sandbox's id may enter its own
+    folder, by name, but list nothing).  Made before the grader forks, shared by its forks."""
+    with _BASE_LOCK:
+        if "path" not in _BASE or not os.path.isdir(_BASE["path"]):
+            path = tempfile.mkdtemp(prefix="mcts-sandboxes-", dir=_BASE_PARENT)
+            os.chmod(path, 0o711)
+            _BASE["path"] = path
+            import atexit
+
+            atexit.register(_remove_base, os.getpid(), path)
+        return Path(_BASE["path"])
+
+
+def _remove_base(creator: int, path: str) -> None:
+    if os.getpid() == creator:  # not in a fork (they leave through os._exit anyway)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")  # where any user may leave files
+
+
+class Sandbox:
+    """One student process's confinement: a user id of its own (as root), a work folder only
+    that id can enter holding copies of the submission's files, and an end that leaves
+    nothing of it behind (:meth:`close`)."""
+
+    def __init__(self, siblings: str | Path | None = None, hide: list[str] | None = None):
+        """``siblings``: the submission's folder (its top-level files are copied); ``hide``:
+        private paths beyond the package's own (an instructor's hidden tests)."""
+        self.uid: int | None = allocate_uid() if is_root() else None
+        self.expose = exposed() if self.uid is not None else []
+        self.hide = hidden(hide, self.expose) if self.uid is not None else []
+        if self.uid is None:
+            self.work = Path(tempfile.mkdtemp(prefix="mcts-work-"))
+        else:
+            self.work = _base() / str(self.uid)
+            os.mkdir(self.work, 0o700)  # fails if anything is there: root made the parent
+        self.closed = False
+        if siblings is not None:
+            self._copy(Path(siblings))
+        if self.uid is not None:
+            os.chown(self.work, self.uid, self.uid)
+
+    def _copy(self, folder: Path) -> None:
+        """Copy the regular files at the top of the submission's folder (its sibling modules),
+        so that the student's user needs no access to the folder itself (nor to another
+        submission beside it).  Read as root without following links; written by root in the
+        new folder, which the student's id cannot enter yet."""
+        try:
+            names = [p for p in regular_files(folder, depth=0) if p.suffix != ".ipynb"]
+        except OSError:
+            return
+        total = 0
+        work = os.open(self.work, _DIR_FLAGS)
+        try:
+            for path in names[:SIBLINGS]:
+                try:
+                    data = read_regular(path, cap=FILE_CAP)
+                except OSError:
+                    continue
+                total += len(data)
+                if total > SIBLINGS_BYTES:
+                    break
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                fd = os.open(path.name, flags, 0o600, dir_fd=work)
+                try:
+                    os.write(fd, data)
+                    if self.uid is not None:
+                        os.fchown(fd, self.uid, self.uid)
+                finally:
+                    os.close(fd)
+        finally:
+            os.close(work)
+
+    def job(self) -> dict:
+        """What the child needs to confine itself (see :func:`mcts_course.grading.server.enter`)."""
+        return {"uid": self.uid, "work": str(self.work), "hide": self.hide, "expose": self.expose}
+
+    def close(self) -> None:
+        """Kill every process of the sandbox's id, remove its work folder and the files it left
+        in the shared temporary folders: the next sandbox finds nothing of it."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.uid is not None:
+            kill_all(self.uid)
+            for folder in SHARED_TMP:
+                _remove_owned(Path(folder), self.uid)
+        shutil.rmtree(self.work, ignore_errors=True)  # fd-based: does not follow its links
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - at interpreter exit, modules may be gone
+            pass
+
+
+def _remove_owned(folder: Path, uid: int) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.stat(follow_symlinks=False).st_uid != uid:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            continue

@@ -1,0 +1,118 @@
+"""Self-play: games of PUCT guided by the network, recorded as training examples.
+
+Each move of a self-play game is chosen by a PUCT search whose prior and leaf values come from
+the current network (:class:`NetGuide`).  Two things keep the games varied enough to learn from,
+as in AlphaZero: Dirichlet noise mixed into the root's prior (every move gets some chance to be
+searched), and, for the first moves, a move drawn in proportion to the root's visit counts
+instead of the most visited one.  Every position of the game becomes one example: the input
+(:func:`~mcts_course.learn.network.encode`), the legal moves, the search's visit distribution
+(the policy target) and, once the game is over, its result for the player who was to move (the
+value target).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from mcts_course.agents.mcts import Node
+from mcts_course.agents.puct import PUCTAgent
+from mcts_course.games.base import GameState, Returns
+from mcts_course.learn.network import Predictor, encode, legal_mask
+
+
+class NetGuide:
+    """The network as PUCT's prior and as its evaluator (no playout): ``prior(state)`` gives the
+    policy head's probabilities, ``evaluate(state, rng)`` the value head's result as returns
+    (r0, r1).  Predictions are cached, since a node's value and, later, its prior come from the
+    same forward pass."""
+
+    def __init__(self, predictor: Predictor, cache_size: int = 50_000):
+        self.predictor = predictor
+        self.cache: OrderedDict[GameState, tuple[dict[int, float], float]] = OrderedDict()
+        self.cache_size = cache_size
+
+    def predict(self, state: GameState) -> tuple[dict[int, float], float]:
+        found = self.cache.get(state)
+        if found is None:
+            found = self.predictor.predict(state)
+            self.cache[state] = found
+            if len(self.cache) > self.cache_size:
+                self.cache.popitem(last=False)
+        return found
+
+    def prior(self, state: GameState) -> dict[int, float]:
+        return self.predict(state)[0]
+
+    def evaluate(self, state: GameState, rng: random.Random) -> Returns:
+        if state.is_terminal():
+            return state.returns()
+        value = self.predict(state)[1]
+        me = state.current_player
+        return (value, -value) if me == 0 else (-value, value)  # type: ignore[return-value]
+
+
+class SelfPlayPUCT(PUCTAgent):
+    """PUCT guided by a network, with Dirichlet noise on the root's prior (AlphaZero's
+    exploration for self-play): P(a) <- (1 - fraction) P(a) + fraction * Dir(alpha)."""
+
+    def __init__(self, guide: NetGuide, iterations: int, *, c: float = 1.5,
+                 alpha: float = 0.5, fraction: float = 0.25, seed: int | None = None):
+        super().__init__(iterations, c=c, prior=guide.prior, evaluator=guide, seed=seed)
+        self.alpha, self.fraction = alpha, fraction
+
+    def expand(self, node: Node, is_root: bool = False) -> Node:
+        fresh = not node.children
+        child = super().expand(node, is_root)
+        if is_root and fresh and node.children and self.fraction > 0:
+            noise = [self.rng.gammavariate(self.alpha, 1.0) for _ in node.children]
+            total = sum(noise) or 1.0
+            for (_, kid), eta in zip(sorted(node.children.items()), noise, strict=True):
+                self.priors[kid] = (1 - self.fraction) * self.priors[kid] + (
+                    self.fraction * eta / total)
+        return child
+
+
+@dataclass
+class Example:
+    """One position of a self-play game, as the network learns from it."""
+
+    features: list[float]
+    mask: list[float]
+    policy: list[float]  # the root's visit distribution over all actions
+    value: float  # the game's result for the player to move here: +1, 0 or -1
+
+
+def visit_distribution(root: Node, n_actions: int) -> list[float]:
+    """The share of the root's visits that went to each action."""
+    total = sum(child.visits for child in root.children.values())
+    policy = [0.0] * n_actions
+    for action, child in root.children.items():
+        policy[action] = child.visits / total if total else 0.0
+    return policy
+
+
+def self_play_game(game: type[GameState], predictor: Predictor, iterations: int, seed: int,
+                   sample_moves: int = 4, c: float = 1.5, alpha: float = 0.5,
+                   fraction: float = 0.25) -> list[Example]:
+    """One game of the network against itself; its positions as examples.  For the first
+    ``sample_moves`` plies the move is drawn in proportion to the visits, then the most
+    visited move is played."""
+    rng = random.Random(seed)
+    guide = NetGuide(predictor)
+    agent = SelfPlayPUCT(guide, iterations, c=c, alpha=alpha, fraction=fraction,
+                         seed=rng.randrange(2**31))
+    state, record = game(), []
+    while not state.is_terminal():
+        root = agent.search(state)
+        policy = visit_distribution(root, state.NUM_ACTIONS)
+        record.append((state, policy))
+        if len(record) <= sample_moves:
+            action = rng.choices(range(len(policy)), weights=policy)[0]
+        else:
+            action = max(sorted(root.children), key=lambda a: root.children[a].visits)
+        state = state.play(action)
+    returns = state.returns()
+    return [Example(encode(s), legal_mask(s), p, float(returns[s.current_player]))
+            for s, p in record]

@@ -1,0 +1,148 @@
+"""The training loop: self-play, a replay buffer, and gradient steps on its examples.
+
+One *generation* plays ``games`` self-play games with the current network (in parallel with
+joblib), adds their examples to a replay buffer that keeps the most recent ``buffer_size``, and
+takes ``steps`` gradient steps (Adam) on minibatches drawn from the buffer.  The loss is the
+network's (:meth:`~mcts_course.learn.network.PolicyValueNet.loss`) plus an L2 penalty on the
+weights.  Everything is seeded: the same configuration trains the same network.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from mcts_course.games.base import GameState
+from mcts_course.learn.network import PolicyValueNet, Predictor
+from mcts_course.learn.selfplay import Example, self_play_game
+
+
+@dataclass(frozen=True)
+class Config:
+    """What a training run does; the defaults suit tic-tac-toe."""
+
+    generations: int = 20
+    games: int = 40  # self-play games per generation
+    iterations: int = 50  # PUCT iterations per self-play move
+    steps: int = 100  # gradient steps per generation
+    batch: int = 64
+    learning_rate: float = 0.003
+    weight_decay: float = 1e-4
+    buffer_size: int = 20_000
+    hidden: tuple[int, ...] = (64,)
+    sample_moves: int = 4
+    seed: int = 0
+
+
+@dataclass
+class Generation:
+    """One generation of the training log."""
+
+    generation: int
+    games: int  # self-play games played so far
+    examples: int  # examples in the buffer
+    loss: float  # mean training loss over the generation's steps
+    seconds: float  # time since the start
+    measures: dict[str, float] = field(default_factory=dict)
+
+
+class Adam:
+    """Adam (Kingma and Ba, 2015): gradient steps scaled by running moments of the gradient."""
+
+    def __init__(self, params: dict[str, Any], learning_rate: float, beta1: float = 0.9,
+                 beta2: float = 0.999, eps: float = 1e-8):
+        import numpy as np
+
+        self.lr, self.beta1, self.beta2, self.eps = learning_rate, beta1, beta2, eps
+        self.m = {k: np.zeros_like(v) for k, v in params.items()}
+        self.v = {k: np.zeros_like(v) for k, v in params.items()}
+        self.t = 0
+
+    def step(self, params: dict[str, Any], grads: dict[str, Any]) -> None:
+        import numpy as np
+
+        self.t += 1
+        for k, g in grads.items():
+            self.m[k] = self.beta1 * self.m[k] + (1 - self.beta1) * g
+            self.v[k] = self.beta2 * self.v[k] + (1 - self.beta2) * g * g
+            m_hat = self.m[k] / (1 - self.beta1**self.t)
+            v_hat = self.v[k] / (1 - self.beta2**self.t)
+            params[k] -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+
+
+def _games(game: type[GameState], weights: str, seeds: list[int], iterations: int,
+           sample_moves: int) -> list[Example]:
+    predictor = Predictor(weights)
+    out: list[Example] = []
+    for seed in seeds:
+        out.extend(self_play_game(game, predictor, iterations, seed, sample_moves))
+    return out
+
+
+def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
+          measure: Callable[[PolicyValueNet], dict[str, float]] | None = None,
+          progress: bool = False) -> tuple[PolicyValueNet, list[Generation]]:
+    """Train a network for ``game`` by self-play; return it and the log (``measure(net)``, if
+    given, adds its numbers to each generation's row)."""
+    import numpy as np
+    from joblib import Parallel, delayed
+
+    net = PolicyValueNet.for_game(game, config.hidden, seed=config.seed)
+    optimiser = Adam(net.params, config.learning_rate)
+    buffer: deque[Example] = deque(maxlen=config.buffer_size)
+    rng = random.Random(config.seed)
+    log: list[Generation] = []
+    start = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=config.generations, desc=f"training on {game.NAME}", unit="generation")
+    workers = max(1, n_jobs)
+    for generation in range(1, config.generations + 1):
+        seeds = [rng.randrange(2**31) for _ in range(config.games)]
+        chunks = [seeds[k::workers] for k in range(workers)]
+        weights = net.to_json()
+        parts = Parallel(n_jobs=workers)(
+            delayed(_games)(game, weights, chunk, config.iterations, config.sample_moves)
+            for chunk in chunks if chunk)
+        for part in parts:
+            buffer.extend(part)
+        losses = []
+        for _ in range(config.steps):
+            sample = rng.sample(range(len(buffer)), min(config.batch, len(buffer)))
+            x = np.array([buffer[i].features for i in sample])
+            mask = np.array([buffer[i].mask for i in sample])
+            target = np.array([buffer[i].policy for i in sample])
+            z = np.array([buffer[i].value for i in sample])
+            loss, grads = net.gradients(x, mask, target, z)
+            for name in grads:
+                if name.startswith("W"):  # L2 on the weights, not on the biases
+                    grads[name] = grads[name] + 2 * config.weight_decay * net.params[name]
+            optimiser.step(net.params, grads)
+            losses.append(loss)
+        row = Generation(generation, generation * config.games, len(buffer),
+                         float(np.mean(losses)), time.perf_counter() - start)
+        if measure is not None:
+            row.measures = measure(net)
+        log.append(row)
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(loss=f"{row.loss:.3f}")
+    if bar is not None:
+        bar.close()
+    return net, log
+
+
+def log_rows(log: list[Generation]) -> list[dict[str, Any]]:
+    """The log as flat rows (for a CSV file or a table)."""
+    rows = []
+    for entry in log:
+        row = asdict(entry)
+        row.update(row.pop("measures"))
+        rows.append(row)
+    return rows

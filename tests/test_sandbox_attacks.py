@@ -1,0 +1,447 @@
+"""Attacks on the grader's sandbox (issue 16, part 1), each a submission that tries one class of
+weakness; each test asserts what the attack got: nothing, 0 points for it, others' grades right.
+
+The attacks that need a grader running as root (as on Gradescope) skip otherwise.  Submissions
+report what they saw through files in a folder every user may write (they are graded as other
+users), created per test."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from mcts_course.grading import sandbox
+from mcts_course.grading.grader import grade
+from mcts_course.grading.process import StudentProcess
+from mcts_course.grading.sandbox import SandboxError
+
+SOLUTIONS = Path(sandbox.PACKAGE) / "solutions"
+REFERENCE = (SOLUTIONS / "bandits.py").read_text() if os.access(SOLUTIONS, os.R_OK) else ""
+as_root = pytest.mark.skipif(
+    sys.platform != "linux" or os.geteuid() != 0,
+    reason="the attack needs the grader as root on Linux, as on Gradescope",
+)
+
+
+@pytest.fixture
+def drop():
+    """A folder every user may write, where a submission reports what its attack got."""
+    folder = Path(tempfile.mkdtemp(prefix="attack-", dir="/tmp"))
+    folder.chmod(0o1777)
+    yield folder
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def submission(folder: Path, prelude: str = "", name: str = "bandits") -> Path:
+    """A submission folder whose bandits.py is the reference, then ``prelude`` (the attack)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.py").write_text(REFERENCE + "\n" + prelude)
+    return folder
+
+
+def full_marks() -> float:
+    return sum(t.points for t in _tests())
+
+
+def _tests():
+    from mcts_course.grading.framework import collect_tests
+
+    return collect_tests("bandits")
+
+
+def alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+# -- 1. links: nothing root opens can be a student's link ---------------------------------------
+def test_a_link_to_the_solutions_gets_nothing(tmp_path):
+    sub = tmp_path / "linker"
+    sub.mkdir()
+    (sub / "bandits.py").symlink_to(SOLUTIONS / "bandits.py")
+    (result,) = grade([sub], sets=["bandits"])
+    assert result.score == 0
+    assert all("symbolic link" in o.output for o in result.outcomes)
+
+
+def test_a_link_to_a_root_only_file_leaks_nothing(tmp_path):
+    secret = tmp_path / "shadow"
+    secret.write_text("TOP_SECRET_LINE = (\n")  # a syntax error would quote this line
+    secret.chmod(0o600)
+    sub = tmp_path / "leaker"
+    sub.mkdir()
+    (sub / "bandits.py").symlink_to(secret)
+    (result,) = grade([sub], sets=["bandits"])
+    assert result.score == 0
+    assert not any("TOP_SECRET" in o.output for o in result.outcomes)
+
+
+@as_root
+def test_links_planted_in_the_work_folder_get_nothing(tmp_path, drop):
+    """The student's process replaces every file it can find in its folder (and where the log
+    used to be) by links to a root-only file and to the solutions, then dies: root must not
+    read, chown or quote them."""
+    secret = tmp_path / "shadow"
+    secret.write_text("TOP_SECRET_LINE\n")
+    secret.chmod(0o600)
+    attack = f"""
+import os
+for name in os.listdir(".") + ["bandits.log", "submission_bandits.log"]:
+    try:
+        os.unlink(name)
+    except OSError:
+        pass
+    os.symlink({str(secret)!r}, name)
+os.symlink({str(SOLUTIONS / "bandits.py")!r}, "solution.py")
+open({str(drop / "planted")!r}, "w").write(os.getcwd())
+os._exit(1)
+"""
+    (result,) = grade([submission(tmp_path / "s", attack)], sets=["bandits"])
+    assert (drop / "planted").exists()  # the attack ran
+    assert result.score == 0
+    text = "\n".join(o.output for o in result.outcomes)
+    assert "TOP_SECRET" not in text and "def ucb1_choice" not in text
+    info = secret.stat()
+    assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (0, 0o600)
+    assert secret.read_text() == "TOP_SECRET_LINE\n"
+
+
+@as_root
+def test_the_solutions_are_out_of_reach_by_path(tmp_path, drop):
+    """The student's code opens the reference solutions and the tests by their absolute paths
+    (the grader's interpreter tells where the package is): it reads nothing of them."""
+    paths = [SOLUTIONS / "bandits.py", sandbox.PACKAGE / "grading" / "tests_bandits.py"]
+    attack = f"""
+seen = []
+for path in {[str(p) for p in paths]!r}:
+    try:
+        seen.append(open(path).read())
+    except OSError as error:
+        seen.append(type(error).__name__)
+open({str(drop / "seen")!r}, "w").write(repr(seen))
+"""
+    (result,) = grade([submission(tmp_path / "s", attack)], sets=["bandits"])
+    seen = eval((drop / "seen").read_text())  # noqa: S307 - written by the test's attack
+    assert all(s in ("", "PermissionError", "FileNotFoundError") for s in seen), seen
+    assert result.score == full_marks()
+
+
+# -- 2. isolation inside a batch --------------------------------------------------------------
+@as_root
+def test_submissions_of_a_batch_cannot_reach_each_other(tmp_path, drop):
+    """The attacker waits for the victim's process, then tries to kill it, to read its folder and
+    its code; the victim waits until the attack is over, then answers normally."""
+    victim = f"""
+import os, time
+open({str(drop / "victim.pid")!r}, "w").write(str(os.getpid()))
+for _ in range(160):
+    if os.path.exists({str(drop / "done")!r}):
+        break
+    time.sleep(0.05)
+"""
+    attacker = f"""
+import os, signal, time
+got = {{}}
+for _ in range(160):
+    if os.path.exists({str(drop / "victim.pid")!r}):
+        break
+    time.sleep(0.05)
+pid = int(open({str(drop / "victim.pid")!r}).read())
+for what, act in [
+    ("kill", lambda: os.kill(pid, signal.SIGKILL)),
+    ("cwd", lambda: os.listdir(f"/proc/{{pid}}/cwd")),
+    ("environ", lambda: open(f"/proc/{{pid}}/environ").read()),
+    ("code", lambda: open({str(tmp_path / "victim" / "bandits.py")!r}).read()),
+]:
+    try:
+        act()
+        got[what] = "done"
+    except OSError as error:
+        got[what] = type(error).__name__
+open({str(drop / "got")!r}, "w").write(repr(got))
+open({str(drop / "done")!r}, "w").write("")
+"""
+    subs = [submission(tmp_path / "victim", victim), submission(tmp_path / "attacker", attacker)]
+    grades = {g.name: g for g in grade(subs, sets=["bandits"], n_jobs=2)}
+    got = eval((drop / "got").read_text())  # noqa: S307 - written by the test's own attack
+    assert got == dict.fromkeys(["kill", "cwd", "environ", "code"], "PermissionError")
+    assert grades["victim"].score == full_marks()
+
+
+CLEARS_ITS_BOARDS = """
+_is_win = is_win
+
+
+def is_win(board, player):
+    answer = _is_win(board, player)
+    for column in board:
+        column.clear()  # synced back into the grader's copy of the board: a cached one?
+    return answer
+"""
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["batch", "one-process"])
+def test_a_submission_cannot_change_the_tests_inputs_for_the_next(tmp_path, shared):
+    """A submission empties every board it is given, among them the grader's cached boards: the
+    next submission, graded after it, must still be graded on the real boards.  A batch grades
+    each submission's set in a process of its own; ``on_result`` (a single student's ``check``)
+    keeps one process: there the attack bites, which shows it is real."""
+    reference = (SOLUTIONS / "connect4.py").read_text()
+    first = tmp_path / "clearer"
+    first.mkdir()
+    (first / "connect4.py").write_text(reference + CLEARS_ITS_BOARDS)
+    second = tmp_path / "honest"
+    second.mkdir()
+    (second / "connect4.py").write_text(reference)
+    extra = {"on_result": lambda test, result: None} if shared else {}
+    try:
+        grades = {g.name: g for g in grade([first, second], sets=["connect4"], n_jobs=1, **extra)}
+    finally:
+        _clear_grading_caches()  # the one-process run poisoned this process's caches
+    honest = grades["honest"]
+    if shared:  # the attack is real: sharing the grader's process lets it bite
+        assert honest.score < honest.max_score
+    else:
+        assert honest.score == honest.max_score
+
+
+def _clear_grading_caches() -> None:
+    for name, module in list(sys.modules.items()):
+        if name.startswith("mcts_course.grading.tests_"):
+            for value in vars(module).values():
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+
+
+@as_root
+def test_a_daemon_does_not_survive_its_grading(tmp_path, drop):
+    attack = f"""
+import os, time
+if os.fork() == 0:
+    os.setsid()  # leaves the process group the grader kills
+    if os.fork() == 0:
+        open({str(drop / "daemon.pid")!r}, "w").write(str(os.getpid()))
+        while True:
+            time.sleep(1)
+    os._exit(0)
+for _ in range(100):
+    if os.path.exists({str(drop / "daemon.pid")!r}):
+        break
+    time.sleep(0.05)
+"""
+    (result,) = grade([submission(tmp_path / "s", attack)], sets=["bandits"])
+    pid = int((drop / "daemon.pid").read_text())
+    assert not alive(pid)
+    assert result.score == full_marks()  # the daemon itself costs nothing
+
+
+# -- 3. one submission cannot stop the batch ----------------------------------------------------
+HOSTILE_REPLIES = {
+    # a list holding itself: printing or comparing it never ends
+    "cycle": "{'ok': [{'$same': 0}]}",
+    # 2**150 elements in a few kilobytes, by sharing
+    "blowup": "{'ok': blowup()}",
+    # nesting deeper than any decoder's stack
+    "deep": "RAW:" + repr("[" * 200_000 + "]" * 200_000),
+    # an integer with more digits than int() accepts
+    "digits": "RAW:" + repr('{"ok": ' + "7" * 5000 + "}"),
+    # a tree whose child is its own root
+    "tree": "{'ok': {'$n': 0}, 'nodes': [{'c': [[0, 0]], 'up': None}]}",
+}
+
+
+def hostile(kind: str) -> str:
+    """A submission that answers every question with ``kind``, written straight on its
+    channel (past its own side's encoder)."""
+    reply = HOSTILE_REPLIES[kind]
+    return f"""
+import gc, io, json, os, stat, sys
+server = sys.modules["mcts_course.grading.server"]
+
+def blowup():
+    value = [1, 1]
+    data, k = value, 0
+    for _ in range(150):
+        data, k = [{{"$same": k}}, {{"$same": k}}], k + 1
+    return data
+
+def outbox():
+    for o in gc.get_objects():
+        if isinstance(o, io.TextIOWrapper) and o.writable() and o.fileno() > 2:
+            return o
+
+def evil(self, request):
+    if request.get("op") == "release":
+        return {{"ok": None}}
+    reply = {reply}
+    if isinstance(reply, str):
+        out = outbox()
+        out.write(reply[4:] + "\\n")
+        out.flush()
+        return {{"ok": None, "calls": []}}
+    return reply
+
+server.Server.handle = evil
+"""
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE_REPLIES))
+def test_hostile_replies_cost_only_their_sender(tmp_path, kind):
+    subs = [submission(tmp_path / "honest"), submission(tmp_path / kind, hostile(kind))]
+    for sub in subs:
+        sub.chmod(0o700)
+    grades = {g.name: g for g in grade(subs, sets=["bandits"], n_jobs=2)}
+    assert grades[kind].score == 0
+    assert grades["honest"].score == full_marks()
+    assert all(len(o.output) < 25_000 for o in grades[kind].outcomes)
+
+
+def test_a_full_pipe_does_not_block_the_grader(tmp_path):
+    """The student's process keeps its channel from the grader open but never reads it again,
+    with the pipe shrunk to one page: the grader's next request cannot be written."""
+    attack = """
+import fcntl, gc, io, os, sys
+server = sys.modules["mcts_course.grading.server"]
+honest = server.Server.handle
+
+def inbox():
+    for o in gc.get_objects():
+        if isinstance(o, io.TextIOWrapper) and o.readable() and o.fileno() > 2:
+            return o
+
+def evil(self, request):
+    fd = inbox().fileno()
+    fcntl.fcntl(fd, 1031, 4096)  # F_SETPIPE_SZ: one page
+    keep = os.dup(fd)  # the pipe stays open...
+    r, w = os.pipe()
+    os.dup2(r, fd)  # ...but what the process reads from now on is another, empty pipe
+    evil.keep = (keep, w)
+    return honest(self, request)
+
+server.Server.handle = evil
+"""
+    subs = [submission(tmp_path / "honest"), submission(tmp_path / "plug", attack)]
+    grades = {g.name: g for g in grade(subs, sets=["bandits"], n_jobs=2, timeout_scale=0.5)}
+    assert grades["honest"].score == full_marks()
+    assert grades["plug"].score < full_marks()
+
+
+# -- 5. fail closed -------------------------------------------------------------------------
+@as_root
+def test_no_student_code_runs_when_the_sandbox_cannot_start(tmp_path, drop, monkeypatch):
+    """The interpreter unreachable for the sandbox's user (here: not mounted where it lives):
+    grading is refused, and the submission's code never ran."""
+    if not sandbox.exposed():
+        pytest.skip("every user can run this interpreter here: nothing to withhold")
+    monkeypatch.setattr(sandbox, "exposed", lambda: [])
+    attack = f"open({str(drop / 'ran')!r}, 'w').write('as root?')"
+    with pytest.raises(SandboxError, match="refuses to grade"):
+        grade([submission(tmp_path / "s", attack)], sets=["bandits"])
+    assert not (drop / "ran").exists()
+
+
+# -- 6. hard limits, few processes -------------------------------------------------------------
+@as_root
+def test_limits_are_hard_and_forks_are_capped(tmp_path, drop):
+    attack = f"""
+import os, resource, time
+report = {{}}
+for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NPROC", "RLIMIT_FSIZE"):
+    kind = getattr(resource, name)
+    report[name] = resource.getrlimit(kind)[1]
+    try:
+        resource.setrlimit(kind, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        report[name + " raised"] = True
+    except (ValueError, OSError):
+        report[name + " raised"] = False
+pids = []
+for _ in range(500):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    pids.append(pid)
+report["forks"] = len(pids)
+report["pids"] = pids
+open({str(drop / "report")!r}, "w").write(repr(report))
+"""
+    (result,) = grade([submission(tmp_path / "s", attack)], sets=["bandits"])
+    report = eval((drop / "report").read_text())  # noqa: S307 - written by the test's attack
+    import resource
+
+    for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NPROC", "RLIMIT_FSIZE"):
+        assert report[name] != resource.RLIM_INFINITY
+        assert report[name + " raised"] is False
+    from mcts_course.grading.server import NPROC
+
+    assert report["forks"] < NPROC
+    assert not any(alive(pid) for pid in report["pids"])
+    assert result.score == full_marks()
+
+
+# -- 7. no student time outside a test ---------------------------------------------------------
+def test_the_student_process_is_stopped_between_questions():
+    """A thread started at import would compute between tests: the process is stopped
+    whenever the grader is not waiting for an answer."""
+    code = "import threading\n\ndef spin():\n    while True:\n        pass\n\n"
+    code += "threading.Thread(target=spin, daemon=True).start()\n\ndef f(x):\n    return x + 1\n"
+    # not under pytest's tmp_path: its folders are closed to the sandbox's user
+    public = sandbox.public_package(Path(tempfile.mkdtemp(prefix="public-", dir="/tmp")))
+    public.chmod(0o755)
+    process = StudentProcess(None, "spin.py", None, ["f"], public, code=code)
+    try:
+        process.start()
+        assert _state(process.proc.pid) == "T"
+        reply, _ = process.exchange(
+            {"op": "call", "name": "f", "many": False, "calls": [[[1], {"$d": []}]], "nodes": []},
+            5.0,
+            lambda m: {},
+            "f",
+        )
+        assert reply["ok"] == 2
+        assert _state(process.proc.pid) == "T"
+    finally:
+        process.kill()
+        import shutil
+
+        shutil.rmtree(public, ignore_errors=True)
+
+
+def _state(pid: int) -> str:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("State:"):
+            return line.split()[1]
+    return ""
+
+
+# -- also: the checkout keeps its permissions; the output folder cannot be prepared ------------
+@as_root
+def test_grading_as_root_changes_no_permission_of_the_checkout(tmp_path):
+    private = sandbox.private_files()
+    before = {p: p.stat().st_mode for p in private}
+    grade([submission(tmp_path / "s")], sets=["bandits"])
+    assert {p: p.stat().st_mode for p in private} == before
+
+
+def test_a_prepared_output_folder_is_refused(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "s").symlink_to(elsewhere)  # what a student could leave where results will go
+    with pytest.raises(SandboxError, match="not a folder of its own"):
+        grade([submission(tmp_path / "s")], out, sets=["bandits"])
+    assert list(elsewhere.iterdir()) == []
