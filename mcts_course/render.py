@@ -481,6 +481,10 @@ def draw_board(
             bar = ax.figure.colorbar(mappable, ax=ax, fraction=0.045, pad=0.03, shrink=0.8)
             bar.outline.set_visible(False)
             bar.ax.tick_params(labelsize=8)
+            if np.all(finite == np.round(finite)):  # integer values: no fractional ticks
+                from matplotlib.ticker import MaxNLocator
+
+                bar.ax.yaxis.set_major_locator(MaxNLocator(integer=True))
             if label:
                 bar.set_label(label, fontsize=9)
     unit = _points_per_unit(ax)

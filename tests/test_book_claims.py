@@ -63,8 +63,13 @@ def test_the_running_position_has_white_to_move():
 
 
 def test_experiment_sizes_meet_the_promised_minimums():
-    _, code = split((BOOK / "08_mcts.md").read_text())
-    c = constants(code)
-    assert c["GAMES_CURVE"] >= 100
-    assert min(c["CURVE_BUDGETS"]) <= 10 and max(c["CURVE_BUDGETS"]) >= 3000
-    assert c["GAMES_PAIR"] >= 50
+    """The sizes the chapter "MCTS measured" runs with are its lab modules' defaults."""
+    from mcts_course.lab import mcts_matches, trap
+
+    assert min(mcts_matches.CURVE_BUDGETS) <= 10 and max(mcts_matches.CURVE_BUDGETS) >= 3000
+    assert min(mcts_matches.CURVE_GAMES.values()) >= 50
+    assert max(mcts_matches.CURVE_GAMES.values()) >= 100
+    assert max(mcts_matches.OTHELLO_BUDGETS) >= 1000
+    assert min(mcts_matches.OTHELLO_GAMES.values()) >= 40
+    assert mcts_matches.GAMES_PAIR >= 50
+    assert trap.CONV_POSITIONS >= 400 and trap.TRAP_SEEDS >= 20

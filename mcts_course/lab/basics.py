@@ -161,6 +161,20 @@ class Agreement:
         """Alpha-beta's nodes as a share of minimax's."""
         return self.alphabeta_nodes / self.minimax_nodes
 
+    def table(self):
+        """The comparison as a table: per search, the positions where it found minimax's value
+        and the nodes it visited in all."""
+        from mcts_course.lab.present import Table
+
+        return Table(
+            ["search", f"depth {self.depth}: value equal to minimax's", "nodes visited in all"],
+            [["minimax", "(the reference)", self.minimax_nodes],
+             ["alpha-beta (ordered)", f"{self.agree} of {self.positions}",
+              self.alphabeta_nodes]],
+            formats={"nodes visited in all": ","},
+            right=[f"depth {self.depth}: value equal to minimax's", "nodes visited in all"],
+        )
+
 
 def alphabeta_agreement(positions: Sequence[GameState], depth: int = 3) -> Agreement:
     """Search every position with minimax and with alpha-beta (ordered) to ``depth``."""

@@ -350,7 +350,8 @@ class Earlier:
         from IPython.display import Markdown
 
         lines = ["| flat MC (playouts in total) | opponent | games | our score (95% interval) | "
-                 "earlier page | earlier inside? |", "|--:|---|--:|--:|--:|:-:|"]
+                 "earlier page (won-lost) | earlier score in our interval? |",
+                 "|--:|---|--:|--:|--:|:-:|"]
         for budget, result in self.ours.items():
             rows = [("minimax depth 2", result), *self.reruns.get(budget, {}).items()]
             wins, losses = self.reported[budget]

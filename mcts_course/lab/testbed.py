@@ -290,7 +290,7 @@ class Testbed:
         """The runs that went on beyond ``short`` steps."""
         return {label: r for label, r in self.results.items() if r.steps > self.short}
 
-    def table(self, late: int = 500) -> object:
+    def table(self, late: int = 1000) -> object:
         """A Markdown table after ``short`` steps: per policy, the cumulative regret with its
         95% interval, the share of best-arm pulls over the last 100 steps and the regret added
         per step over the last ``late`` steps."""
@@ -362,8 +362,8 @@ class Testbed:
         marks = self.checkpoints
         early, late = (marks[0], marks[1]), (marks[-2], marks[-1])
         head = " | ".join(f"regret after {s:,} steps" for s in marks[1:])
-        lines = [f"| policy | {head} | regret per step, steps {early[0]:,} to {early[1]:,} | "
-                 f"steps {late[0]:,} to {late[1]:,} |",
+        lines = [f"| policy | {head} | regret per step, steps {early[0] + 1:,} to {early[1]:,} | "
+                 f"steps {late[0] + 1:,} to {late[1]:,} |",
                  "|---|" + "--:|" * (len(marks) + 1)]
         for label, r in self.long.items():
             cells = []
