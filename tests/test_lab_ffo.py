@@ -59,3 +59,5 @@ def test_tables_have_a_row_per_player_and_position():
     table = share_table([Share("x", 1, 2, 4, 0, 0.1)])
     assert len(table.rows) == 1 and "50%" in table._repr_markdown_()
     assert len(positions_table(POSITIONS).rows) == 19
+    short = share_table([Share("x", 1, 2, 4, 0, 0.1)], kept=False)
+    assert "outcome kept" not in short._repr_markdown_() and "100" in short._repr_markdown_()

@@ -40,3 +40,18 @@ def test_the_prior_figure_and_the_midgame():
 
     assert not othello_midgame().is_terminal()
     assert len(prior_figure().axes) >= 2
+
+
+def test_rates_table_gives_each_rate_as_a_share_of_the_first():
+    from mcts_course.lab.puct import rates_table
+
+    table = rates_table({"mcts": 200.0, "puct:prior=cells": 150.0})
+    text = table._repr_markdown_()
+    assert "100%" in text and "75%" in text and len(table.rows) == 2
+
+
+def test_iteration_rates_measure_every_agent():
+    from mcts_course.lab.puct import iteration_rates
+
+    rates = iteration_rates({"UCT": "mcts", "PUCT": "puct"}, TicTacToe(), n=50, rounds=2)
+    assert set(rates) == {"UCT", "PUCT"} and min(rates.values()) > 0

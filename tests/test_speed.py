@@ -28,6 +28,11 @@ def test_one_row_per_workload_with_a_column_per_peer():
     assert single.ratio("OpenSpiel") is None  # not installed: no rate, no ratio
     assert speeds["othello batched rollouts"].ratio("OpenSpiel") == pytest.approx(6.0)
     table = speeds.table().data
-    assert table.count("othello rollouts |") == 1  # the workload appears once
+    assert table.count("| Othello playouts |") == 1  # the workload appears once, named for readers
     assert table.count("\n") == 1 + 3
     speeds.figure()
+
+
+def test_a_peer_measured_on_no_workload_gets_no_columns():
+    table = speed_table(MEASURED[2:]).table().data
+    assert "OpenSpiel" not in table and "list-of-lists Othello" in table

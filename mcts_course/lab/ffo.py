@@ -147,19 +147,23 @@ def solved_shares(
     return out
 
 
-def share_table(shares: Sequence[Share]) -> Table:
+def share_table(shares: Sequence[Share], kept: bool = True) -> Table:
     """One row per player: decisions, shares of best and of outcome-keeping moves with their
-    95% intervals, and the mean seconds per decision on this machine."""
+    95% intervals, and the mean milliseconds per decision on this machine.  ``kept=False``
+    leaves out the outcome columns (where the best move and the outcome coincide)."""
     rows = []
     for s in shares:
         (b0, b1), (k0, k1) = s.best_interval, s.kept_interval
-        rows.append([s.label, s.trials, s.best_share, f"{b0:.0%} to {b1:.0%}", s.kept_share,
-                     f"{k0:.0%} to {k1:.0%}", s.seconds])
-    shares_ = ["best move", "outcome kept"]
-    return Table(["player", "decisions", "best move", "95% interval", "outcome kept",
-                  "95% interval ", "s per move"], rows,
-                 {"best move": ".0%", "outcome kept": ".0%", "s per move": ".2f"},
-                 right=["decisions", *shares_, "s per move"])
+        ms = s.seconds * 1000
+        row = [s.label, s.trials, s.best_share, f"{b0:.0%} to {b1:.0%}"]
+        if kept:
+            row += [s.kept_share, f"{k0:.0%} to {k1:.0%}"]
+        rows.append([*row, f"{ms:,.0f}" if ms >= 10 else f"{ms:.1f}"])
+    columns = ["player", "decisions", "best move", "95% interval"]
+    if kept:
+        columns += ["outcome kept", "95% interval "]
+    return Table([*columns, "ms per move"], rows, {"best move": ".0%", "outcome kept": ".0%"},
+                 right=["decisions", "best move", "outcome kept", "ms per move"])
 
 
 def positions_table(positions: Sequence[SolvedPosition]) -> Table:
@@ -169,5 +173,6 @@ def positions_table(positions: Sequence[SolvedPosition]) -> Table:
         best = " ".join(p.state.action_to_string(a) for a in sorted(p.best_moves))
         rows.append([p.number, p.empties, p.state.PLAYER_NAMES[p.state.current_player],
                      len(p.margins), best, f"{p.best:+d}"])
-    return Table(["#", "empty squares", "to move", "legal moves", "best moves", "exact margin"],
-                 rows, right=["#", "empty squares", "legal moves", "exact margin"])
+    return Table(["#", "empty squares", "to move", "legal moves", "best moves",
+                  "best margin (discs)"], rows,
+                 right=["#", "empty squares", "legal moves", "best margin (discs)"])

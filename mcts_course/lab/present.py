@@ -14,6 +14,13 @@ from typing import Any
 
 from mcts_course.arena import MatchResult
 
+GAME_TITLES = {"othello": "Othello", "connect4": "Connect Four", "tictactoe": "Tic-tac-toe"}
+
+
+def game_title(name: str) -> str:
+    """A game's name for a reader (``"connect4"`` -> ``"Connect Four"``)."""
+    return GAME_TITLES.get(name, name)
+
 
 def show_source(obj: Any) -> Any:
     """The source code of a function or class of the package, as a highlighted Markdown block."""

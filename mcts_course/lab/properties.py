@@ -19,7 +19,7 @@ from mcts_course.agents.minimax import SearchStats, minimax_value
 from mcts_course.agents.rollout import reward
 from mcts_course.arena import MatchResult, match, wilson_interval
 from mcts_course.games import GameState, TicTacToe
-from mcts_course.lab.present import Table, error_bars
+from mcts_course.lab.present import Table, error_bars, game_title
 
 TRAP_MOVES = "a1 b2 c3"  # X holds two opposite corners, O the centre; O to move
 
@@ -206,7 +206,8 @@ def visits_in_three_games(iterations: int = 2_000, seed: int = 1):
         choice = agent.select_action(state)
         draw_board(state, ax=ax, overlay=search_overlay(agent.last_root, "visits"), cmap="Blues",
                    fmt="{:.0f}", label="visits",
-                   title=f"{state.NAME}: plays {state.action_to_string(choice)}")
+                   title=f"{game_title(state.NAME)}, {state.PLAYER_NAMES[state.current_player]}"
+                         f" to move: plays {state.action_to_string(choice)}")
     return fig
 
 
@@ -253,7 +254,7 @@ def playout_outcomes(state: GameState, playouts: int, seed: int) -> list[Playout
 def outcomes_table(outcomes: list[PlayoutOutcomes]) -> Table:
     rows = [[o.label, o.x_wins, o.draws, o.o_wins, o.microseconds] for o in outcomes]
     return Table(["playout", "X wins", "draws", "O wins", "µs per playout"], rows,
-                 {"X wins": ".0%", "draws": ".0%", "O wins": ".0%", "µs per playout": ".0f"},
+                 {"X wins": ".0%", "draws": ".0%", "O wins": ".0%", "µs per playout": ".1f"},
                  right=["X wins", "draws", "O wins", "µs per playout"])
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from mcts_course.agents import make_agent
 from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState
+from mcts_course.lab.present import Table, game_title
 
 PAIRINGS = {  # label: (first, second), agent specs without the budget
     "PUCT(cells) vs PUCT(uniform)": ("puct:prior=cells", "puct:prior=uniform"),
@@ -65,17 +66,30 @@ def control_table(controls: list[PriorControl]):
     for c in controls:
         for label, r in c.results.items():
             lo, hi = r.interval
-            rows.append(f"| {c.game} | {c.iterations:,} | {label} | {r.wins}-{r.draws}-"
+            rows.append(f"| {game_title(c.game)} | {c.iterations:,} | {label} | {r.wins}-{r.draws}-"
                         f"{r.losses} | {r.score:.1%} | {lo:.1%} to {hi:.1%} |")
     return Markdown("\n".join(rows))
 
 
 def iterations_per_second(spec: str, state: GameState, n: int = 2000) -> float:
-    """How many iterations per second the agent ``spec`` runs on ``state``, here and now."""
+    """How many iterations per second of processor time the agent ``spec`` runs on ``state``,
+    here and now (processor time, so that other processes on the machine count less)."""
     agent = make_agent(with_budget(spec, iterations=n, seed=1))
-    started = time.perf_counter()
+    started = time.process_time()
     agent.search(state)  # type: ignore[attr-defined]
-    return n / (time.perf_counter() - started)
+    return n / max(time.process_time() - started, 1e-9)
+
+
+def iteration_rates(specs: dict[str, str], state: GameState, n: int = 2000,
+                    rounds: int = 3) -> dict[str, float]:
+    """``{label: iterations per second}`` for each agent spec on ``state``: the agents take
+    turns, ``rounds`` times, and each keeps its best rate (the one least slowed by the rest of
+    the machine)."""
+    rates = {label: 0.0 for label in specs}
+    for _ in range(rounds):
+        for label, spec in specs.items():
+            rates[label] = max(rates[label], iterations_per_second(spec, state, n))
+    return rates
 
 
 OTHELLO_MIDGAME = "f5 d6 c3 d3 c4 f4 c5 b3 c2 e6 c6 b4 b5 d2 e3 a6"
@@ -103,3 +117,13 @@ def prior_figure():
     draw_board(c4, ax=axes[1], overlay=cell_prior(c4), cmap="Greens", fmt="{:.2f}",
                label="prior", title="Connect Four: centre first")
     return fig
+
+
+def rates_table(rates: dict[str, float]) -> Table:
+    """Iterations per second per agent, and each relative to the first agent's."""
+    name, first = next(iter(rates.items()))
+    share = f"relative to {name}"
+    rows = [[label, rate, rate / first] for label, rate in rates.items()]
+    return Table(["agent", "iterations per second", share], rows,
+                 {"iterations per second": ",.0f", share: ".0%"},
+                 right=["iterations per second", share])

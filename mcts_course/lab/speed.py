@@ -13,6 +13,15 @@ import statistics
 from dataclasses import dataclass, field
 
 PEERS = ("OpenSpiel", "list-of-lists Othello")
+WORDS = (("othello", "Othello"), ("connect4", "Connect Four"), ("tictactoe", "tic-tac-toe"),
+         ("rollouts", "playouts"))
+
+
+def label(workload: str) -> str:
+    """A workload's name for a reader: ``"connect4 rollouts"`` -> ``"Connect Four playouts"``."""
+    for word, name in WORDS:
+        workload = workload.replace(word, name)
+    return workload[0].upper() + workload[1:]
 
 
 @dataclass
@@ -43,22 +52,24 @@ class Speeds:
 
     def table(self) -> object:
         """A Markdown table: per workload our rate, then each peer's rate and our ratio to it
-        (a dash where the peer was not measured)."""
+        (a dash where the peer was not measured on that workload; a peer measured on none, such
+        as OpenSpiel where it is not installed, gets no columns)."""
         from IPython.display import Markdown
 
-        head = " | ".join(f"{p} | ours / {p}" for p in PEERS)
-        lines = [f"| workload | ours | {head} | unit |", "|---|--:|" + "--:|" * 2 * len(PEERS)
+        peers = [p for p in PEERS if any(p in row.peers for row in self.rows.values())]
+        head = "".join(f" {p} | ours / {p} |" for p in peers)
+        lines = [f"| workload | ours |{head} unit |", "|---|--:|" + "--:|" * 2 * len(peers)
                  + "---|"]
         for row in self.rows.values():
             cells = []
-            for peer in PEERS:
+            for peer in peers:
                 if peer in row.peers:
                     rate, ratio = row.peers[peer]
                     cells += [f"{rate:,.0f}", f"{ratio:.1f}×"]
                 else:
                     cells += ["–", "–"]
-            lines.append(f"| {row.workload} | {row.rate:,.0f} | " + " | ".join(cells)
-                         + f" | {row.unit} |")
+            middle = "".join(f"{c} | " for c in cells)
+            lines.append(f"| {label(row.workload)} | {row.rate:,.0f} | {middle}{row.unit} |")
         return Markdown("\n".join(lines))
 
     def figure(self) -> object:
@@ -77,7 +88,7 @@ class Speeds:
         fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(bars) + 1.2))
         y = np.arange(len(bars))
         ax.barh(y, [rate for *_, rate in bars], color=[colours[who] for _, who, _ in bars])
-        ax.set_yticks(y, [f"{workload} ({who})" for workload, who, _ in bars])
+        ax.set_yticks(y, [f"{label(workload)} ({who})" for workload, who, _ in bars])
         ax.invert_yaxis()
         ax.set_xscale("log")
         ax.set_xlabel("random games per second (log scale)")
