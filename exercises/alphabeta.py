@@ -15,16 +15,11 @@ from collections.abc import Callable
 
 from mcts_course.games.base import GameState
 
+# Given: ``disc_difference(state, player)``, discs of ``player`` minus the opponent's (+-1000
+# times the result at the end), an evaluation to try your search with.
+from mcts_course.given import disc_difference
+
 Evaluate = Callable[[GameState, int], float]
-
-
-def disc_difference(state: GameState, player: int) -> float:
-    """Discs of ``player`` minus discs of the opponent; +-1000 times the result at the end
-    (given)."""
-    if state.is_terminal():
-        return 1000.0 * state.returns()[player]
-    cells = [owner for row in state.board() for owner in row]  # board(): rows of -1, 0, 1
-    return float(cells.count(player) - cells.count(1 - player))
 
 
 def minimax(

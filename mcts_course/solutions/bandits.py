@@ -80,7 +80,8 @@ def softmax_choice(
 
 
 def make_policy(name: str, **params: float) -> Policy:
-    """The policy ``name`` ("uniform", "ucb1", "egreedy", "softmax") as f(counts, sums, rng)."""
+    """The policy ``name`` ("uniform", "ucb1", "egreedy", "softmax") as f(counts, sums, rng)
+    (given)."""
     if name == "uniform":  # round robin: the least played arm
         return lambda counts, sums, rng: min(range(len(counts)), key=lambda i: counts[i])
     if name == "ucb1":
@@ -114,13 +115,11 @@ def monte_carlo_move(state: GameState, playouts: int, policy: Policy, rng: rando
 
 
 class MonteCarloPlayer:
-    """Primitive Monte Carlo with a bandit policy at the root."""
+    """Primitive Monte Carlo with a bandit policy at the root (given)."""
 
-    def __init__(
-        self, playouts: int = 200, policy: str = "ucb1", seed: int | None = None, **params
-    ):
+    def __init__(self, playouts: int = 200, policy: str = "ucb1", seed: int | None = None, **kw):
         self.playouts = playouts
-        self.policy = make_policy(policy, **params)
+        self.policy = make_policy(policy, **kw)
         self.rng = random.Random(seed)
         self.name = f"MC-{policy}({playouts})"
 
@@ -130,7 +129,7 @@ class MonteCarloPlayer:
 
 class MCTSPlayer(MCTSAgent):
     """The course's MCTS with a policy of this exercise choosing the child at every node of the
-    tree, where UCT uses UCB1.  Each node is a bandit: its children are the arms."""
+    tree, where UCT uses UCB1 (given).  Each node is a bandit: its children are the arms."""
 
     def __init__(self, iterations: int = 200, policy: str = "ucb1", seed: int | None = None, **kw):
         super().__init__(iterations, seed=seed)

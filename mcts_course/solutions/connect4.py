@@ -11,6 +11,7 @@ import math
 import random
 
 from mcts_course.games.base import GameState, Returns
+from mcts_course.given import Node
 
 COLS, ROWS = 7, 6
 Board = list[list[int]]
@@ -20,8 +21,17 @@ DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
 def empty_board() -> Board:
-    """A board with no discs."""
+    """A board with no discs (given)."""
     return [[] for _ in range(COLS)]
+
+
+def show(board: Board) -> str:
+    """The board as text, top row first; X is player 0, O player 1 (given)."""
+    lines = []
+    for row in reversed(range(ROWS)):
+        cells = [".XO"[board[c][row] + 1] if row < len(board[c]) else "." for c in range(COLS)]
+        lines.append(" ".join(cells))
+    return "\n".join(lines + ["1 2 3 4 5 6 7"])
 
 
 def legal_columns(board: Board) -> list[int]:
@@ -61,20 +71,6 @@ def is_win(board: Board, player: int) -> bool:
 
 
 # -- the player: MCTS on the game protocol (the same algorithm as in tic-tac-toe) ----------------
-class Node:
-    """A node of the search tree (given)."""
-
-    def __init__(self, state: GameState, parent: Node | None = None, action: int | None = None):
-        self.state = state
-        self.parent = parent
-        self.action = action
-        self.children: dict[int, Node] = {}
-        self.untried: list[int] = list(state.legal_actions())
-        self.visits = 0
-        self.wins = 0.0  # reward sum for `player`: win 1, draw 0.5, loss 0
-        self.player = parent.state.current_player if parent else 1 - state.current_player
-
-
 def _ucb1(child: Node, parent_visits: int, c: float) -> float:
     if child.visits == 0:
         return math.inf
