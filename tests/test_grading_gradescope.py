@@ -224,7 +224,7 @@ def test_gradescope_end_to_end():
         with zipfile.ZipFile(root / wheel) as w:
             names = w.namelist()
             assert "mcts_course/solutions/ttt_mcts.py" in names
-            assert "mcts_course/grading/tests_ttt_mcts.py" in names
+            assert "mcts_course/grading/tests/test_ttt_mcts.py" in names
             assert any(n.endswith("entry_points.txt") for n in names)
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -110,8 +110,18 @@ def points(
     return decorate
 
 
+def _from_marker(func: Callable) -> None:
+    """Give a function marked ``@pytest.mark.points(value, exercise=...)`` its GradingTest."""
+    for mark in getattr(func, "pytestmark", []):
+        if mark.name == "points" and not hasattr(func, "__grading__"):
+            points(*mark.args, **mark.kwargs)(func)
+
+
 def tests_in_module(module) -> list[GradingTest]:
     """The grading tests of a module, in the order they are written."""
+    for f in vars(module).values():
+        if callable(f):
+            _from_marker(f)
     found = [f.__grading__ for f in vars(module).values() if hasattr(f, "__grading__")]
     return sorted(found, key=lambda t: t.func.__code__.co_firstlineno)
 

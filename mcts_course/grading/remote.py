@@ -38,7 +38,7 @@ STACK_WAIT = 0.3  # seconds to wait for "where were you?" before killing a proce
 LINE_CAP = 64 << 20  # bytes of one answer (a big tree is a few MB)
 LOG_CAP = 1500  # characters of a dead process's output quoted in the report
 PACKAGE = Path(__file__).resolve().parents[1]  # .../mcts_course
-PRIVATE = ("solutions", "grading/tests_*")  # what the student's process must not read
+PRIVATE = ("solutions", "grading/tests")  # what the student's process must not read
 
 
 # -- what can go wrong on the student's side ----------------------------------------------------
@@ -109,7 +109,7 @@ def public_package(dest: Path) -> Path:
         if here == PACKAGE:
             skip.add("solutions")
         if here == PACKAGE / "grading":
-            skip |= {n for n in names if n.startswith("tests_")}
+            skip.add("tests")
         return skip
 
     shutil.copytree(PACKAGE, dest / "mcts_course", ignore=ignore)
@@ -123,8 +123,7 @@ def protect_private_files(extra: list[str] | None = None) -> list[Path]:
     instructor's hidden tests unreadable by other users; return what was protected."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return []
-    paths = [PACKAGE / "solutions", *PACKAGE.glob("grading/tests_*")]
-    paths += list(PACKAGE.glob("grading/__pycache__/tests_*"))
+    paths = [PACKAGE / "solutions", PACKAGE / "grading" / "tests"]
     paths += [Path(p) for p in extra or []]
     for path in paths:
         if path.exists():

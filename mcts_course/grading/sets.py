@@ -15,7 +15,7 @@ class ExerciseSet:
 
     @property
     def tests_module(self) -> str:
-        return f"mcts_course.grading.tests_{self.name}"
+        return f"mcts_course.grading.tests.test_{self.name}"
 
     @property
     def solution_module(self) -> str:

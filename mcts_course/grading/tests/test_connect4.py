@@ -6,8 +6,9 @@ import copy
 import functools
 import random
 
+import pytest
+
 from mcts_course.games import ConnectFour
-from mcts_course.grading.framework import points
 from mcts_course.solutions import connect4 as ref
 
 COLS, ROWS = 7, 6
@@ -71,7 +72,9 @@ def _lines(board, player) -> list[int]:
     return counts
 
 
-@points(2, "connect4", hint="a column is legal while it holds fewer than 6 discs")
+@pytest.mark.points(
+    2, exercise="connect4", hint="a column is legal while it holds fewer than 6 discs"
+)
 def test_legal_columns(student):
     """legal_columns matches the rules on 500 boards"""
     rng = random.Random(1)
@@ -83,7 +86,9 @@ def test_legal_columns(student):
         )
 
 
-@points(2, "connect4", hint="copy the board, append the disc to the column (bottom first)")
+@pytest.mark.points(
+    2, exercise="connect4", hint="copy the board, append the disc to the column (bottom first)"
+)
 def test_drop(student):
     """drop adds a disc on top of the column and leaves the old board alone"""
     rng = random.Random(2)
@@ -102,7 +107,9 @@ def test_drop(student):
         )
 
 
-@points(1, "connect4", hint="raise ValueError for a full column or a column outside 0..6")
+@pytest.mark.points(
+    1, exercise="connect4", hint="raise ValueError for a full column or a column outside 0..6"
+)
 def test_drop_illegal(student):
     """drop raises ValueError for a full or missing column"""
     board = [[0, 1, 0, 1, 0, 1]] + [[] for _ in range(6)]
@@ -126,25 +133,25 @@ def _direction_test(student, dc: int, dr: int, name: str) -> None:
         )
 
 
-@points(1, "connect4", hint="check the row: (col + k, row) for k = 0..3")
+@pytest.mark.points(1, exercise="connect4", hint="check the row: (col + k, row) for k = 0..3")
 def test_is_win_horizontal(student):
     """is_win finds horizontal lines"""
     _direction_test(student, 1, 0, "horizontal")
 
 
-@points(1, "connect4", hint="check the column: (col, row + k)")
+@pytest.mark.points(1, exercise="connect4", hint="check the column: (col, row + k)")
 def test_is_win_vertical(student):
     """is_win finds vertical lines"""
     _direction_test(student, 0, 1, "vertical")
 
 
-@points(1, "connect4", hint="check the rising diagonal: (col + k, row + k)")
+@pytest.mark.points(1, exercise="connect4", hint="check the rising diagonal: (col + k, row + k)")
 def test_is_win_diagonal_up(student):
     """is_win finds rising diagonals (/)"""
     _direction_test(student, 1, 1, "rising diagonal (/)")
 
 
-@points(1, "connect4", hint="check the falling diagonal: (col + k, row - k)")
+@pytest.mark.points(1, exercise="connect4", hint="check the falling diagonal: (col + k, row - k)")
 def test_is_win_diagonal_down(student):
     """is_win finds falling diagonals (\\)"""
     _direction_test(student, 1, -1, "falling diagonal (\\)")
@@ -159,7 +166,9 @@ def _random_win_cases() -> tuple[list, list[bool]]:
     return cases, [ref.is_win(board, player) for board, player in cases]
 
 
-@points(2, "connect4", hint="a player wins only with FOUR of their own discs in a line")
+@pytest.mark.points(
+    2, exercise="connect4", hint="a player wins only with FOUR of their own discs in a line"
+)
 def test_is_win_random_boards(student):
     """is_win matches the rules on 600 random boards (both players)"""
     cases, wants = _random_win_cases()
@@ -177,9 +186,9 @@ class _Random:
         return self.rng.choice(state.legal_actions())
 
 
-@points(
+@pytest.mark.points(
     1,
-    "connect4",
+    exercise="connect4",
     timeout=5,
     hint="MCTSPlayer(iterations, c, seed).select_action(ConnectFour state)",
 )
@@ -195,9 +204,9 @@ def test_player_takes_the_win(student):
             )
 
 
-@points(
+@pytest.mark.points(
     1,
-    "connect4",
+    exercise="connect4",
     timeout=5,
     hint="the values in the tree must be from the view of the player who moves into each "
     "node (flip the reward at every level)",
@@ -217,7 +226,9 @@ def test_player_blocks(student):
             )
 
 
-@points(3, "connect4", timeout=20, hint="MCTS with 200 iterations should beat random play")
+@pytest.mark.points(
+    3, exercise="connect4", timeout=20, hint="MCTS with 200 iterations should beat random play"
+)
 def test_player_beats_random(student):
     """MCTS(200) wins at least 9 of 10 games against random play"""
     wins = 0

@@ -6,8 +6,9 @@ import functools
 import math
 import random
 
+import pytest
+
 from mcts_course.games import TicTacToe
-from mcts_course.grading.framework import points
 from mcts_course.grading.public import Node
 from mcts_course.solutions import ttt_mcts as ref
 
@@ -127,15 +128,19 @@ def play(players, state=None):
 
 
 # -- exercise 1: selection and simulation -------------------------------------------------------
-@points(1, "ttt_selection", hint="a child never visited must be tried first: return math.inf")
+@pytest.mark.points(
+    1, exercise="ttt_selection", hint="a child never visited must be tried first: return math.inf"
+)
 def test_ucb1_unvisited(student):
     """ucb1 of an unvisited child is infinite"""
     value = student.ucb1(0.0, 0, 10, 1.4)
     assert value == math.inf, f"ucb1 of a child with 0 visits gave {value!r}, expected math.inf"
 
 
-@points(
-    2, "ttt_selection", hint="mean = wins / visits; bonus = c * sqrt(ln(parent_visits) / visits)"
+@pytest.mark.points(
+    2,
+    exercise="ttt_selection",
+    hint="mean = wins / visits; bonus = c * sqrt(ln(parent_visits) / visits)",
 )
 def test_ucb1_values(student):
     """ucb1 equals the formula on 300 random cases"""
@@ -169,9 +174,9 @@ def _check_selection(roots, cs, chosen, what: str) -> None:
         )
 
 
-@points(
+@pytest.mark.points(
     3,
-    "ttt_selection",
+    exercise="ttt_selection",
     hint="pick the child with the HIGHEST ucb1(child.wins, child.visits, node.visits, c)",
 )
 def test_select_child_highest_ucb1(student):
@@ -182,7 +187,9 @@ def test_select_child_highest_ucb1(student):
     _check_selection(roots, cs, student.select_child.many(list(zip(roots, cs, strict=False))), "")
 
 
-@points(1, "ttt_selection", hint="ties go to the child with the smallest action")
+@pytest.mark.points(
+    1, exercise="ttt_selection", hint="ties go to the child with the smallest action"
+)
 def test_select_child_ties(student):
     """select_child breaks ties by the smallest action, in whatever order children were added"""
     rng = random.Random(3)
@@ -197,7 +204,9 @@ def test_select_child_ties(student):
     )
 
 
-@points(1, "ttt_selection", hint="play until state.is_terminal() and return state.returns()")
+@pytest.mark.points(
+    1, exercise="ttt_selection", hint="play until state.is_terminal() and return state.returns()"
+)
 def test_simulate_reaches_the_end(student):
     """simulate returns the returns of a finished game and leaves its state alone"""
     rng = random.Random(4)
@@ -210,7 +219,9 @@ def test_simulate_reaches_the_end(student):
         )
 
 
-@points(1, "ttt_selection", hint="use exactly rng.choice(state.legal_actions()) for each move")
+@pytest.mark.points(
+    1, exercise="ttt_selection", hint="use exactly rng.choice(state.legal_actions()) for each move"
+)
 def test_simulate_uses_rng_as_specified(student):
     """simulate follows the contract: same rng, same playout as the reference"""
     rng = random.Random(5)
@@ -223,8 +234,11 @@ def test_simulate_uses_rng_as_specified(student):
         )
 
 
-@points(
-    2, "ttt_selection", timeout=4, hint="each move must be uniformly random among the legal moves"
+@pytest.mark.points(
+    2,
+    exercise="ttt_selection",
+    timeout=4,
+    hint="each move must be uniformly random among the legal moves",
 )
 def test_simulate_statistics(student):
     """random playouts have the right outcome frequencies (X 58.5%, O 28.8%, draw 12.7%)"""
@@ -245,7 +259,7 @@ def test_simulate_statistics(student):
 
 
 # -- exercise 2: backpropagation and the search loop -------------------------------------------
-@points(1, "ttt_backprop", hint="every node on the path gets visits += 1")
+@pytest.mark.points(1, exercise="ttt_backprop", hint="every node on the path gets visits += 1")
 def test_backprop_visits(student):
     """backpropagate adds one visit to every node of the path and none elsewhere"""
     rng = random.Random(7)
@@ -266,9 +280,9 @@ def test_backprop_visits(student):
         assert off_path is None or off_path.visits == 0, "a node off the path was changed"
 
 
-@points(
+@pytest.mark.points(
     3,
-    "ttt_backprop",
+    exercise="ttt_backprop",
     hint="each node's reward is that of the player who moved INTO it (node.player): it "
     "flips from one level to the next",
 )
@@ -298,7 +312,9 @@ def test_backprop_rewards(student):
             )
 
 
-@points(1, "ttt_backprop", hint="pick rng.choice(node.untried), remove it, add the child")
+@pytest.mark.points(
+    1, exercise="ttt_backprop", hint="pick rng.choice(node.untried), remove it, add the child"
+)
 def test_expand(student):
     """expand adds one child for an untried action and returns it"""
     rng = random.Random(9)
@@ -320,7 +336,9 @@ def test_expand(student):
         assert child.parent is node, "the child's parent is wrong"
 
 
-@points(1, "ttt_backprop", timeout=3, hint="the root is visited once per iteration")
+@pytest.mark.points(
+    1, exercise="ttt_backprop", timeout=3, hint="the root is visited once per iteration"
+)
 def test_search_counts(student):
     """mcts_search: root visits = iterations = sum of the children's visits"""
     rng = random.Random(10)
@@ -341,9 +359,9 @@ def _shape(node) -> dict:
     }
 
 
-@points(
+@pytest.mark.points(
     2,
-    "ttt_backprop",
+    exercise="ttt_backprop",
     timeout=3,
     hint="follow the four steps as written: expand when the node has at least (>=) "
     "expand_threshold visits, and use the rng only through expand and simulate",
@@ -380,9 +398,9 @@ def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
         )
 
 
-@points(
+@pytest.mark.points(
     2,
-    "ttt_backprop",
+    exercise="ttt_backprop",
     timeout=3,
     hint="check the reward sign: the values must be from the view of the player who moves",
 )
@@ -392,9 +410,9 @@ def test_search_takes_the_win(student):
     _finds(student, "c3 a1 b3 a2 c2", TicTacToe().parse_action("a3"))  # O completes column a
 
 
-@points(
+@pytest.mark.points(
     1,
-    "ttt_backprop",
+    exercise="ttt_backprop",
     timeout=4,
     hint="check the reward sign: the values must be from the view of the player who moves",
 )
@@ -403,9 +421,9 @@ def test_search_blocks(student):
     _finds(student, "a1 b2 a2", TicTacToe().parse_action("a3"), iterations=1500)
 
 
-@points(
+@pytest.mark.points(
     1,
-    "ttt_backprop",
+    exercise="ttt_backprop",
     timeout=3,
     hint="a node with untried moves is expanded only once it has "
     "expand_threshold visits (the root always)",
@@ -428,7 +446,9 @@ def test_search_expand_threshold(student):
     )
 
 
-@points(1, "ttt_backprop", hint="the robust child: most visits, ties to the smallest action")
+@pytest.mark.points(
+    1, exercise="ttt_backprop", hint="the robust child: most visits, ties to the smallest action"
+)
 def test_best_action(student):
     """best_action returns the most visited child (ties: smallest action)"""
     rng = random.Random(11)
@@ -448,7 +468,9 @@ def test_best_action(student):
 KEYS = {"iterations", "c", "expand_threshold", "seed", "action", "value", "visits"}
 
 
-@points(2, "ttt_experiments", hint="one dict per (iterations, c, threshold, seed)")
+@pytest.mark.points(
+    2, exercise="ttt_experiments", hint="one dict per (iterations, c, threshold, seed)"
+)
 def test_experiment_rows(student):
     """experiment returns one row per combination, with the documented keys"""
     state = TicTacToe.from_moves("b2 a1")
@@ -467,7 +489,7 @@ def test_experiment_rows(student):
         assert 1 <= r["visits"] <= r["iterations"], f"visits out of range: {r}"
 
 
-@points(2, "ttt_experiments", hint="value = wins / visits of the chosen child")
+@pytest.mark.points(2, exercise="ttt_experiments", hint="value = wins / visits of the chosen child")
 def test_experiment_converges(student):
     """with more iterations every seed chooses the winning move, valued near 1"""
     state = TicTacToe.from_moves("a1 b1 a2 b2")  # X wins at a3
@@ -480,9 +502,9 @@ def test_experiment_converges(student):
 
 
 # -- exercise 4: a full player ---------------------------------------------------------------
-@points(
+@pytest.mark.points(
     1,
-    "ttt_player",
+    exercise="ttt_player",
     hint="MCTSPlayer(iterations, c, expand_threshold, seed) with .select_action(state) and .name",
 )
 def test_player_interface(student):
@@ -495,7 +517,9 @@ def test_player_interface(student):
         assert player.select_action(state) in state.legal_actions()
 
 
-@points(3, "ttt_player", timeout=6, hint="MCTS with 300 iterations should crush random play")
+@pytest.mark.points(
+    3, exercise="ttt_player", timeout=6, hint="MCTS with 300 iterations should crush random play"
+)
 def test_player_beats_random(student):
     """MCTS(300) does not lose to random play and wins most games"""
     wins = 0
@@ -509,7 +533,12 @@ def test_player_beats_random(student):
     assert wins >= 7, f"your MCTS won only {wins} of 10 games against random play"
 
 
-@points(3, "ttt_player", timeout=15, hint="with 2000 iterations MCTS should never lose tic-tac-toe")
+@pytest.mark.points(
+    3,
+    exercise="ttt_player",
+    timeout=15,
+    hint="with 2000 iterations MCTS should never lose tic-tac-toe",
+)
 def test_player_draws_perfect_play(student):
     """MCTS(2000 iterations, c=1) never loses to perfect play"""
     for game in range(4):
@@ -527,7 +556,9 @@ class FirstLegal:
         return state.legal_actions()[0]
 
 
-@points(1, "ttt_player", hint="loop until the game ends; return the list of moves")
+@pytest.mark.points(
+    1, exercise="ttt_player", hint="loop until the game ends; return the list of moves"
+)
 def test_play_game(student):
     """play_game plays a whole game and returns its moves"""
     moves = student.play_game(FirstLegal(), FirstLegal())
@@ -537,7 +568,9 @@ def test_play_game(student):
     assert TicTacToe.from_moves(list(moves)).is_terminal(), "the game did not end"
 
 
-@points(1, "ttt_player", hint="ask input_fn for a move name, ask again when it is illegal")
+@pytest.mark.points(
+    1, exercise="ttt_player", hint="ask input_fn for a move name, ask again when it is illegal"
+)
 def test_play_human(student):
     """play_human plays a text game; illegal input is asked again"""
     answers = iter(["b2", "a1", "zz", "c1", "a3"])

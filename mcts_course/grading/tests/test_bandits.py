@@ -6,8 +6,9 @@ import functools
 import math
 import random
 
+import pytest
+
 from mcts_course.games import TicTacToe
-from mcts_course.grading.framework import points
 from mcts_course.grading.public import greedy_after_5, last_once_then_first, round_robin
 from mcts_course.solutions import bandits as ref
 
@@ -36,7 +37,9 @@ def close(freq: list[float], probs: list[float], n: int, what: str) -> None:
         )
 
 
-@points(1, "bandits", hint="an arm never played comes first (the smallest such index)")
+@pytest.mark.points(
+    1, exercise="bandits", hint="an arm never played comes first (the smallest such index)"
+)
 def test_unplayed_first(student):
     """all three policies play an unplayed arm first"""
     rng = random.Random(1)
@@ -57,8 +60,10 @@ def test_unplayed_first(student):
             assert got == want, f"{name} with counts {counts} chose {got}, expected {want}"
 
 
-@points(
-    2, "bandits", hint="score = mean + c * sqrt(ln(total playouts) / count); ties: smallest index"
+@pytest.mark.points(
+    2,
+    exercise="bandits",
+    hint="score = mean + c * sqrt(ln(total playouts) / count); ties: smallest index",
 )
 def test_ucb1_choice(student):
     """ucb1_choice picks the arm of highest UCB1 score on 300 random bandits"""
@@ -70,7 +75,9 @@ def test_ucb1_choice(student):
         assert got == want, f"counts {counts}, sums {sums}, c={c:.2f}: chose {got}, expected {want}"
 
 
-@points(1, "bandits", hint="with epsilon = 0 always exploit: the best mean, smallest index")
+@pytest.mark.points(
+    1, exercise="bandits", hint="with epsilon = 0 always exploit: the best mean, smallest index"
+)
 def test_greedy(student):
     """epsilon-greedy with epsilon 0 is greedy"""
     rng = random.Random(3)
@@ -81,9 +88,9 @@ def test_greedy(student):
         assert got == want, f"counts {counts}, sums {sums}: chose {got}, the greedy arm is {want}"
 
 
-@points(
+@pytest.mark.points(
     2,
-    "bandits",
+    exercise="bandits",
     timeout=4,
     hint="explore with probability epsilon: a uniformly random arm (which may be the greedy one)",
 )
@@ -95,9 +102,9 @@ def test_epsilon_greedy_statistics(student):
     close(frequencies(chosen, 5), [0.06, 0.76, 0.06, 0.06, 0.06], n, "epsilon-greedy, epsilon 0.3")
 
 
-@points(
+@pytest.mark.points(
     2,
-    "bandits",
+    exercise="bandits",
     timeout=4,
     hint="P(i) = exp(mean_i / temperature) / sum_j exp(mean_j / temperature)",
 )
@@ -113,7 +120,9 @@ def test_softmax_statistics(student):
         close(frequencies(chosen, 4), probs, n, f"softmax with temperature {temperature}")
 
 
-@points(1, "bandits", hint="subtract the largest mean before exp() so it cannot overflow")
+@pytest.mark.points(
+    1, exercise="bandits", hint="subtract the largest mean before exp() so it cannot overflow"
+)
 def test_softmax_small_temperature(student):
     """softmax with a tiny temperature picks the best arm (no overflow)"""
     counts, sums = [10, 10, 10], [2.0, 9.0, 5.0]
@@ -125,9 +134,9 @@ def test_softmax_small_temperature(student):
 WIN_AT_A3 = "a1 b1 a2 b2"  # X to move wins at a3 (6)
 
 
-@points(
+@pytest.mark.points(
     2,
-    "bandits",
+    exercise="bandits",
     timeout=4,
     hint="policy(counts, sums, rng) gives the index of the move to play out",
 )
@@ -149,9 +158,9 @@ def test_monte_carlo_move(student):
     assert sum(calls[-1]) == 49, "counts must be updated after every playout"
 
 
-@points(
+@pytest.mark.points(
     1,
-    "bandits",
+    exercise="bandits",
     timeout=3,
     hint="the move returned is the one of best MEAN reward among the moves played, "
     "not the most played one",
@@ -187,9 +196,9 @@ def one_move_win() -> TicTacToe:
     return search(TicTacToe())
 
 
-@points(
+@pytest.mark.points(
     2,
-    "bandits",
+    exercise="bandits",
     timeout=12,
     hint="each policy's player against random play; return {policy name: score}",
 )
@@ -204,9 +213,9 @@ def test_compare_policies(student):
     assert scores["ucb1"] >= 0.7, f"UCB1 Monte Carlo should beat random play: {scores}"
 
 
-@points(
+@pytest.mark.points(
     1,
-    "bandits",
+    exercise="bandits",
     timeout=6,
     hint="seed everything from `seed` (one random.Random(seed)); the player moves first in "
     "games 0, 2, 4, ... and second in games 1, 3, 5, ...",
@@ -243,7 +252,12 @@ class Scripted:
         return state.legal_actions()[0]
 
 
-@points(1, "bandits", timeout=6, hint="let `opponent` choose its moves with select_action(state)")
+@pytest.mark.points(
+    1,
+    exercise="bandits",
+    timeout=6,
+    hint="let `opponent` choose its moves with select_action(state)",
+)
 def test_compare_policies_uses_the_opponent(student):
     """compare_policies plays against the opponent it is given"""
     start = one_move_win()

@@ -6,8 +6,9 @@ import functools
 import math
 import random
 
+import pytest
+
 from mcts_course.games import Othello
-from mcts_course.grading.framework import points
 from mcts_course.grading.public import disc_difference, weighted
 from mcts_course.solutions import alphabeta as ref
 
@@ -48,9 +49,9 @@ def _call(student, state, depth, player, evaluate, alpha=-math.inf, beta=math.in
     return value, stats["nodes"]
 
 
-@points(
+@pytest.mark.points(
     3,
-    "alphabeta",
+    exercise="alphabeta",
     timeout=5,
     hint="with the full window (-inf, inf) alpha-beta must return the minimax value exactly",
 )
@@ -68,9 +69,9 @@ def test_same_value_as_minimax(student):
         )
 
 
-@points(
+@pytest.mark.points(
     1,
-    "alphabeta",
+    exercise="alphabeta",
     timeout=3,
     hint="the defaults must be alpha=-math.inf and beta=math.inf (the full window)",
 )
@@ -90,9 +91,9 @@ def test_default_window(student):
         )
 
 
-@points(
+@pytest.mark.points(
     1,
-    "alphabeta",
+    exercise="alphabeta",
     timeout=3,
     hint="a pass is an action like any other; a finished game is a leaf",
 )
@@ -105,9 +106,9 @@ def test_endgames(student):
         assert got == want, f"depth {depth}: minimax {want}, alpha-beta {got}, in\n{state}"
 
 
-@points(
+@pytest.mark.points(
     2,
-    "alphabeta",
+    exercise="alphabeta",
     timeout=3,
     hint="fail-hard or fail-soft: v <= alpha when minimax <= alpha, "
     "v >= beta when minimax >= beta, else v = minimax",
@@ -127,9 +128,9 @@ def test_window(student):
         )
 
 
-@points(
+@pytest.mark.points(
     2,
-    "alphabeta",
+    exercise="alphabeta",
     timeout=5,
     hint="count a node each time alphabeta is called (stats['nodes'] += 1), visit the moves "
     "in legal_actions() order and stop once alpha >= beta",
@@ -152,9 +153,9 @@ def test_node_counts(student):
     )
 
 
-@points(
+@pytest.mark.points(
     2,
-    "alphabeta",
+    exercise="alphabeta",
     timeout=5,
     hint="best_move searches each child with alphabeta, depth - 1 below, and keeps the first "
     "best move (replace it only on a strictly better value)",
