@@ -188,11 +188,11 @@ def play_human(
     """Play a text game of tic-tac-toe between a person (as player ``human``) and ``player``.
 
     Contract: before every move, and once more at the end, show the board with
-    ``print_fn(str(state))``; every message goes through ``print_fn`` (never ``print``), every
-    answer through ``input_fn``.  When it is the person's turn, read a move name such as "b2"
-    with ``input_fn("your move: ")`` and parse it with ``state.parse_action``; if it is
-    unreadable or illegal (``state.parse_action`` or ``state.play`` raises a ValueError), say so
-    and ask again.  ``player`` chooses its moves with ``player.select_action(state)``.  Return
+    ``print_fn(str(state))`` (the grader passes its own ``print_fn`` and checks the boards it
+    gets).  When it is the person's turn, read a move name such as "b2" with
+    ``input_fn("your move: ")`` and parse it with ``state.parse_action``; if it is unreadable or
+    illegal (``state.parse_action`` or ``state.play`` raises a ValueError), say so and ask
+    again.  ``player`` chooses its moves with ``player.select_action(state)``.  Return
     ``state.returns()`` at the end.
     """
     raise NotImplementedError

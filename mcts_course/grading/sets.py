@@ -83,7 +83,7 @@ DEPENDS: dict[str, dict[str, tuple[str, ...]]] = {
         "experiment": ("mcts_search", "best_action"),
         "MCTSPlayer": ("mcts_search", "best_action"),
     },
-    "connect4": {},
+    "connect4": {"MCTSPlayer": ("legal_columns", "drop", "is_win")},  # through Position
     "alphabeta": {"best_move": ("alphabeta",)},
     "bandits": {
         "compare_policies": (

@@ -11,7 +11,8 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
-from mcts_course.agents import MCTSAgent, Node
+from mcts_course.agents import MCTSAgent
+from mcts_course.agents import Node as AgentNode  # the library's, not the exercises' Node
 from mcts_course.games import TicTacToe
 from mcts_course.games.base import GameState
 
@@ -127,7 +128,7 @@ class MonteCarloPlayer:
         return monte_carlo_move(state, self.playouts, self.policy, self.rng)
 
 
-class MCTSPlayer(MCTSAgent):
+class BanditMCTSPlayer(MCTSAgent):
     """The course's MCTS with a policy of this exercise choosing the child at every node of the
     tree, where UCT uses UCB1 (given).  Each node is a bandit: its children are the arms."""
 
@@ -136,7 +137,7 @@ class MCTSPlayer(MCTSAgent):
         self.bandit = make_policy(policy, **kw)
         self.name = f"MCTS-{policy}({iterations})"
 
-    def select_child(self, node: Node) -> Node:
+    def select_child(self, node: AgentNode) -> AgentNode:
         children = sorted(node.children.values(), key=lambda child: child.action)
         counts = [child.visits for child in children]
         sums = [child.wins for child in children]  # rewards of the player choosing at node

@@ -81,19 +81,22 @@ class Position:
     is, and knows the game only through your ``legal_columns``, ``drop`` and ``is_win``.
     """
 
-    def __init__(self, board: Board, current_player: int = 0):
+    def __init__(self, board: Board, current_player: int = 0, after_a_move: bool = False):
         self.board = board
         self.current_player = current_player
-        # Who has four in a row (None: nobody), asked once here: a playout asks is_terminal
-        # at every move.  The player who moved last is asked first.
-        winners = [p for p in (1 - current_player, current_player) if is_win(board, p)]
+        # Who has four in a row (None: nobody), asked once here, since a playout asks
+        # is_terminal at every move; the player who moved last first.  After a move of play()
+        # only that player can have a new line, so the other is not asked.
+        movers = (1 - current_player,) if after_a_move else (1 - current_player, current_player)
+        winners = [p for p in movers if is_win(board, p)]
         self.winner: int | None = winners[0] if winners else None
 
     def legal_actions(self) -> list[int]:
         return [] if self.is_terminal() else legal_columns(self.board)
 
     def play(self, column: int) -> Position:
-        return Position(drop(self.board, column, self.current_player), 1 - self.current_player)
+        board = drop(self.board, column, self.current_player)
+        return Position(board, 1 - self.current_player, after_a_move=True)
 
     def is_terminal(self) -> bool:
         return self.winner is not None or not legal_columns(self.board)
