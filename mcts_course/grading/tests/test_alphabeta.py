@@ -12,11 +12,17 @@ from mcts_course.games import Othello
 from mcts_course.grading.public import disc_difference, weighted
 from mcts_course.solutions import alphabeta as ref
 
+# The positions are drawn afresh in every grading run (a failure shows its position), so
+# that a table of answers recorded from an earlier run is worth nothing.
+RUN_SEED = random.SystemRandom().randrange(10**6)
+
 
 @functools.cache
-def minimax(state: Othello, depth: int, player: int, evaluate) -> float:
-    """The reference minimax value, computed once per grading run (states are hashable)."""
-    return ref.minimax(state, depth, player, evaluate)
+def minimax(state: Othello, depth: int, player: int, evaluate) -> tuple[float, int]:
+    """The reference minimax value and its node count, computed once per grading run (states
+    are hashable)."""
+    stats = {"nodes": 0}
+    return ref.minimax(state, depth, player, evaluate, stats), stats["nodes"]
 
 
 @functools.cache
@@ -31,7 +37,7 @@ def node_counts(state: Othello) -> tuple[dict, dict]:
 @functools.cache
 def positions(seed: int, count: int, late: bool = False) -> list[Othello]:
     """Positions after random openings (late: near the end, where passes and ends happen)."""
-    rng, found = random.Random(seed), []
+    rng, found = random.Random(RUN_SEED * 100 + seed), []
     while len(found) < count:
         state = Othello()
         for _ in range(rng.randint(50, 58) if late else rng.randint(2, 30)):
@@ -49,6 +55,16 @@ def _call(student, state, depth, player, evaluate, alpha=-math.inf, beta=math.in
     return value, stats["nodes"]
 
 
+def pruned(nodes: int, minimax_nodes: int, what: str) -> None:
+    """Alpha-beta must count its nodes and visit fewer than minimax: the value alone does not
+    tell alpha-beta from minimax."""
+    assert 0 < nodes < minimax_nodes, (
+        f"{what}: your alphabeta counted {nodes} nodes in stats['nodes'], minimax visits "
+        f"{minimax_nodes}: alpha-beta must count one node per call and prune (stop looking at "
+        "a node's moves once alpha >= beta)"
+    )
+
+
 @pytest.mark.points(
     3,
     exercise="alphabeta",
@@ -57,16 +73,19 @@ def _call(student, state, depth, player, evaluate, alpha=-math.inf, beta=math.in
 )
 def test_same_value_as_minimax(student):
     """alpha-beta gives the minimax value on 24 positions, depths 1-3, two evaluations"""
+    nodes = minimax_nodes = 0
     for i, state in enumerate(positions(1, 24)):
         depth = 1 + i % 3
         evaluate = disc_difference if i % 2 else weighted
         player = state.current_player if i % 4 < 2 else 1 - state.current_player
-        want = minimax(state, depth, player, evaluate)
-        got, _ = _call(student, state, depth, player, evaluate)
+        want, visited = minimax(state, depth, player, evaluate)
+        got, counted = _call(student, state, depth, player, evaluate)
         assert got == want, (
             f"depth {depth}, player {player}, {evaluate.__name__}: minimax {want}, "
             f"alpha-beta {got}, in\n{state}"
         )
+        nodes, minimax_nodes = nodes + counted, minimax_nodes + visited
+    pruned(nodes, minimax_nodes, "on these 24 searches")
 
 
 @pytest.mark.points(
@@ -82,13 +101,17 @@ def test_default_window(student):
         for i, state in enumerate(positions(6, 16, late=True))
         for player in (0, 1)
     ]
+    nodes = minimax_nodes = 0
     for state, depth, player in cases:
-        want = minimax(state, depth, player, weighted)
-        got = student.alphabeta(state, depth, player, weighted)
+        want, visited = minimax(state, depth, player, weighted)
+        stats = {"nodes": 0}
+        got = student.alphabeta(state, depth, player, weighted, stats=stats)
         assert got == want, (
             f"alphabeta(state, {depth}, {player}, weighted) with the default window: minimax "
             f"{want}, you returned {got}, in\n{state}"
         )
+        nodes, minimax_nodes = nodes + stats["nodes"], minimax_nodes + visited
+    pruned(nodes, minimax_nodes, "on these 32 searches")
 
 
 @pytest.mark.points(
@@ -99,11 +122,14 @@ def test_default_window(student):
 )
 def test_endgames(student):
     """alpha-beta is exact near the end of the game (passes, finished games)"""
+    nodes = minimax_nodes = 0
     for i, state in enumerate(positions(2, 20, late=True)):
         depth = 2 + i % 3
-        want = minimax(state, depth, 0, disc_difference)
-        got, _ = _call(student, state, depth, 0, disc_difference)
+        want, visited = minimax(state, depth, 0, disc_difference)
+        got, counted = _call(student, state, depth, 0, disc_difference)
         assert got == want, f"depth {depth}: minimax {want}, alpha-beta {got}, in\n{state}"
+        nodes, minimax_nodes = nodes + counted, minimax_nodes + visited
+    pruned(nodes, minimax_nodes, "on these 20 endgames")
 
 
 @pytest.mark.points(
@@ -115,17 +141,21 @@ def test_endgames(student):
 )
 def test_window(student):
     """alpha-beta called with a window (alpha, beta) bounds the minimax value correctly"""
-    rng = random.Random(3)
+    rng = random.Random(RUN_SEED + 3)
+    nodes = minimax_nodes = 0
     for state in positions(3, 20):
         depth = rng.randint(1, 3)
-        want = minimax(state, depth, 0, disc_difference)
+        want, visited = minimax(state, depth, 0, disc_difference)
         alpha = want + rng.choice([-6, -2, 0, 1, 3])
         beta = alpha + rng.choice([1, 2, 5, 8])
-        got, _ = _call(student, state, depth, 0, disc_difference, alpha, beta)
+        got, counted = _call(student, state, depth, 0, disc_difference, alpha, beta)
         ok = got <= alpha if want <= alpha else got >= beta if want >= beta else got == want
         assert ok, (
-            f"window ({alpha}, {beta}), depth {depth}: minimax value {want}, you returned {got}"
+            f"window ({alpha}, {beta}), depth {depth}: minimax value {want}, you returned {got}, "
+            f"in\n{state}"
         )
+        nodes, minimax_nodes = nodes + counted, minimax_nodes + visited
+    pruned(nodes, minimax_nodes, "with these 20 windows")
 
 
 @pytest.mark.points(
@@ -157,22 +187,29 @@ def test_node_counts(student):
     2,
     exercise="alphabeta",
     timeout=5,
-    hint="best_move searches each child with alphabeta, depth - 1 below, and keeps the first "
-    "best move (replace it only on a strictly better value)",
+    hint="best_move searches each child with alphabeta, depth - 1 below, with the best value so "
+    "far as alpha and stats passed on, and keeps the first best move (replace it only on a "
+    "strictly better value)",
 )
 def test_best_move(student):
-    """best_move returns the first minimax-best move and its value"""
+    """best_move returns the first minimax-best move and its value, and prunes with its alpha"""
+    nodes = want_nodes = 0
     for i, state in enumerate(positions(5, 12)):
         depth = 1 + i % 3
-        result = student.best_move(state, depth, weighted)
+        me = state.current_player
+        values = {
+            a: minimax(state.play(a), depth - 1, me, weighted)[0] for a in state.legal_actions()
+        }
+        best = max(values.values())
+        first = next(a for a in state.legal_actions() if values[a] == best)
+        reference = {"nodes": 0}
+        ref.best_move(state, depth, weighted, reference)
+        stats = {"nodes": 0}
+        result = student.best_move(state, depth, weighted, stats)
         assert isinstance(result, tuple | list) and len(result) == 2, (
             f"best_move returned {result!r}, not (action, value)"
         )
         action, value = result
-        me = state.current_player
-        values = {a: minimax(state.play(a), depth - 1, me, weighted) for a in state.legal_actions()}
-        best = max(values.values())
-        first = next(a for a in state.legal_actions() if values[a] == best)
         assert action in values, f"best_move returned {action!r}, not a legal action"
         assert values[action] == best and value == best, (
             f"depth {depth}: best value {best}; you returned action {action} "
@@ -182,3 +219,8 @@ def test_best_move(student):
             f"depth {depth}: the moves {[a for a in values if values[a] == best]} share the best "
             f"value {best}; the contract keeps the first, {first}, you returned {action}"
         )
+        nodes, want_nodes = nodes + stats["nodes"], want_nodes + reference["nodes"]
+    assert 0 < nodes <= want_nodes, (
+        f"on these 12 positions best_move's searches counted {nodes} nodes in stats; searching "
+        f"each child with alphabeta and the best value so far as alpha, they visit {want_nodes}"
+    )
