@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import random
@@ -45,18 +46,19 @@ def test_unplayed_first(student):
     rng = random.Random(1)
     cases = [arms(rng, unplayed=True) for _ in range(100)]
     cases = [(counts, sums) for counts, sums in cases if 0 in counts]
+    wants = [counts.index(0) for counts, _ in cases]
+    # each policy gets its own copies: what one does to its lists cannot change the next's
     picks = {
-        "ucb1_choice": student.ucb1_choice.many([(c, s, 1.0) for c, s in cases]),
+        "ucb1_choice": student.ucb1_choice.many(copy.deepcopy([(c, s, 1.0) for c, s in cases])),
         "epsilon_greedy_choice": student.epsilon_greedy_choice.many(
-            [(c, s, 0.5, random.Random(0)) for c, s in cases]
+            copy.deepcopy([(c, s, 0.5, random.Random(0)) for c, s in cases])
         ),
         "softmax_choice": student.softmax_choice.many(
-            [(c, s, 0.2, random.Random(0)) for c, s in cases]
+            copy.deepcopy([(c, s, 0.2, random.Random(0)) for c, s in cases])
         ),
     }
     for name, chosen in picks.items():
-        for (counts, _), got in zip(cases, chosen, strict=True):
-            want = counts.index(0)
+        for (counts, _), want, got in zip(cases, wants, chosen, strict=True):
             assert got == want, f"{name} with counts {counts} chose {got}, expected {want}"
 
 
@@ -70,8 +72,9 @@ def test_ucb1_choice(student):
     rng = random.Random(2)
     cases = [(*arms(rng), rng.choice([0.0, 0.5, math.sqrt(2), 3.0])) for _ in range(300)]
     cases += [([3, 3, 3, 3], [1.5, 2.0, 1.0, 2.0], 0.0), ([2, 2], [1.0, 1.0], 1.0)]  # ties
-    for (counts, sums, c), got in zip(cases, student.ucb1_choice.many(cases), strict=True):
-        want = ref.ucb1_choice(counts, sums, c)
+    wants = [ref.ucb1_choice(counts, sums, c) for counts, sums, c in cases]
+    results = student.ucb1_choice.many(copy.deepcopy(cases))
+    for (counts, sums, c), want, got in zip(cases, wants, results, strict=True):
         assert got == want, f"counts {counts}, sums {sums}, c={c:.2f}: chose {got}, expected {want}"
 
 
@@ -82,9 +85,11 @@ def test_greedy(student):
     """epsilon-greedy with epsilon 0 is greedy"""
     rng = random.Random(3)
     cases = [arms(rng) for _ in range(300)] + [([4, 2, 4], [2.0, 1.0, 2.0])]
-    chosen = student.epsilon_greedy_choice.many([(c, s, 0.0, random.Random(0)) for c, s in cases])
-    for (counts, sums), got in zip(cases, chosen, strict=True):
-        want = ref.epsilon_greedy_choice(counts, sums, 0.0, random.Random(0))
+    wants = [ref.epsilon_greedy_choice(c, s, 0.0, random.Random(0)) for c, s in cases]
+    chosen = student.epsilon_greedy_choice.many(
+        copy.deepcopy([(c, s, 0.0, random.Random(0)) for c, s in cases])
+    )
+    for (counts, sums), want, got in zip(cases, wants, chosen, strict=True):
         assert got == want, f"counts {counts}, sums {sums}: chose {got}, the greedy arm is {want}"
 
 
@@ -236,6 +241,31 @@ def test_compare_policies_seeded_and_alternating(student):
         assert math.isclose(scores.get("uniform", -1), want), (
             f"in a game won by whoever moves first, {games} games gave the player the score "
             f"{scores.get('uniform')}; moving first in games 0, 2, 4, ... it scores {want:g}"
+        )
+
+
+@pytest.mark.points(
+    1,
+    exercise="bandits",
+    timeout=8,
+    hint="one rng = random.Random(seed); each policy's player, in the order of `policies`, gets "
+    "seed=rng.randrange(2**31); the random opponent plays rng.choice(state.legal_actions())",
+)
+def test_compare_policies_seeds_as_documented(student):
+    """compare_policies seeds its players and the random opponent as its contract says"""
+    # Two playouts a move: weak players, so that the scores depend on every random draw.  Uniform
+    # and UCB1 draw nothing themselves: only the playouts and the random opponent do.
+    call = "compare_policies(('uniform', 'ucb1'), TicTacToe, playouts=2, games=8, seed={})"
+    for seed in (5, 11):
+        want = ref.compare_policies(("uniform", "ucb1"), TicTacToe, playouts=2, games=8, seed=seed)
+        got = student.compare_policies(
+            ("uniform", "ucb1"), TicTacToe, playouts=2, games=8, seed=seed
+        )
+        assert isinstance(got, dict) and set(got) == set(want), (
+            f"{call.format(seed)} returned {got!r}; expected the keys {sorted(want)}"
+        )
+        assert all(math.isclose(got[k], want[k]) for k in want), (
+            f"{call.format(seed)} gave {got}; seeded as its contract says, it gives {want}"
         )
 
 
