@@ -3,6 +3,7 @@ submissions cost only the tests they touch while the whole batch is graded."""
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
 import shutil
@@ -10,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from grading_fixtures.mutants import CHEATS, HOSTILE, MUTANTS, build
+from grading_fixtures.mutants import CAUGHT_BY, CHEATS, HOSTILE, MUTANTS, build
 
 from mcts_course.cli import main
 from mcts_course.grading import SETS, check
@@ -122,8 +123,9 @@ def test_an_infinite_loop_costs_one_time_limit(batch):
     assert all(o.seconds < 0.5 for o in skipped)
 
 
-# The wrong solutions issue 10 found scoring full marks: graded in every run.  The mutants of the
-# other graded functions are graded with `make test-slow`.
+# The wrong solutions issue 10 found scoring full marks, and those that issues 16 and 19 found
+# passing tests that could not tell them from a right solution: graded in every run.  The mutants
+# of the other graded functions are graded with `make test-slow`.
 ISSUE_MUTANTS = [
     "select_ignores_tie_break_order",
     "expand_one_visit_late",
@@ -134,6 +136,14 @@ ISSUE_MUTANTS = [
     "compare_policies_unseeded",
     "compare_policies_always_first",
     "monte_carlo_most_played",
+    "select_child_rigs_the_tree",
+    "simulate_extra_draw",
+    "backprop_empties_the_path",
+    "connect4_is_win_always_true",
+    "alphabeta_is_minimax",
+    "best_move_full_window",
+    "ucb1_choice_rigs_the_arms",
+    "compare_policies_player_seed_is_seed",
 ]
 OTHER_MUTANTS = [name for name in MUTANTS if name not in ISSUE_MUTANTS]
 
@@ -164,7 +174,10 @@ def other_mutants(tmp_path_factory):
 def _loses_points(grades, name) -> None:
     exercise = MUTANTS[name][3]
     got, most = grades[name].by_exercise()[exercise]
-    assert got < most, [(o.test.name, o.passed) for o in grades[name].outcomes]
+    outcomes = {o.test.func.__name__: o.passed for o in grades[name].outcomes}
+    assert got < most, outcomes
+    passed = [test for test in CAUGHT_BY.get(name, ()) if outcomes[test]]
+    assert not passed, f"{name} passed {passed}, the checks made to catch it"
 
 
 @pytest.mark.parametrize("name", ISSUE_MUTANTS)
@@ -176,6 +189,38 @@ def test_issue_mutant_loses_points(issue_mutants, name):
 @pytest.mark.parametrize("name", OTHER_MUTANTS)
 def test_mutant_loses_points(other_mutants, name):
     _loses_points(other_mutants, name)
+
+
+@pytest.mark.parametrize(
+    "name, step",
+    [("simulate_extra_draw", "simulate"), ("backprop_empties_the_path", "backpropagate")],
+)
+def test_a_wrong_tree_names_the_step_at_fault(issue_mutants, name, step):
+    """mcts_search grows another tree than the reference because one of the student's steps is
+    wrong: the failure names that step, and only it, not the search."""
+    (outcome,) = [
+        o
+        for o in issue_mutants[name].outcomes
+        if o.test.func.__name__ == "test_search_same_tree_as_reference"
+    ]
+    assert not outcome.passed
+    assert f"The fault is in your `{step}`:" in outcome.output, outcome.output
+    others = [s for s in ("select_child", "expand", "simulate", "backpropagate") if s != step]
+    assert not any(f"your `{s}`" in outcome.output for s in others), outcome.output
+
+
+def test_the_tie_break_message_shows_the_order_the_children_were_added(issue_mutants):
+    """The selection that follows the dict's order fails on a tree whose children were added out
+    of order: the message shows them in that order, as it says."""
+    (outcome,) = [
+        o
+        for o in issue_mutants["select_ignores_tie_break_order"].outcomes
+        if o.test.func.__name__ == "test_select_child_ties"
+    ]
+    assert "in the order added" in outcome.output
+    shown = outcome.output.split("(action: (visits, wins)) ", 1)[1].split("}", 1)[0] + "}"
+    actions = list(ast.literal_eval(shown))
+    assert actions != sorted(actions), outcome.output
 
 
 def test_every_graded_function_has_a_mutant():
