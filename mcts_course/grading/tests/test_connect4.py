@@ -1,4 +1,8 @@
-"""Grading tests of exercise 5: Connect Four rules on a plain board, and an MCTS player."""
+"""Grading tests of exercise 5: Connect Four rules on a plain board, and an MCTS player.
+
+PYTEST_DONT_REWRITE: a failed assert reads as its message (the hint follows), not as pytest's
+comparison of the grader's variables.
+"""
 
 from __future__ import annotations
 
