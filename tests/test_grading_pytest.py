@@ -53,12 +53,23 @@ def test_pytest_grades_a_submission(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(marks('bandits'))} passed, " in done.stdout
     assert f"total     {most('bandits'):g} / {most('bandits'):g}" in done.stdout
-    assert "warning" not in (done.stdout + done.stderr).lower()  # no unknown marker, no option
+    assert "warnings summary" not in done.stdout and "Warning" not in done.stderr
     data = json.loads(results.read_text())
     assert data["score"] == most("bandits") and isinstance(data["score"], float)
     assert all(isinstance(t["score"], float) for t in data["tests"])
     assert isinstance(data["execution_time"], int) and data["execution_time"] <= wall
     assert data["extra_data"]["files"] == {"bandits": str(sub / "bandits.py")}
+
+
+def test_no_warning_from_the_checkout_without_the_test_tools(tmp_path):
+    """a student's install has no pytest-timeout: pytest run in the checkout (its pyproject.toml
+    configuration) warns of no unknown option"""
+    sub = build("reference", tmp_path / "sub", files=("bandits",))
+    args = ["-p", "no:timeout", "--pyargs", "mcts_course.grading", f"--submission={sub}"]
+    done = pytest_run(*args, "-k", "unplayed", cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "configfile: pyproject.toml" in done.stdout  # the checkout's configuration was read
+    assert "warnings summary" not in done.stdout and "Warning" not in done.stderr
 
 
 def test_pytest_fails_a_wrong_submission(tmp_path):
