@@ -151,10 +151,7 @@ def grade(
     def work(g: Graded) -> Graded:
         folder = out / g.name
         folder.mkdir(parents=True, exist_ok=True)
-        name_option = ["--submission-name", g.name]
-        data = run_one(
-            g.path, folder / "results.json", folder / "pytest.log", tests, options + name_option
-        )
+        data = run_one(g.path, folder / "results.json", folder / "pytest.log", tests, options)
         g.outcomes = outcomes_of(data)
         g.files = dict((data.get("extra_data") or {}).get("files", {}))
         g.log = (folder / "pytest.log").read_text(encoding="utf-8", errors="replace")

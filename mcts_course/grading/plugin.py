@@ -216,11 +216,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--results-json", metavar="FILE", help="write Gradescope's results.json")
     group.addoption("--grades-csv", metavar="FILE", help="write this submission's grades.csv")
-    group.addoption(
-        "--submission-name",
-        metavar="NAME",
-        help="the submission's name in grades.csv (default: the name of --submission)",
-    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -370,7 +365,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         text = json.dumps(grading.results(), indent=2)
         atomic_write(Path(option("results_json")), text)
     if option("grades_csv"):
-        name = option("submission_name") or Path(grading.submission or "notebook").name
+        name = Path(grading.submission or "notebook").name
         rows = [(name, list(grading.outcomes.values()))]
         atomic_write(Path(option("grades_csv")), grades_csv(rows))
 
