@@ -120,6 +120,7 @@ class Grading:
         self.outcomes: dict[str, Outcome] = {}  # node id -> outcome, in the order run
         self.runs: dict[str, Any] = {}  # set name -> SetRun
         self.cpu: dict[str, float] = {}  # set name -> its tests' time limits, summed
+        self.last: dict[str, str] = {}  # node id of a set's last test -> the set
         self.started = time.monotonic()
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._sources: dict | None = None
@@ -269,10 +270,13 @@ def pytest_collection_modifyitems(
             "mcts_course.grading --submission PATH (a folder such as exercises/, a .py file or "
             "a notebook)"
         )
+    last: dict[str, str] = {}  # set -> the node id of its last test
     for item in items:
         points = item.stash.get(POINTS, None)
         if isinstance(points, Points):
             grading.cpu[points.set_name] = grading.cpu.get(points.set_name, 0) + points.timeout
+            last[points.set_name] = item.nodeid
+    grading.last = {nodeid: set_name for set_name, nodeid in last.items()}
     if grading.submission is not None:
         from mcts_course.grading.remote import protect_private_files
 
@@ -350,6 +354,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         seconds=round(seconds, 3),
     )
     return report
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """After a set's last test its student process goes, not at the end of the run."""
+    grading = item.config.stash[GRADING]
+    if grading.last.get(item.nodeid) in grading.runs:
+        grading.runs[grading.last[item.nodeid]].close()
 
 
 # -- the end of the run ----------------------------------------------------------------------

@@ -141,8 +141,10 @@ class SetRun:
         return Student(connection, self.names), connection
 
     def close(self) -> None:
+        """Kill the student's process (once: its pipes' descriptors are closed only once)."""
         if self.transport is not None:
             self.transport.kill()
+            self.transport = None
 
 
 def process_run(
