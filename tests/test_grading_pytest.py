@@ -79,6 +79,9 @@ def test_pytest_fails_a_wrong_submission(tmp_path):
     )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "FAILED tests/test_bandits.py::test_ucb1_choice" in done.stdout
+    points = dict((name, p) for name, p, _ in marks("bandits"))["test_ucb1_choice"]
+    assert "_ test_ucb1_choice: [bandits] " in done.stdout  # the failure's title: what it cost
+    assert f" (0 / {points:g}) _" in done.stdout
     assert "Hint: " in done.stdout and "Traceback" not in done.stdout
 
 

@@ -338,6 +338,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         status, message = verdict(run, connection, error, points.hint, points.timeout)
         if report.failed:
             report.longrepr = message  # the curated message, not the grader's traceback
+            path, line, domain = report.location  # the failure's title: what it cost, and why
+            title = f"{domain}: [{points.exercise}] {points.name} (0 / {points.value:g})"
+            report.location = (path, line, title)
     else:  # a bad marker, a test without `student`, an error in a fixture of the test
         status = "passed" if report.passed else "failed"
         message = "" if report.passed else str(report.longrepr)
