@@ -34,7 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # check and grade pass the options they do not know on to pytest (-x, -k, --exercise...)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not getattr(args, "passes_options_on", False):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if unknown:
+        args.pytest_args = unknown
     try:
         return int(args.func(args) or 0)
     except UsageError as error:

@@ -1,48 +1,48 @@
-"""Grading submissions: scores per test and per exercise, grades.csv and results.json.
+"""Grading many submissions: one pytest run each, several at once, then grades.csv.
 
-``grade(submissions, out_dir)`` grades every submission (a folder of exercise files or
-notebooks, or one such file) against every exercise set, several sets at once (a thread per
-set being graded, each with the student's code in its own process).  Nothing one submission
-does can stop the others from being graded: see :mod:`mcts_course.grading.runner`.
+``grade(submissions, out_dir)`` runs ``python -m pytest --pyargs mcts_course.grading
+--submission S --results-json OUT/S/results.json`` for every submission (``n_jobs`` at a time,
+each in its own process, its output kept in OUT/S/pytest.log), then writes OUT/grades.csv from
+the results.json files.  The tests, the points and the messages are those of any other pytest
+run of the plugin (:mod:`mcts_course.grading.plugin`); this module only starts runs and reads
+their results.  A run that ends without writing its results.json (pytest itself failed) still
+gets one, with a score of 0 and the end of its output, so that every other grade is written.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
+import subprocess
+import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcts_course.grading.framework import GradingTest, collect_tests
-from mcts_course.grading.remote import protect_private_files, public_package
-from mcts_course.grading.runner import run_set
-from mcts_course.grading.sets import EXERCISES, SETS
-from mcts_course.grading.sources import find_sources, solutions_import
+from mcts_course.grading.report import (
+    Outcome,
+    atomic_write,
+    by_exercise,
+    grades_csv,
+    outcomes_of,
+)
+
+GRADING = Path(__file__).resolve().parent  # --pyargs mcts_course.grading, as a folder
+RUN_CAP = 3600  # seconds of one submission's pytest run, whatever its tests allow
+LOG_TAIL = 3000  # characters of a failed run's output quoted in its results.json
 
 
 @dataclass
-class TestOutcome:
-    test: GradingTest
-    passed: bool
-    score: float
-    output: str
-    seconds: float = 0.0
-    status: str = ""
+class Graded:
+    """One submission's grade: its outcomes, read back from its results.json."""
 
-
-@dataclass
-class SubmissionGrade:
     name: str
     path: Path
-    outcomes: list[TestOutcome] = field(default_factory=list)
-    files: dict[str, str] = field(default_factory=dict)  # set -> file used
-    seconds: float = 0.0
+    outcomes: list[Outcome] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # set -> the file graded
+    log: str = ""  # pytest's output
 
     @property
     def score(self) -> float:
@@ -50,197 +50,131 @@ class SubmissionGrade:
 
     @property
     def max_score(self) -> float:
-        return sum(o.test.points for o in self.outcomes)
+        return sum(o.max_score for o in self.outcomes)
 
     def by_exercise(self) -> dict[str, tuple[float, float]]:
-        table: dict[str, tuple[float, float]] = {}
-        for o in self.outcomes:
-            got, most = table.get(o.test.exercise, (0.0, 0.0))
-            table[o.test.exercise] = (got + o.score, most + o.test.points)
-        return table
+        return by_exercise(self.outcomes)
 
 
-def grade_set(
-    source,
-    set_name: str,
-    tests: list[GradingTest],
-    memory_mb: int = 1024,
-    public_root: Path | None = None,
-    on_result: Callable | None = None,
-):
-    """Outcomes of one set's tests for one source file (None: the file is missing)."""
-    if source is None:
-        why = (
-            f"no file for {set_name} was found (expected {set_name}.py or a notebook "
-            f"with its functions)"
-        )
-        return [TestOutcome(t, False, 0.0, why) for t in tests]
-    where = solutions_import(source.everything or source.code)
-    if where is not None:
-        why = (
-            f"no points for this exercise: {source.path.name} imports the reference "
-            f"solutions (mcts_course.solutions, {where})"
-        )
-        return [TestOutcome(t, False, 0.0, why) for t in tests]
-    results = run_set(source, set_name, tests, memory_mb, public_root, on_result)
+def pytest_command(
+    submission: Path,
+    results: Path,
+    tests: Iterable[str | Path] = (),
+    options: Iterable[str] = (),
+) -> list[str]:
+    """The pytest run that grades ``submission`` into ``results`` (absolute paths: the run's
+    folder is not the caller's)."""
     return [
-        TestOutcome(t, r.passed, r.score, r.output, r.seconds, r.status)
-        for t, r in zip(tests, results, strict=True)
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "--pyargs",
+        str(GRADING),
+        *(str(Path(t).resolve()) for t in tests),
+        # one token each: pytest would look for its configuration in a loose path argument
+        f"--submission={submission.resolve()}",
+        f"--results-json={results.resolve()}",
+        *options,
     ]
+
+
+def run_one(
+    submission: Path,
+    results: Path,
+    log: Path,
+    tests: Iterable[str | Path] = (),
+    options: Iterable[str] = (),
+) -> dict:
+    """Grade one submission in its own pytest process; its results.json data."""
+    results.unlink(missing_ok=True)
+    command = pytest_command(submission, results, tests, options)
+    with open(log, "w", encoding="utf-8") as out:
+        try:
+            done = subprocess.run(
+                command,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=log.parent,
+                timeout=RUN_CAP,
+            )
+            ended = f"exit status {done.returncode}"
+        except subprocess.TimeoutExpired:
+            ended = f"stopped after {RUN_CAP} s"
+    try:
+        return json.loads(results.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        tail = log.read_text(encoding="utf-8", errors="replace")[-LOG_TAIL:]
+        data = {
+            "score": 0.0,
+            "output": f"the grader could not grade this submission ({ended}):\n{tail}",
+            "stdout_visibility": "hidden",
+            "tests": [],
+        }
+        atomic_write(results, json.dumps(data, indent=2))
+        return data
 
 
 def grade(
     submissions: Iterable[str | Path],
     out_dir: str | Path | None = None,
-    extra_tests: list[str] | None = None,
+    extra_tests: Iterable[str | Path] = (),
     n_jobs: int | None = None,
     memory_mb: int = 1024,
     sets: Iterable[str] | None = None,
-    only_present: bool = False,
-    progress: Callable[[str], None] | None = None,
     timeout_scale: float = 1.0,
-    on_result: Callable | None = None,
     exercises: Iterable[str] | None = None,
-) -> list[SubmissionGrade]:
-    """Grade each submission; with ``out_dir`` also write grades.csv and results.json files.
+    pytest_args: Iterable[str] = (),
+    progress: Callable[[str], None] | None = None,
+) -> list[Graded]:
+    """Grade each submission (a folder, a .py file or a notebook); with ``out_dir`` keep
+    ``OUT/<name>/results.json`` and ``pytest.log`` and write ``OUT/grades.csv``.
 
-    ``only_present`` skips the sets a submission has no file for (for ``mcts-course check``);
-    ``timeout_scale`` multiplies every test's time limit (a slow machine, or tests);
-    ``on_result(test, result)`` is called as each test finishes (``mcts-course check``);
-    ``exercises`` keeps only the tests of those exercises.
-    When the grader runs as root, the private files (reference solutions, tests) are first made
-    unreadable by other users, and the student's code runs as ``nobody``.
+    ``extra_tests`` are the instructor's test files or folders; ``sets`` and ``exercises`` keep
+    the tests of those exercise sets or exercises; ``pytest_args`` go to every pytest run.
     """
-    protect_private_files(extra_tests)
-    set_names = list(sets or SETS)
-    keep = set(exercises) if exercises is not None else None
-    tests = {
-        s: [
-            replace(t, timeout=t.timeout * timeout_scale)
-            for t in collect_tests(s, extra_tests)
-            if keep is None or t.exercise in keep
-        ]
-        for s in set_names
-    }
-    grades, jobs = [], []
+    options = ["-q", "--timeout-scale", str(timeout_scale), "--memory-mb", str(memory_mb)]
+    for s in sets or ():
+        options += ["--exercise-set", s]
+    for e in exercises or ():
+        options += ["--exercise", e]
+    options += list(pytest_args)
+    tests = list(extra_tests)
+    graded: list[Graded] = []
     for path in map(Path, submissions):
-        grade_ = SubmissionGrade(_unique_name(path, grades), path)
-        grades.append(grade_)
-        sources = find_sources(path)
-        for s in set_names:
-            if only_present and s not in sources:
-                continue
-            if s in sources:
-                grade_.files[s] = str(sources[s].path)
-            jobs.append((grade_, s, sources.get(s)))
+        graded.append(Graded(_unique_name(path, graded), path))
+    scratch = tempfile.TemporaryDirectory(prefix="mcts-grades-") if out_dir is None else None
+    out = Path(out_dir if out_dir is not None else scratch.name)
 
-    public_dir = tempfile.TemporaryDirectory(prefix="mcts-public-")
-    public_root = public_package(Path(public_dir.name))
-    Path(public_dir.name).chmod(0o755)
-
-    def work(job):
-        grade_, s, source = job
-        started = time.perf_counter()
-        outcomes = grade_set(source, s, tests[s], memory_mb, public_root, on_result)
-        if progress:
-            got = sum(o.score for o in outcomes)
-            progress(f"{grade_.name}: {s} {got:g}/{sum(t.points for t in tests[s]):g}")
-        return grade_, s, outcomes, time.perf_counter() - started
+    def work(g: Graded) -> Graded:
+        folder = out / g.name
+        folder.mkdir(parents=True, exist_ok=True)
+        data = run_one(g.path, folder / "results.json", folder / "pytest.log", tests, options)
+        g.outcomes = outcomes_of(data)
+        g.files = dict((data.get("extra_data") or {}).get("files", {}))
+        g.log = (folder / "pytest.log").read_text(encoding="utf-8", errors="replace")
+        if progress is not None:
+            progress(f"{g.name}: {g.score:g} / {g.max_score:g}")
+        return g
 
     workers = max(1, n_jobs or os.cpu_count() or 1)
-    done: dict[tuple[int, str], list[TestOutcome]] = {}
-    with public_dir, ThreadPoolExecutor(max_workers=workers) as pool:
-        for grade_, s, outcomes, seconds in pool.map(work, jobs):
-            done[(id(grade_), s)] = outcomes
-            grade_.seconds += seconds
-    for grade_ in grades:  # the sets in a fixed order, whatever order they finished in
-        for s in set_names:
-            grade_.outcomes += done.get((id(grade_), s), [])
-    if out_dir is not None:
-        write_outputs(grades, Path(out_dir))
-    return grades
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(work, graded))
+        if out_dir is not None:
+            atomic_write(out / "grades.csv", grades_csv([(g.name, g.outcomes) for g in graded]))
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+    return graded
 
 
-def _unique_name(path: Path, earlier: list[SubmissionGrade]) -> str:
+def _unique_name(path: Path, earlier: list[Graded]) -> str:
     name = path.name or str(path)
     taken = {g.name for g in earlier}
     candidate, k = name, 2
     while candidate in taken:
         candidate, k = f"{name}-{k}", k + 1
     return candidate
-
-
-# -- outputs ---------------------------------------------------------------------------------
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def exercise_columns(grades: list[SubmissionGrade]) -> list[str]:
-    """The shipped exercises, then any new exercise of the instructor's tests."""
-    extra = []
-    for g in grades:
-        for o in g.outcomes:
-            if o.test.exercise not in EXERCISES and o.test.exercise not in extra:
-                extra.append(o.test.exercise)
-    return list(EXERCISES) + extra
-
-
-def grades_csv(grades: list[SubmissionGrade]) -> str:
-    columns = exercise_columns(grades)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["submission", "score", "max_score", *columns])
-    for g in grades:
-        table = g.by_exercise()
-        writer.writerow(
-            [g.name, _num(g.score), _num(g.max_score)]
-            + [_num(table[e][0]) if e in table else "" for e in columns]
-        )
-    return out.getvalue()
-
-
-def _num(x: float) -> str:
-    return f"{x:g}"
-
-
-def results_json(grade_: SubmissionGrade) -> dict:
-    """Gradescope's results.json: one entry per test; the score is their sum."""
-    from mcts_course.grading.report import summary_table
-
-    tests = []
-    for number, o in enumerate(grade_.outcomes, 1):
-        tests.append(
-            {
-                "name": f"[{o.test.exercise}] {o.test.name}",
-                "number": str(number),
-                "score": o.score,
-                "max_score": o.test.points,
-                "status": "passed" if o.passed else "failed",
-                "output": o.output,
-                "output_format": "text",
-                "visibility": o.test.visibility,
-                "tags": [o.test.exercise],
-            }
-        )
-    return {
-        "score": sum(t["score"] for t in tests),
-        "execution_time": round(grade_.seconds, 1),
-        "output": summary_table(grade_),
-        "stdout_visibility": "hidden",
-        "tests": tests,
-    }
-
-
-def write_outputs(grades: list[SubmissionGrade], out_dir: Path) -> None:
-    for g in grades:
-        atomic_write(out_dir / g.name / "results.json", json.dumps(results_json(g), indent=2))
-    atomic_write(out_dir / "grades.csv", grades_csv(grades))

@@ -10,7 +10,8 @@ objects (a tree after ``backpropagate``, a generator after ``simulate``) and han
 result.  The test then judges it here, with the reference, in the grader's process.
 
 A notebook's ``check`` uses the same connection with the student's code in the notebook's own
-process (:class:`LocalTransport`): the same questions and answers, without the isolation.
+process (:class:`mcts_course.grading.notebook.NotebookTransport`): the same questions and
+answers, without the isolation.
 """
 
 from __future__ import annotations
@@ -429,41 +430,6 @@ class StudentProcess:
             if reply.get("id") != self.sequence:
                 continue  # not the answer to this question (stray output on the channel)
             return reply, time.monotonic() - started
-
-
-class LocalTransport:
-    """The student's code in this very process (a notebook's ``check``): no isolation."""
-
-    def __init__(self, namespace: dict, functions: list[str]):
-        from mcts_course.grading.server import Server
-
-        self._callback: Callable[[dict], dict] | None = None
-        self.server = Server(namespace, "<notebook>", self._ask_grader)
-        self.names = {n for n, v in namespace.items() if callable(v)}
-
-    def _ask_grader(self, message: dict) -> dict:
-        return json.loads(json.dumps(self._callback(json.loads(json.dumps(message)))))
-
-    def exchange(self, message, budget, callback, function):
-        from mcts_course.grading.framework import TestTimeout, alarm
-
-        self._callback = callback
-        started = time.monotonic()
-        try:
-            with alarm(budget):
-                reply = self.server.handle(json.loads(json.dumps(message)))
-        except TestTimeout:
-            stack = list(self.server.stack)
-            self.server.stack.clear()
-            where = stack[-1] if stack else function
-            raise StudentGone(where, "timed out", "timed out") from None
-        return json.loads(json.dumps(reply)), time.monotonic() - started
-
-    def alive(self) -> bool:
-        return True
-
-    def kill(self) -> None:
-        pass
 
 
 # -- the grader's view of the student ------------------------------------------------------

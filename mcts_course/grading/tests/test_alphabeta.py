@@ -1,4 +1,8 @@
-"""Grading tests of exercise 6: alpha-beta from minimax on Othello."""
+"""Grading tests of exercise 6: alpha-beta from minimax on Othello.
+
+PYTEST_DONT_REWRITE: a failed assert reads as its message (the hint follows), not as pytest's
+comparison of the grader's variables.
+"""
 
 from __future__ import annotations
 

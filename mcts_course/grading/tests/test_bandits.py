@@ -1,4 +1,8 @@
-"""Grading tests of exercise 7: bandit policies for primitive Monte Carlo."""
+"""Grading tests of exercise 7: bandit policies for primitive Monte Carlo.
+
+PYTEST_DONT_REWRITE: a failed assert reads as its message (the hint follows), not as pytest's
+comparison of the grader's variables.
+"""
 
 from __future__ import annotations
 

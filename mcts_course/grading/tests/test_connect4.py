@@ -2,6 +2,9 @@
 
 Every expected answer is computed before the student's code sees the input, and the student's
 code gets its own copy: whatever it does to a board cannot change what it is graded against.
+
+PYTEST_DONT_REWRITE: a failed assert reads as its message (the hint follows), not as pytest's
+comparison of the grader's variables.
 """
 
 from __future__ import annotations

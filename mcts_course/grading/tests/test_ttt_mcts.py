@@ -1,4 +1,8 @@
-"""Grading tests of exercises 1-4: MCTS on tic-tac-toe (exercises/ttt_mcts.py)."""
+"""Grading tests of exercises 1-4: MCTS on tic-tac-toe (exercises/ttt_mcts.py).
+
+PYTEST_DONT_REWRITE: a failed assert reads as its message (the hint follows), not as pytest's
+comparison of the grader's variables.
+"""
 
 from __future__ import annotations
 
