@@ -47,6 +47,7 @@ def test_pytest_grades_a_submission(tmp_path):
         f"--submission={sub}",
         "--exercise-set=bandits",
         f"--results-json={results}",
+        f"--grades-csv={tmp_path / 'grades.csv'}",
         cwd=tmp_path,
     )
     wall = time.monotonic() - started
@@ -59,6 +60,12 @@ def test_pytest_grades_a_submission(tmp_path):
     assert all(isinstance(t["score"], float) for t in data["tests"])
     assert isinstance(data["execution_time"], int) and data["execution_time"] <= wall
     assert data["extra_data"]["files"] == {"bandits": str(sub / "bandits.py")}
+    (row,) = csv.DictReader(open(tmp_path / "grades.csv", newline=""))
+    assert (row["submission"], float(row["bandits"]), row["ttt_selection"]) == (
+        "sub",
+        most("bandits"),
+        "",  # not graded in this run
+    )
 
 
 def test_no_warning_from_the_checkout_without_the_test_tools(tmp_path):
@@ -139,7 +146,7 @@ def test_pytest_runs_hidden_tests_alone(tmp_path, hidden):
     done = pytest_run(str(hidden), f"--submission={sub}", cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 failed, 1 passed" in done.stdout
-    failure = done.stdout.split("test_fails ___")[1]
+    failure = done.stdout.split("_ test_fails: [bandits_extra] test_fails (0 / 1) _")[1]
     # pytest explains the instructor's assert (rewritten: not a package module); the hint last
     assert failure.index("expected arm 0") < failure.index("assert 1 == 0")
     assert failure.index("assert 1 == 0") < failure.index("Hint: arm 0")

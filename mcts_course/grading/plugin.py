@@ -7,9 +7,10 @@ registered through the ``pytest11`` entry point)::
 It provides:
 
 * ``--submission PATH``: the student's files (a folder, a ``.py`` file or a notebook);
-  ``--exercise NAME`` keeps the tests of one exercise, ``--timeout-scale X`` multiplies every
-  time limit, ``--memory-mb MB`` caps the student's process, ``--results-json FILE`` and
-  ``--grades-csv FILE`` write Gradescope's results.json and a one-row grades.csv;
+  ``--exercise-set SET`` and ``--exercise NAME`` keep the tests of a set or of an exercise,
+  ``--timeout-scale X`` multiplies every time limit, ``--memory-mb MB`` caps the student's
+  process, ``--results-json FILE`` and ``--grades-csv FILE`` write Gradescope's results.json
+  and a one-row grades.csv;
 * the ``points(value, exercise=..., hint=..., timeout=..., visibility=...)`` marker: what a
   test is worth, the hint shown when it fails, the student's time it allows (seconds of the
   student's code only: the test's own work is free) and its Gradescope visibility (tests
