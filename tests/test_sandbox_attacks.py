@@ -115,9 +115,21 @@ os._exit(1)
 
 @as_root
 def test_the_solutions_are_out_of_reach_by_path(tmp_path, drop):
-    """The student's code opens the reference solutions and the tests by their absolute paths
-    (the grader's interpreter tells where the package is): it reads nothing of them."""
-    paths = [SOLUTIONS / "bandits.py", sandbox.PACKAGE / "grading" / "tests" / "test_bandits.py"]
+    """The student's code opens the reference solutions, the tests and an instructor's hidden
+    test (in a folder every user may read) by their absolute paths (the grader's interpreter
+    tells where the package is): it reads nothing of them."""
+    hidden = Path(tempfile.mkdtemp(prefix="hidden-", dir="/tmp"))
+    hidden.chmod(0o755)
+    (hidden / "test_hidden.py").write_text(
+        "import pytest\n\n\n@pytest.mark.points(1, exercise='bandits')\n"
+        "def test_secret(student):\n    assert student.has('ucb1_choice')  # SECRET_HIDDEN\n"
+    )
+    (hidden / "test_hidden.py").chmod(0o644)
+    paths = [
+        SOLUTIONS / "bandits.py",
+        sandbox.PACKAGE / "grading" / "tests" / "test_bandits.py",
+        hidden / "test_hidden.py",
+    ]
     attack = f"""
 seen = []
 for path in {[str(p) for p in paths]!r}:
@@ -127,10 +139,17 @@ for path in {[str(p) for p in paths]!r}:
         seen.append(type(error).__name__)
 open({str(drop / "seen")!r}, "w").write(repr(seen))
 """
-    (result,) = grade([submission(tmp_path / "s", attack)], sets=["bandits"])
+    try:
+        (result,) = grade(
+            [submission(tmp_path / "s", attack)], sets=["bandits"], extra_tests=[hidden]
+        )
+    finally:
+        import shutil
+
+        shutil.rmtree(hidden, ignore_errors=True)
     seen = eval((drop / "seen").read_text())  # noqa: S307 - written by the test's attack
     assert all(s in ("", "PermissionError", "FileNotFoundError") for s in seen), seen
-    assert result.score == full_marks()
+    assert result.score == full_marks() + 1  # the hidden test ran, and passed
 
 
 # -- 2. isolation inside a batch --------------------------------------------------------------

@@ -33,6 +33,7 @@ import os
 import random
 import signal
 import stat
+import sys
 import tempfile
 import threading
 import time
@@ -325,7 +326,14 @@ def pytest_collection_modifyitems(
 
         # The instructor's test files are hidden from the student's process like the package's
         # own tests (a mount over them, as root): no permission of theirs is changed.
+        # The folders given on the command line go too (a hidden test's helpers and data), but
+        # not one holding this package or the interpreter (`pytest . --submission ...`).
         hidden = {str(i.path) for i in items if not Path(str(i.path)).is_relative_to(SHIPPED)}
+        for arg in config.args:
+            path = Path(arg.split("::")[0]).resolve()
+            needed = (SHIPPED.parent, Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve())
+            if path.exists() and not any(n.is_relative_to(path) for n in needed):
+                hidden.add(str(path))
         process.EXTRA_PRIVATE[:] = sorted(hidden)
 
 

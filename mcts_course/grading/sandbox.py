@@ -206,11 +206,13 @@ def hidden(extra: list[str] | None = None, expose: list[str] | None = None) -> l
     interpreter under /root becomes reachable there): the child mounts an empty folder or
     /dev/null over them before dropping root."""
     inside = [Path(e) for e in expose or []]
-    return [
-        [str(p), p.is_dir()]
+    found = [
+        p
         for p in private_files(extra)
         if readable_by_others(p) or any(e in Path(os.path.realpath(p)).parents for e in inside)
     ]
+    # a file inside a hidden folder is gone once the folder is covered: mounting over it fails
+    return [[str(p), p.is_dir()] for p in found if not any(f in p.parents for f in found)]
 
 
 def student_paths() -> list[str]:
