@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 import time
@@ -214,3 +215,46 @@ def test_gradescope_mode(tmp_path, monkeypatch):
     assert data["score"] == sum(t["score"] for t in data["tests"]) == most("bandits")
     missing = [t for t in data["tests"] if "no file for ttt_mcts" in t["output"]]
     assert len(missing) == len(marks("ttt_mcts")) and all(t["score"] == 0 for t in missing)
+
+
+SEED_PROBE = '''import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.points(1, exercise="alphabeta")
+def test_seed(submission_seed):
+    Path(os.environ["SEED_OUT"]).write_text(str(submission_seed))
+'''
+
+
+def test_the_positions_seed_is_the_submissions_code(tmp_path):
+    """submission_seed (the alpha-beta positions' seed): the same code, the same seed in every
+    run (a grade can be reproduced); another code, another seed (a recorded table cannot know
+    the positions)"""
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    (probe / "test_seed.py").write_text(SEED_PROBE)
+    code = build("reference", tmp_path / "ref", files=("alphabeta",)) / "alphabeta.py"
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "alphabeta.py").write_text(code.read_text() + "\nTABLE = {}\n")
+
+    def seed(folder: Path) -> str:
+        out = tmp_path / "seed.txt"
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", str(probe)]
+            + [f"--submission={folder}"],
+            cwd=tmp_path,
+            env={**os.environ, "SEED_OUT": str(out)},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return out.read_text()
+
+    first = seed(code.parent)
+    assert seed(code.parent) == first
+    assert seed(other) != first

@@ -18,6 +18,11 @@ It provides:
 * the ``student`` fixture: the submission's names, ``student.select_child(root, 1.4)`` asking
   the student's process (:mod:`mcts_course.grading.remote`); one process per exercise set,
   started at its first test and again after it died;
+* the ``submission_seed`` fixture: a seed from the hash of the code graded (the alpha-beta
+  tests draw their positions from it: reproducible, and unknown to a table of answers);
+* fail closed: when the student's code cannot be confined (as root: a user id of its own,
+  :mod:`mcts_course.grading.sandbox`), the run stops at once with exit status
+  :data:`REFUSED` and the reason, and grades nothing;
 * the verdict of each graded test: a failure reads as the curated message with its hint (no
   traceback of the grader), a test needing a function that timed out or crashed above is
   skipped as "not run" at once, and the points table closes the terminal summary.

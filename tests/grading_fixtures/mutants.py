@@ -6,6 +6,7 @@ points.  ``build(name, folder)`` writes the four exercise files of a submission 
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import mcts_course.solutions as solutions
@@ -13,6 +14,43 @@ import mcts_course.solutions as solutions
 SOLUTIONS = Path(solutions.__file__).parent
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 SET_FILES = ("ttt_mcts", "connect4", "alphabeta", "bandits")
+
+
+def _seed_of(text: str) -> int:
+    """The plugin's submission_seed of a file holding ``text``."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
+
+
+REFERENCE_SEED = _seed_of((SOLUTIONS / "alphabeta.py").read_text())
+# Answers recorded at the positions of test_same_value_as_minimax for the reference's code
+# (drawn as the test draws them), with a node count of 1: a table passes the pruning check.
+RECORDED_TABLE = f"""    table = globals().setdefault("RECORDED", {{}})
+    if not table:
+        import random as _random
+
+        from mcts_course.games import Othello
+        from mcts_course.grading.public import weighted
+
+        rng, found = _random.Random({REFERENCE_SEED} * 100 + 1), []
+        while len(found) < 24:
+            s = Othello()
+            for _ in range(rng.randint(2, 30)):
+                if s.is_terminal():
+                    break
+                s = s.play(rng.choice(s.legal_actions()))
+            if not s.is_terminal():
+                found.append(s)
+        for i, s in enumerate(found):
+            d, ev = 1 + i % 3, disc_difference if i % 2 else weighted
+            p = s.current_player if i % 4 < 2 else 1 - s.current_player
+            table[s.black, s.white, s.current_player, d, p, ev.__name__] = minimax(s, d, p, ev)
+    key = (state.black, state.white, state.current_player, depth, player, evaluate.__name__)
+    if key in table:
+        if stats is not None:
+            stats["nodes"] = stats.get("nodes", 0) + 1
+        return table[key]
+    return minimax(state, depth, player, evaluate, stats)
+"""
 
 # name: (file, text in the reference, replacement, the exercise that must lose points)
 # At least one for every graded function, and one for each wrong solution that issue 10 found
@@ -270,6 +308,17 @@ MUTANTS = {
         "    return minimax(state, depth, player, evaluate, stats)\n",
         "alphabeta",
     ),
+    # A table of answers recorded on the positions the reference's own grading showed (the
+    # positions come from a hash of the code graded), then minimax for whatever it misses: the
+    # table's code is another code, so it is graded on other positions.
+    "alphabeta_recorded_table": (
+        "alphabeta",
+        '    """Minimax with alpha-beta pruning: the same value when minimax\'s lies in (alpha, '
+        'beta)."""\n',
+        '    """Minimax with alpha-beta pruning: the same value when minimax\'s lies in (alpha, '
+        'beta)."""\n' + RECORDED_TABLE,
+        "alphabeta",
+    ),
     "best_move_full_window": (  # every child searched with (-inf, inf): no pruning from alpha
         "alphabeta",
         "value = alphabeta(state.play(a), depth - 1, player, evaluate, alpha, math.inf, stats)",
@@ -366,6 +415,7 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
         "test_best_move",
     ),
     "best_move_full_window": ("test_best_move",),
+    "alphabeta_recorded_table": ("test_same_value_as_minimax",),
     "ucb1_choice_rigs_the_arms": ("test_ucb1_choice",),
     "compare_policies_player_seed_is_seed": ("test_compare_policies_seeds_as_documented",),
 }
