@@ -100,10 +100,12 @@ class Runs:
         self.lock = threading.Lock()
         self.procs: set[subprocess.Popen] = set()
         self.stopped = False
+        self.refusal: SandboxError | None = None  # the first run's refusal, if one refused
 
-    def stop_all(self) -> None:
+    def stop_all(self, refusal: SandboxError | None = None) -> None:
         with self.lock:
             self.stopped = True
+            self.refusal = self.refusal or refusal
             procs = list(self.procs)
         for proc in procs:
             _stop(proc)
@@ -245,7 +247,11 @@ def grade(
 
             def work(item: tuple[int, Graded]) -> Graded:
                 number, g = item
-                data, log = run_one(g.path, private / str(number), tests, options, env, runs)
+                try:
+                    data, log = run_one(g.path, private / str(number), tests, options, env, runs)
+                except SandboxError as error:  # at once: no run goes on, none starts
+                    runs.stop_all(error)
+                    raise
                 g.outcomes = outcomes_of(data)
                 g.files = dict((data.get("extra_data") or {}).get("files", {}))
                 g.log = log
@@ -261,8 +267,11 @@ def grade(
                 try:
                     for future in futures:
                         future.result()
+                except SandboxError as error:
+                    # the first refusal, not another run's "grading stopped"
+                    raise (runs.refusal or error) from None
                 except BaseException:
-                    runs.stop_all()  # a refusal stops the batch: no run goes on, none starts
+                    runs.stop_all()  # Ctrl-C, or a failure of the grader itself
                     raise
         if outputs is not None:
             outputs.write_csv(grades_csv([(g.name, g.outcomes) for g in graded]))
