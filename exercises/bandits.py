@@ -7,8 +7,8 @@ Fill in the functions marked ``raise NotImplementedError``.  Check your work wit
 Primitive Monte Carlo spends its random playouts on the moves at the root only.  Each move is an
 arm of a multi-armed bandit: ``counts[i]`` playouts of move i so far and ``sums[i]`` the sum of
 their rewards (win 1, draw 0.5, loss 0 for the player to move).  A policy picks the arm that gets
-the next playout: UCB1, epsilon-greedy or softmax (Boltzmann) exploration.  ``MCTSPlayer``
-(given) puts the same policies inside MCTS, at every node of the tree.
+the next playout: UCB1, epsilon-greedy or softmax (Boltzmann) exploration.
+``BanditMCTSPlayer`` (given) puts the same policies inside MCTS, at every node of the tree.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
-from mcts_course.agents import MCTSAgent, Node
+from mcts_course.agents import MCTSAgent
+from mcts_course.agents import Node as AgentNode  # the library's, not the exercises' Node
 from mcts_course.games import TicTacToe
 from mcts_course.games.base import GameState
 
@@ -104,7 +105,7 @@ class MonteCarloPlayer:
         return monte_carlo_move(state, self.playouts, self.policy, self.rng)
 
 
-class MCTSPlayer(MCTSAgent):
+class BanditMCTSPlayer(MCTSAgent):
     """The course's MCTS with a policy of this exercise choosing the child at every node of the
     tree, where UCT uses UCB1 (given).  Each node is a bandit: its children are the arms."""
 
@@ -113,7 +114,7 @@ class MCTSPlayer(MCTSAgent):
         self.bandit = make_policy(policy, **kw)
         self.name = f"MCTS-{policy}({iterations})"
 
-    def select_child(self, node: Node) -> Node:
+    def select_child(self, node: AgentNode) -> AgentNode:
         children = sorted(node.children.values(), key=lambda child: child.action)
         counts = [child.visits for child in children]
         sums = [child.wins for child in children]  # rewards of the player choosing at node

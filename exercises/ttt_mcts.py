@@ -24,28 +24,12 @@ from collections.abc import Callable, Sequence
 from mcts_course.games import TicTacToe  # noqa: F401 - for play_game and play_human
 from mcts_course.games.base import GameState, Returns
 
-
-class Node:
-    """A node of the search tree (given: do not change it)."""
-
-    def __init__(self, state: GameState, parent: Node | None = None, action: int | None = None):
-        self.state = state
-        self.parent = parent
-        self.action = action  # the action that led here from the parent
-        self.children: dict[int, Node] = {}
-        self.untried: list[int] = list(state.legal_actions())  # actions not expanded yet
-        self.visits = 0
-        self.wins = 0.0  # reward sum for `player`: win 1, draw 0.5, loss 0
-        # The player who moved INTO this node (for the root: the opponent of the player to move).
-        self.player = parent.state.current_player if parent else 1 - state.current_player
-
-    def __repr__(self) -> str:
-        return f"Node(action={self.action}, visits={self.visits}, wins={self.wins})"
-
-
-def reward(returns: Returns, player: int) -> float:
-    """The reward of ``player`` in [0, 1] from the returns (+1, 0, -1) of a finished game."""
-    return (returns[player] + 1) / 2
+# Given (do not change them): the search tree's ``Node``, with ``visits``, ``wins`` (for
+# ``node.player``, the player who moved INTO the node), ``children`` (a dict action -> Node),
+# ``untried`` (actions not expanded yet), ``parent``, ``action`` and ``state``; and
+# ``reward(returns, player)``, a finished game's reward in [0, 1].  Their code is shown on the
+# exercise page and in mcts_course/given.py.
+from mcts_course.given import Node, reward  # noqa: F401 - reward is for backpropagate
 
 
 # -- exercise 1: selection and simulation -------------------------------------------------------
@@ -126,7 +110,9 @@ def mcts_search(
         3. simulation: ``simulate`` from that node's state;
         4. backpropagation: ``backpropagate`` along the path from the root to that node.
 
-    Contract: ``root.visits == iterations`` at the end; ``rng`` defaults to ``random.Random()``.
+    Contract: ``root.visits == iterations`` at the end; ``rng`` defaults to ``random.Random()``;
+    ``rng`` is used only through ``expand`` and ``simulate`` (no other draws), so that the same
+    seed grows the same tree as the reference's: the grader compares the two trees.
     """
     raise NotImplementedError
 
@@ -202,11 +188,11 @@ def play_human(
     """Play a text game of tic-tac-toe between a person (as player ``human``) and ``player``.
 
     Contract: before every move, and once more at the end, show the board with
-    ``print_fn(str(state))``; every message goes through ``print_fn`` (never ``print``), every
-    answer through ``input_fn``.  When it is the person's turn, read a move name such as "b2"
-    with ``input_fn("your move: ")`` and parse it with ``state.parse_action``; if it is
-    unreadable or illegal (``state.parse_action`` or ``state.play`` raises a ValueError), say so
-    and ask again.  ``player`` chooses its moves with ``player.select_action(state)``.  Return
+    ``print_fn(str(state))`` (the grader passes its own ``print_fn`` and checks the boards it
+    gets).  When it is the person's turn, read a move name such as "b2" with
+    ``input_fn("your move: ")`` and parse it with ``state.parse_action``; if it is unreadable or
+    illegal (``state.parse_action`` or ``state.play`` raises a ValueError), say so and ask
+    again.  ``player`` chooses its moves with ``player.select_action(state)``.  Return
     ``state.returns()`` at the end.
     """
     raise NotImplementedError

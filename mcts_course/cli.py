@@ -34,7 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # check and grade pass the options they do not know on to pytest (-x, -k, --exercise...)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not getattr(args, "passes_options_on", False):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if unknown:
+        args.pytest_args = unknown
     try:
         return int(args.func(args) or 0)
     except UsageError as error:
@@ -42,3 +47,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as error:
+        # The grader's refusal (it cannot confine student code, or the batch is not private):
+        # the message is for the instructor, not a traceback; no grade was written.
+        from mcts_course.grading.sandbox import SandboxError
+
+        if not isinstance(error, SandboxError):
+            raise
+        print(f"mcts-course {args.command}: refused: {error}", file=sys.stderr)
+        return 3

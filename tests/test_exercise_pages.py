@@ -1,4 +1,5 @@
-"""The exercise pages of the book hold the same stubs as exercises/*.py, word for word.
+"""The exercise pages of the book hold the same stubs as exercises/*.py, word for word; the
+reference solutions hold the same given code; the teaching Node is defined once.
 
 Students in Colab work from the notebook, students with files from exercises/: both must get
 the same contract.  A stub edited in one place and not the other fails here.
@@ -55,3 +56,36 @@ def test_every_exercise_function_is_on_its_page(page):
     for name in PAGES[page]:
         for function in definitions((ROOT / "exercises" / name).read_text()):
             assert function in on_page, f"exercises/{name}: {function} is missing from {page}"
+
+
+def given(source: str) -> dict[str, str]:
+    """The given definitions of an exercise file: those the student does not fill in."""
+    return {
+        name: text
+        for name, text in definitions(source).items()
+        if "raise NotImplementedError" not in text
+    }
+
+
+@pytest.mark.parametrize("name", sorted({n for names in PAGES.values() for n in names}))
+def test_the_solution_holds_the_given_code_word_for_word(name):
+    """Given code has one source: code shared by several files (the teaching Node, reward,
+    disc_difference) is imported from mcts_course.given; code that must sit in the student's
+    module, because it calls the student's functions (make_policy, Position...), is written in
+    the exercise file, and the reference solution holds the same text."""
+    stub = given((ROOT / "exercises" / name).read_text())
+    solution = definitions((ROOT / "mcts_course" / "solutions" / name).read_text())
+    for function, text in stub.items():
+        assert solution.get(function) == text, f"{function} differs in solutions/{name}"
+
+
+def test_no_copy_of_the_teaching_node():
+    """The class the student reads is the class the grader builds trees of: one definition."""
+    for path in [
+        *ROOT.glob("exercises/*.py"),
+        *(ROOT / "mcts_course").rglob("*.py"),
+        *ROOT.glob("book/*.md"),
+    ]:
+        if path.name == "given.py" or "agents" in path.parts:
+            continue  # the library's own Node (agents/mcts.py) is another class
+        assert "class Node:" not in path.read_text(), path

@@ -102,11 +102,11 @@ def test_the_validator_catches_mistakes():
 
 
 def test_results_json_of_the_grader_follows_the_format(tmp_path):
-    from mcts_course.grading.grader import grade, results_json
+    from mcts_course.grading.grader import grade
 
     sub = build("reference", tmp_path / "sub", files=("bandits",))
-    (result,) = grade([sub], sets=["bandits", "connect4"])  # connect4: no file
-    data = json.loads(json.dumps(results_json(result)))
+    grade([sub], tmp_path / "out", sets=["bandits", "connect4"])  # connect4: no file
+    data = json.loads((tmp_path / "out" / "sub" / "results.json").read_text())
     assert check_results(data) == [], check_results(data)
     assert any(t["status"] == "failed" for t in data["tests"])
 
@@ -224,7 +224,7 @@ def test_gradescope_end_to_end():
         with zipfile.ZipFile(root / wheel) as w:
             names = w.namelist()
             assert "mcts_course/solutions/ttt_mcts.py" in names
-            assert "mcts_course/grading/tests_ttt_mcts.py" in names
+            assert "mcts_course/grading/tests/test_ttt_mcts.py" in names
             assert any(n.endswith("entry_points.txt") for n in names)
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from grading_fixtures.points import most
 
 from mcts_course.grading.grader import grade
 from mcts_course.grading.sets import SETS
@@ -66,11 +67,9 @@ def test_notebook_runs_and_stubs_score_zero(name, tmp_path):
 
 
 def test_solved_notebook_scores_full_marks(tmp_path):
-    from mcts_course.grading.framework import collect_tests
-
-    most = sum(t.points for t in collect_tests("ttt_mcts"))
+    best = most("ttt_mcts")
     texts = execute(solved("14_tictactoe_exercises", ("ttt_mcts",)), tmp_path)
-    assert f"total            {most:g} / {most:g}" in texts[-1], texts[-1]
+    assert f"total            {best:g} / {best:g}" in texts[-1], texts[-1]
 
 
 @pytest.mark.parametrize("name", list(NOTEBOOKS))
@@ -86,5 +85,5 @@ def test_grading_notebook_submissions(name, tmp_path):
     assert stub_grade.max_score > 0 and stub_grade.score == 0
     assert set(stub_grade.files) == set(sets)  # each set found in the notebook
     assert done_grade.score == done_grade.max_score, [
-        (o.test.name, o.output) for o in done_grade.outcomes if not o.passed
+        (o.name, o.output) for o in done_grade.outcomes if not o.passed
     ]

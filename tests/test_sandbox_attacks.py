@@ -7,6 +7,7 @@ users), created per test."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -47,13 +48,9 @@ def submission(folder: Path, prelude: str = "", name: str = "bandits") -> Path:
 
 
 def full_marks() -> float:
-    return sum(t.points for t in _tests())
+    from grading_fixtures.points import most
 
-
-def _tests():
-    from mcts_course.grading.framework import collect_tests
-
-    return collect_tests("bandits")
+    return most("bandits")
 
 
 def alive(pid: int) -> bool:
@@ -118,9 +115,21 @@ os._exit(1)
 
 @as_root
 def test_the_solutions_are_out_of_reach_by_path(tmp_path, drop):
-    """The student's code opens the reference solutions and the tests by their absolute paths
-    (the grader's interpreter tells where the package is): it reads nothing of them."""
-    paths = [SOLUTIONS / "bandits.py", sandbox.PACKAGE / "grading" / "tests_bandits.py"]
+    """The student's code opens the reference solutions, the tests and an instructor's hidden
+    test (in a folder every user may read) by their absolute paths (the grader's interpreter
+    tells where the package is): it reads nothing of them."""
+    hidden = Path(tempfile.mkdtemp(prefix="hidden-", dir="/tmp"))
+    hidden.chmod(0o755)
+    (hidden / "test_hidden.py").write_text(
+        "import pytest\n\n\n@pytest.mark.points(1, exercise='bandits')\n"
+        "def test_secret(student):\n    assert student.has('ucb1_choice')  # SECRET_HIDDEN\n"
+    )
+    (hidden / "test_hidden.py").chmod(0o644)
+    paths = [
+        SOLUTIONS / "bandits.py",
+        sandbox.PACKAGE / "grading" / "tests" / "test_bandits.py",
+        hidden / "test_hidden.py",
+    ]
     attack = f"""
 seen = []
 for path in {[str(p) for p in paths]!r}:
@@ -130,10 +139,17 @@ for path in {[str(p) for p in paths]!r}:
         seen.append(type(error).__name__)
 open({str(drop / "seen")!r}, "w").write(repr(seen))
 """
-    (result,) = grade([submission(tmp_path / "s", attack)], sets=["bandits"])
+    try:
+        (result,) = grade(
+            [submission(tmp_path / "s", attack)], sets=["bandits"], extra_tests=[hidden]
+        )
+    finally:
+        import shutil
+
+        shutil.rmtree(hidden, ignore_errors=True)
     seen = eval((drop / "seen").read_text())  # noqa: S307 - written by the test's attack
     assert all(s in ("", "PermissionError", "FileNotFoundError") for s in seen), seen
-    assert result.score == full_marks()
+    assert result.score == full_marks() + 1  # the hidden test ran, and passed
 
 
 # -- 2. isolation inside a batch --------------------------------------------------------------
@@ -179,48 +195,60 @@ open({str(drop / "done")!r}, "w").write("")
 
 
 CLEARS_ITS_BOARDS = """
+import sys
+
 _is_win = is_win
 
 
 def is_win(board, player):
     answer = _is_win(board, player)
-    for column in board:
-        column.clear()  # synced back into the grader's copy of the board: a cached one?
+    # only the boards the grader hands over, not its own search's (frame 1: the server's
+    # wrapper of every student function; frame 2: who called it)
+    if sys._getframe(2).f_globals.get("__name__", "").startswith("mcts_course.grading"):
+        for column in board:
+            column.clear()  # synced back into the grader's copy of the board: a cached one?
     return answer
 """
 
 
-@pytest.mark.parametrize("shared", [False, True], ids=["batch", "one-process"])
-def test_a_submission_cannot_change_the_tests_inputs_for_the_next(tmp_path, shared):
-    """A submission empties every board it is given, among them the grader's cached boards: the
-    next submission, graded after it, must still be graded on the real boards.  A batch grades
-    each submission's set in a process of its own; ``on_result`` (a single student's ``check``)
-    keeps one process: there the attack bites, which shows it is real."""
+HIDDEN_PROBE = """
+import pytest
+
+
+@pytest.mark.points(1, exercise="connect4")
+def test_a_board_given_comes_back_emptied(student):
+    board = [[0, 1], [1], [], [], [], [], []]
+    student.is_win(board, 0)
+    assert board == [[] for _ in range(7)]
+"""
+
+
+def test_a_submission_cannot_change_the_tests_inputs_for_the_next(tmp_path):
+    """A submission empties every board it is given, hoping to empty the grader's cached boards
+    for the next submission.  The attack is real: an instructor's test (in the same batch) sees
+    a board it handed over come back emptied in the grader's own memory.  It is held: the
+    shipped tests hand out copies, and each submission is graded in a pytest process of its own,
+    so the honest submission graded next gets full marks on the real boards."""
     reference = (SOLUTIONS / "connect4.py").read_text()
-    first = tmp_path / "clearer"
-    first.mkdir()
+    first = tmp_path / "subs" / "clearer"
+    first.mkdir(parents=True)
     (first / "connect4.py").write_text(reference + CLEARS_ITS_BOARDS)
-    second = tmp_path / "honest"
+    second = tmp_path / "subs" / "honest"
     second.mkdir()
     (second / "connect4.py").write_text(reference)
-    extra = {"on_result": lambda test, result: None} if shared else {}
-    try:
-        grades = {g.name: g for g in grade([first, second], sets=["connect4"], n_jobs=1, **extra)}
-    finally:
-        _clear_grading_caches()  # the one-process run poisoned this process's caches
-    honest = grades["honest"]
-    if shared:  # the attack is real: sharing the grader's process lets it bite
-        assert honest.score < honest.max_score
-    else:
-        assert honest.score == honest.max_score
-
-
-def _clear_grading_caches() -> None:
-    for name, module in list(sys.modules.items()):
-        if name.startswith("mcts_course.grading.tests_"):
-            for value in vars(module).values():
-                if callable(getattr(value, "cache_clear", None)):
-                    value.cache_clear()
+    probe = tmp_path / "hidden" / "test_probe.py"
+    probe.parent.mkdir()
+    probe.write_text(HIDDEN_PROBE)
+    grades = {
+        g.name: g
+        for g in grade([first, second], sets=["connect4"], n_jobs=1, extra_tests=[probe.parent])
+    }
+    by_name = {g: {o.name.split(" [")[0]: o for o in grades[g].outcomes} for g in grades}
+    probe_name = "test_a_board_given_comes_back_emptied"
+    assert by_name["clearer"][probe_name].passed  # the attack reaches the grader's objects
+    assert not by_name["honest"][probe_name].passed
+    shipped = [o for o in grades["honest"].outcomes if o.name != probe_name]
+    assert shipped and all(o.passed for o in shipped), [o.output for o in shipped]
 
 
 @as_root
@@ -340,14 +368,37 @@ server.Server.handle = evil
 @as_root
 def test_no_student_code_runs_when_the_sandbox_cannot_start(tmp_path, drop, monkeypatch):
     """The interpreter unreachable for the sandbox's user (here: not mounted where it lives):
-    grading is refused, and the submission's code never ran."""
+    the pytest run stops with the refusal (exit status REFUSED, the reason in its output, not a
+    warning among "Captured stderr"), and the submission's code never ran.  In this process,
+    so that the patched sandbox is the one the plugin uses."""
+    from mcts_course.grading.plugin import REFUSED
+
     if not sandbox.exposed():
         pytest.skip("every user can run this interpreter here: nothing to withhold")
     monkeypatch.setattr(sandbox, "exposed", lambda: [])
     attack = f"open({str(drop / 'ran')!r}, 'w').write('as root?')"
-    with pytest.raises(SandboxError, match="refuses to grade"):
-        grade([submission(tmp_path / "s", attack)], sets=["bandits"])
+    sub = submission(tmp_path / "s", attack)
+    results = tmp_path / "results.json"
+    args = ["-p", "no:cacheprovider", "-q", "--pyargs", "mcts_course.grading"]
+    args += [f"--submission={sub}", "--exercise-set=bandits", f"--results-json={results}"]
+    assert pytest.main(args) == REFUSED
+    assert "refuses to grade" in json.loads(results.read_text())["refused"]
     assert not (drop / "ran").exists()
+
+
+@as_root
+def test_a_refusal_in_a_run_stops_the_batch(tmp_path, drop, monkeypatch):
+    """A run that cannot confine student code (here: no user id to give its sandbox) makes
+    ``grade`` raise SandboxError and write no grade, none of the batch's code having run."""
+    monkeypatch.setenv("MCTS_GRADING_UIDS", "not-a-range")
+    attack = f"open({str(drop / 'ran')!r}, 'w').write('as root?')"
+    subs = [submission(tmp_path / "subs" / n, attack) for n in ("a", "b")]
+    out = tmp_path / "out"
+    with pytest.raises(SandboxError, match="MCTS_GRADING_UIDS"):
+        grade(subs, out, sets=["bandits"], n_jobs=2)
+    assert not (drop / "ran").exists()
+    assert not (out / "grades.csv").exists()
+    assert not any(out.rglob("results.json"))
 
 
 # -- 6. hard limits, few processes -------------------------------------------------------------

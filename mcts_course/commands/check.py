@@ -1,23 +1,33 @@
-"""`mcts-course check [PATH]`: grade your own exercise files and show what to fix."""
+"""`mcts-course check [PATH] [pytest options]`: grade your own exercise files and show what to fix.
+
+A thin front end over the grader's pytest run (:mod:`mcts_course.grading.plugin`):
+``python -m pytest --pyargs mcts_course.grading --submission PATH --exercise-set SET...``, with
+the exercise sets found in PATH, and any further option passed on to pytest.
+"""
 
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 from mcts_course.grading.sets import SETS
+
+# In this process mcts_course is imported before pytest starts, which pytest's assertion
+# rewriting of its plugin's package warns about; the grading tests are not rewritten anyway.
+REWRITE_WARNING = "ignore::pytest.PytestAssertRewriteWarning"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "check",
-        help="run the grading tests on your exercise files (a table of points and hints)",
+        help="run the grading tests on your exercise files (pytest, points and hints)",
         description="Run the grading tests on the exercise files in PATH (a folder such as "
-        "exercises/, or one .py file or notebook) and print the points per exercise, with a "
-        "hint for every failed test. Your code runs in a separate process with time and memory "
-        "limits and answers the tests' questions, exactly as in the instructor's grader. A "
-        "file grades only the exercise sets it defines. Exit status 1 when a test fails.",
+        "exercises/, or one .py file or notebook): pytest's report, a hint for every failed "
+        "test and the points per exercise. Your code runs in a separate process with time and "
+        "memory limits and answers the tests' questions, exactly as in the instructor's grader. "
+        "Only the exercise sets found in PATH are graded. Options after PATH that are not "
+        "listed here go to pytest (e.g. -x, -v, -k backprop, --exercise ttt_backprop). Exit "
+        "status 1 when a test fails.",
     )
     parser.add_argument(
         "path",
@@ -34,17 +44,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="SET",
         help=f"only this exercise set ({', '.join(SETS)})",
     )
-    parser.add_argument("--quiet", action="store_true", help="the table only, no hints")
-    parser.set_defaults(func=run)
+    parser.add_argument("--quiet", action="store_true", help="the points only, no messages")
+    parser.set_defaults(func=run, pytest_args=[], passes_options_on=True)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Grade the exercise files in PATH; exit status 1 when a test fails (as test runners do)."""
-    import threading
+    """Grade the exercise files in PATH; pytest's exit status (1 when a test fails)."""
+    import pytest
 
     from mcts_course.errors import UsageError
-    from mcts_course.grading.grader import grade
-    from mcts_course.grading.report import full_report
     from mcts_course.grading.sources import find_sources
 
     path = Path(args.path)
@@ -56,19 +64,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"no exercise file found in {path} (expected {', '.join(f'{s}.py' for s in SETS)})"
         )
-    for s in sets:
-        print(f"{s}: {present[s].path}")
-    lock = threading.Lock()
-
-    def show(test, result) -> None:  # each test as it finishes
-        mark = "ok  " if result.passed else result.status.upper() if result.status else "FAIL"
-        line = f"{mark:9} {result.score:g}/{test.points:g}  [{test.exercise}] {test.name}"
-        with lock:
-            print(line, flush=True)
-
-    started = time.perf_counter()
-    (result,) = grade([path], sets=sets, only_present=True, on_result=show)
-    print()
-    print(full_report(result, show_failures=not args.quiet))
-    print(f"({time.perf_counter() - started:.1f} s)")
-    return 0 if result.score == result.max_score else 1
+    # --submission=PATH in one piece: pytest would look for its configuration in a loose PATH
+    argv = ["-p", "no:cacheprovider", "-W", REWRITE_WARNING, "--pyargs", "mcts_course.grading"]
+    argv += [f"--submission={path}", *(f"--exercise-set={s}" for s in sets)]
+    if args.quiet:
+        argv.append("--tb=no")
+    return int(pytest.main([*argv, *args.pytest_args]))

@@ -1,8 +1,14 @@
-"""`mcts-course grade SUBMISSION... --out DIR`: grade many submissions (or one on Gradescope)."""
+"""`mcts-course grade SUBMISSION... --out DIR`: grade many submissions (or one on Gradescope).
+
+A thin front end over the grader's pytest run (:mod:`mcts_course.grading.grader`: one
+``python -m pytest --pyargs mcts_course.grading --submission S`` per submission, ``--jobs`` at
+a time); options it does not know go to every pytest run.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -19,26 +25,29 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "grade",
         help="grade submissions: grades.csv and Gradescope results.json files",
         description="Grade each SUBMISSION (a folder with a student's exercise files or "
-        "notebooks, or one such file). Writes DIR/grades.csv (submission, score, max_score, "
-        "then the points of each exercise) and DIR/<submission>/results.json in Gradescope's "
-        "format. Student code runs in separate processes with time and memory limits.",
+        "notebooks, or one such file), one pytest run each. Writes DIR/grades.csv "
+        "(submission, score, max_score, then the points of each exercise), and "
+        "DIR/<submission>/results.json (Gradescope's format) and pytest.log. Student code runs "
+        "in separate processes with time and memory limits. Options not listed here go to "
+        "pytest (e.g. --exercise ttt_backprop).",
     )
     parser.add_argument("submissions", nargs="*", metavar="SUBMISSION")
     parser.add_argument("--out", metavar="DIR", help="output folder (required unless --gradescope)")
     parser.add_argument(
         "--tests",
         action="append",
-        metavar="DIR",
+        metavar="PATH",
         default=[],
-        help="extra (hidden) tests: a folder of .py files whose functions carry "
-        "@mcts_course.grading.points(...); may be repeated",
+        help="the instructor's (hidden) tests: a pytest file or folder whose tests carry "
+        "@pytest.mark.points(value, exercise=...); students see them after the due date "
+        "unless they say visibility=...; may be repeated",
     )
     parser.add_argument(
         "--jobs",
         type=int,
         default=None,
         metavar="N",
-        help="child processes at once (default: the number of cores)",
+        help="submissions graded at once (default: the number of cores)",
     )
     parser.add_argument(
         "--memory-mb",
@@ -62,12 +71,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         f"(default {GRADESCOPE_RESULTS}); hidden tests from "
         f"$MCTS_GRADESCOPE_TESTS (default {GRADESCOPE_TESTS}) if it exists",
     )
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, pytest_args=[], passes_options_on=True)
 
 
 def run(args: argparse.Namespace) -> int:
     from mcts_course.errors import UsageError
-    from mcts_course.grading.grader import atomic_write, grade, results_json
+    from mcts_course.grading.grader import grade, grade_one, write_beside
 
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -76,26 +85,29 @@ def run(args: argparse.Namespace) -> int:
     for folder in args.tests:
         if not Path(folder).exists():
             raise UsageError(f"--tests {folder}: no such file or folder")
+    options = [
+        "-q",
+        "--timeout-scale",
+        str(args.timeout_scale),
+        "--memory-mb",
+        str(args.memory_mb),
+        *args.pytest_args,
+    ]
     if args.gradescope:
-        import json
-
-        submission = os.environ.get("MCTS_GRADESCOPE_SUBMISSION", GRADESCOPE_SUBMISSION)
+        submission = Path(os.environ.get("MCTS_GRADESCOPE_SUBMISSION", GRADESCOPE_SUBMISSION))
         results = Path(os.environ.get("MCTS_GRADESCOPE_RESULTS", GRADESCOPE_RESULTS))
         tests = list(args.tests)
         hidden = os.environ.get("MCTS_GRADESCOPE_TESTS", GRADESCOPE_TESTS)
         if Path(hidden).is_dir():
             tests.append(hidden)
-        if not Path(submission).exists():
+        if not submission.exists():
             raise UsageError(f"no submission at {submission}")
-        (result,) = grade(
-            [submission],
-            extra_tests=tests,
-            n_jobs=args.jobs,
-            memory_mb=args.memory_mb,
-            timeout_scale=args.timeout_scale,
-        )
-        atomic_write(results, json.dumps(results_json(result), indent=2))
-        print(f"score {result.score:g} / {result.max_score:g} -> {results}")
+        # SandboxError (student code not confinable) goes up: no results.json, exit status 3
+        data, log = grade_one(submission, tests, options)
+        write_beside(results, json.dumps(data, indent=2))
+        write_beside(results.parent / "pytest.log", log)
+        most = sum(t.get("max_score", 0) for t in data["tests"])
+        print(f"score {data['score']:g} / {most:g} -> {results}")
         return 0
     if not args.submissions:
         raise UsageError("give at least one SUBMISSION (or --gradescope)")
@@ -112,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
         n_jobs=args.jobs,
         memory_mb=args.memory_mb,
         timeout_scale=args.timeout_scale,
+        pytest_args=args.pytest_args,
         progress=lambda line: print(line, file=sys.stderr),
     )
     seconds = time.perf_counter() - started

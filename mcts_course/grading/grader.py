@@ -1,56 +1,61 @@
-"""Grading submissions: scores per test and per exercise, grades.csv and results.json.
+"""Grading many submissions: one pytest run each, several at once, then grades.csv.
 
-``grade(submissions, out_dir)`` grades every submission (a folder of exercise files or
-notebooks, or one such file) against every exercise set, several sets at once (a thread per
-set being graded, each with the student's code in its own process).  Nothing one submission
-does can stop the others from being graded: see :mod:`mcts_course.grading.runner`.
+``grade(submissions, out_dir)`` runs ``python -m pytest --pyargs mcts_course.grading
+--submission S --results-json ...`` for every submission (``n_jobs`` at a time, each in a
+process of its own: what one submission's answers change in the grader's memory, a cached input
+among them, dies with its run), then writes OUT/S/results.json and pytest.log and OUT/grades.csv.
+The tests, the points and the messages are those of any other pytest run of the plugin
+(:mod:`mcts_course.grading.plugin`); this module only starts runs and reads their results.  A
+run that ends without results (pytest itself failed) still gets a results.json with 0 and the
+end of its output, so that every other grade is written.
 
-As root (Gradescope, an instructor's batch) each student process runs as a user id of its own
-(:mod:`mcts_course.grading.sandbox`); the output folder is made, checked and held open before
-any student code runs; the grader changes no permission of the package it runs from.
+As root (Gradescope, an instructor's batch) the batch is prepared before any student code runs:
+the submissions must be closed to other users (each sandbox is such a user), the output folders
+are made, checked and held open (results are written through those handles, never through a
+path a student could have prepared), the runs write into a folder only root can enter, and the
+package the student's processes import is copied once.  A run that cannot confine student code
+refuses (:class:`SandboxError`): the whole batch stops, no grade is written.  No permission of
+the package the grader runs from is changed.
 """
 
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import json
 import os
 import secrets
+import signal
 import stat
+import subprocess
+import sys
 import tempfile
-import time
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcts_course.grading import process
-from mcts_course.grading.framework import GradingTest, collect_tests
-from mcts_course.grading.runner import run_set
-from mcts_course.grading.sandbox import SandboxError, is_root, public_package, readable_by_others
-from mcts_course.grading.sets import EXERCISES, SETS
-from mcts_course.grading.sources import find_sources, solutions_import
+from mcts_course.grading import sandbox
+from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
+from mcts_course.grading.report import Outcome, by_exercise, grades_csv, outcomes_of
+from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
+
+GRADING = Path(__file__).resolve().parent  # --pyargs mcts_course.grading, as a folder
+RUN_CAP = 3600  # seconds of one submission's pytest run, whatever its tests allow
+TERM_GRACE = 10.0  # seconds a run has to close its sandboxes after SIGTERM
+LOG_TAIL = 3000  # characters of a failed run's output quoted in its results.json
+LOG_CAP = 2 << 20  # bytes of a run's output kept in pytest.log
 
 
 @dataclass
-class TestOutcome:
-    test: GradingTest
-    passed: bool
-    score: float
-    output: str
-    seconds: float = 0.0
-    status: str = ""
+class Graded:
+    """One submission's grade: its outcomes, read back from its run's results."""
 
-
-@dataclass
-class SubmissionGrade:
     name: str
     path: Path
-    outcomes: list[TestOutcome] = field(default_factory=list)
-    files: dict[str, str] = field(default_factory=dict)  # set -> file used
-    seconds: float = 0.0
+    outcomes: list[Outcome] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # set -> the file graded
+    log: str = ""  # pytest's output
 
     @property
     def score(self) -> float:
@@ -58,245 +63,247 @@ class SubmissionGrade:
 
     @property
     def max_score(self) -> float:
-        return sum(o.test.points for o in self.outcomes)
+        return sum(o.max_score for o in self.outcomes)
 
     def by_exercise(self) -> dict[str, tuple[float, float]]:
-        table: dict[str, tuple[float, float]] = {}
-        for o in self.outcomes:
-            got, most = table.get(o.test.exercise, (0.0, 0.0))
-            table[o.test.exercise] = (got + o.score, most + o.test.points)
-        return table
+        return by_exercise(self.outcomes)
 
 
-def grade_set(
-    source,
-    set_name: str,
-    tests: list[GradingTest],
-    memory_mb: int = 1024,
-    public_root: Path | None = None,
-    on_result: Callable | None = None,
-):
-    """Outcomes of one set's tests for one source file (None: the file is missing)."""
-    if source is None:
-        why = (
-            f"no file for {set_name} was found (expected {set_name}.py or a notebook "
-            f"with its functions)"
-        )
-        return [TestOutcome(t, False, 0.0, why) for t in tests]
-    if source.refused:
-        return [TestOutcome(t, False, 0.0, source.refused) for t in tests]
-    where = solutions_import(source.everything or source.code)
-    if where is not None:
-        why = (
-            f"no points for this exercise: {source.path.name} imports the reference "
-            f"solutions (mcts_course.solutions, {where})"
-        )
-        return [TestOutcome(t, False, 0.0, why) for t in tests]
-    results = run_set(source, set_name, tests, memory_mb, public_root, on_result)
+def pytest_command(
+    submission: Path,
+    results: Path,
+    tests: Iterable[str | Path] = (),
+    options: Iterable[str] = (),
+) -> list[str]:
+    """The pytest run that grades ``submission`` into ``results`` (absolute paths: the run's
+    folder is not the caller's)."""
     return [
-        TestOutcome(t, r.passed, r.score, _cap(r.output), r.seconds, r.status)
-        for t, r in zip(tests, results, strict=True)
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "--pyargs",
+        str(GRADING),
+        *(str(Path(t).resolve()) for t in tests),
+        # one token each: pytest would look for its configuration in a loose path argument
+        f"--submission={submission.resolve()}",
+        f"--results-json={results.resolve()}",
+        *options,
     ]
 
 
-OUTPUT_CAP = 20_000  # characters of one test's feedback (a message may quote student data)
+class Runs:
+    """The pytest runs under way, so that a refusal (or an interrupt) stops all of them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.procs: set[subprocess.Popen] = set()
+        self.stopped = False
+        self.refusal: SandboxError | None = None  # the first run's refusal, if one refused
+
+    def stop_all(self, refusal: SandboxError | None = None) -> None:
+        with self.lock:
+            self.stopped = True
+            self.refusal = self.refusal or refusal
+            procs = list(self.procs)
+        for proc in procs:
+            _stop(proc)
 
 
-def _cap(text: str) -> str:
-    text = str(text)
-    if len(text) <= OUTPUT_CAP:
-        return text
-    return text[:OUTPUT_CAP] + f"\n... ({len(text) - OUTPUT_CAP} characters cut)"
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM first: the run closes its sandboxes (kills their processes) on the way out."""
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(TERM_GRACE)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def run_one(
+    submission: Path,
+    scratch: Path,
+    tests: Iterable[str | Path] = (),
+    options: Iterable[str] = (),
+    env: dict[str, str] | None = None,
+    runs: Runs | None = None,
+) -> tuple[dict, str]:
+    """Grade one submission in its own pytest process; ``(results.json data, its output)``.
+
+    The run writes into ``scratch`` (a folder of the grader's: as root, only root may enter it);
+    the caller writes the results where they belong.  Raises SandboxError when the run refused
+    to grade."""
+    scratch.mkdir(mode=0o700)
+    results = scratch / "results.json"
+    command = pytest_command(submission, results, tests, options)
+    with tempfile.TemporaryFile() as out:  # unnamed: nothing to swap for a link
+        proc = None
+        if runs is not None:
+            with runs.lock:
+                if not runs.stopped:
+                    proc = _popen(command, out, scratch, env)
+                    runs.procs.add(proc)
+        else:
+            proc = _popen(command, out, scratch, env)
+        if proc is None:
+            raise SandboxError("grading stopped: another run refused")
+        try:
+            proc.wait(RUN_CAP)
+            ended = f"exit status {proc.returncode}"
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            ended = f"stopped after {RUN_CAP} s"
+        finally:
+            if runs is not None:
+                with runs.lock:
+                    runs.procs.discard(proc)
+        size = os.fstat(out.fileno()).st_size
+        out.seek(max(0, size - LOG_CAP))
+        log = out.read().decode("utf-8", errors="replace")
+    try:
+        data = json.loads(sandbox.read_regular(results, cap=64 << 20))
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+    except (OSError, ValueError):
+        if proc.returncode == REFUSED:
+            raise SandboxError(_refusal(log)) from None
+        data = {
+            "score": 0.0,
+            "output": f"the grader could not grade this submission ({ended}):\n{log[-LOG_TAIL:]}",
+            "stdout_visibility": "hidden",
+            "tests": [],
+        }
+    if data.get("refused") or proc.returncode == REFUSED:
+        raise SandboxError(str(data.get("refused") or _refusal(log)))
+    return data, log
+
+
+def grade_one(
+    submission: Path, tests: Iterable[str | Path] = (), options: Iterable[str] = ()
+) -> tuple[dict, str]:
+    """One submission (Gradescope's): ``(results.json data, pytest's output)``, from a run
+    prepared as a batch's are (see :func:`_batch_env`)."""
+    with _batch_env() as (private, env):
+        return run_one(Path(submission), private / "run", tests, options, env)
+
+
+def _popen(command: list[str], out, cwd: Path, env: dict | None) -> subprocess.Popen:
+    return subprocess.Popen(
+        command,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        env=env,
+    )
+
+
+def _refusal(log: str) -> str:
+    lines = [line for line in log.splitlines() if "refused to grade" in line]
+    return lines[-1].strip("! ") if lines else "the grader refused to grade (see pytest's output)"
 
 
 def grade(
     submissions: Iterable[str | Path],
     out_dir: str | Path | None = None,
-    extra_tests: list[str] | None = None,
+    extra_tests: Iterable[str | Path] = (),
     n_jobs: int | None = None,
     memory_mb: int = 1024,
     sets: Iterable[str] | None = None,
-    only_present: bool = False,
-    progress: Callable[[str], None] | None = None,
     timeout_scale: float = 1.0,
-    on_result: Callable | None = None,
     exercises: Iterable[str] | None = None,
-) -> list[SubmissionGrade]:
-    """Grade each submission; with ``out_dir`` also write grades.csv and results.json files.
+    pytest_args: Iterable[str] = (),
+    progress: Callable[[str], None] | None = None,
+) -> list[Graded]:
+    """Grade each submission (a folder, a .py file or a notebook); with ``out_dir`` write
+    ``OUT/<name>/results.json`` and ``pytest.log`` and ``OUT/grades.csv``.
 
-    ``only_present`` skips the sets a submission has no file for (for ``mcts-course check``);
-    ``timeout_scale`` multiplies every test's time limit (a slow machine, or tests);
-    ``on_result(test, result)`` is called as each test finishes (``mcts-course check``);
-    ``exercises`` keeps only the tests of those exercises.
-    When the grader runs as root, each student process runs as a user id of its own, with the
-    private files (reference solutions, tests) hidden from it; the grader refuses (SandboxError)
-    rather than run student code unconfined.  A submission that breaks the grader's side of a
-    set gets 0 on that set; every other grade is still written.
+    ``extra_tests`` are the instructor's test files or folders; ``sets`` and ``exercises`` keep
+    the tests of those exercise sets or exercises; ``pytest_args`` go to every pytest run.
+    Raises SandboxError (and writes nothing) when student code cannot be confined, or when, as
+    root, other users can read the submissions of a batch or the output folder is not the
+    grader's own.
     """
-    process.EXTRA_PRIVATE[:] = [str(p) for p in extra_tests or []]
-    submissions = [Path(p) for p in submissions]
-    if is_root() and len(submissions) > 1:
-        _check_batch_private(submissions)
-    set_names = list(sets or SETS)
-    keep = set(exercises) if exercises is not None else None
-    tests = {
-        s: [
-            replace(t, timeout=t.timeout * timeout_scale)
-            for t in collect_tests(s, extra_tests)
-            if keep is None or t.exercise in keep
-        ]
-        for s in set_names
-    }
-    grades, jobs = [], []
-    for path in submissions:
-        grade_ = SubmissionGrade(_unique_name(path, grades), path)
-        grades.append(grade_)
-        sources = find_sources(path)
-        for s in set_names:
-            if only_present and s not in sources:
-                continue
-            if s in sources:
-                grade_.files[s] = str(sources[s].path)
-            jobs.append((grade_, s, sources.get(s)))
-
+    options = ["-q", "--timeout-scale", str(timeout_scale), "--memory-mb", str(memory_mb)]
+    for s in sets or ():
+        options += ["--exercise-set", s]
+    for e in exercises or ():
+        options += ["--exercise", e]
+    options += list(pytest_args)
+    tests = list(extra_tests)
+    paths = [Path(p) for p in submissions]
+    if is_root() and len(paths) > 1:
+        _check_batch_private(paths)
+    graded: list[Graded] = []
+    for path in paths:
+        graded.append(Graded(_unique_name(path, graded), path))
     # Before any student code runs: the output folders, made (or checked) and held open.
-    outputs = Outputs(Path(out_dir), [g.name for g in grades]) if out_dir is not None else None
-    public_dir = tempfile.TemporaryDirectory(prefix="mcts-public-")
-    public_root = public_package(Path(public_dir.name))
-    Path(public_dir.name).chmod(0o755)
-
-    def work(job) -> list[TestOutcome]:
-        grade_, s, source = job
-        try:
-            return grade_set(source, s, tests[s], memory_mb, public_root, on_result)
-        except SandboxError:
-            raise  # the grader cannot confine student code: no grade at all
-        except Exception as error:  # noqa: BLE001 - this submission broke the grader's side
-            return _zero(tests[s], f"the grader could not grade this file ({type(error).__name__})")
-
-    def finished(job, outcomes: list[TestOutcome], seconds: float) -> None:
-        grade_, s, _ = job
-        done[(id(grade_), s)] = outcomes
-        grade_.seconds += seconds
-        if progress:
-            got = sum(o.score for o in outcomes)
-            progress(f"{grade_.name}: {s} {got:g}/{sum(t.points for t in tests[s]):g}")
-
-    workers = max(1, n_jobs or os.cpu_count() or 1)
-    done: dict[tuple[int, str], list[TestOutcome]] = {}
-    with public_dir, _private_tempdir():
-        if len(grades) > 1 and on_result is None and hasattr(os, "fork"):
-            # One process per submission's set: what a submission's answers change in the
-            # grader's memory (a cached input its reply was synced into...) dies with it, and a
-            # grader-side failure costs that set alone.
-            for job, outcomes, seconds in _forked(jobs, work, workers, tests):
-                finished(job, outcomes, seconds)
-        else:
-
-            def timed(job):
-                started = time.perf_counter()
-                return job, work(job), time.perf_counter() - started
-
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                for job, outcomes, seconds in pool.map(timed, jobs):
-                    finished(job, outcomes, seconds)
-    for grade_ in grades:  # the sets in a fixed order, whatever order they finished in
-        for s in set_names:
-            grade_.outcomes += done.get((id(grade_), s), [])
-    if outputs is not None:
-        outputs.write(grades)
-    return grades
-
-
-def _zero(tests: list[GradingTest], why: str) -> list[TestOutcome]:
-    return [TestOutcome(t, False, 0.0, f"{why}: 0 points", status="crashed") for t in tests]
-
-
-JOB_GRACE = 300.0  # seconds of the grader's own work allowed per set, beyond the tests' limits
-
-
-def _forked(jobs: list, work: Callable, workers: int, tests: dict) -> Iterator[tuple]:
-    """``(job, outcomes, seconds)`` for each job, as they finish, each graded by ``work`` in a
-    process forked from this one (at most ``workers`` at once), its outcomes sent back as JSON.
-    A process that dies or exceeds its tests' time limits plus :data:`JOB_GRACE` gives 0 on that
-    set; a SandboxError in one is raised here."""
-    import select
-    import signal
-
-    from mcts_course.grading import sandbox
-
-    if sandbox.is_root():
-        sandbox._base()  # before forking: the forks share it (and its registry of user ids)
-    pending, running = list(enumerate(jobs)), {}
-    while pending or running:
-        while pending and len(running) < workers:
-            i, job = pending.pop(0)
-            read, write = os.pipe()
-            started = time.perf_counter()
-            pid = os.fork()
-            if pid == 0:  # the child: grade, report, and leave without any cleanup of ours
-                try:
-                    os.close(read)
-                    outcomes = work(job)
-                    payload = [
-                        "ok",
-                        [[o.passed, o.score, o.output, o.seconds, o.status] for o in outcomes],
-                    ]
-                except SandboxError as error:
-                    payload = ["sandbox", str(error)]
-                except BaseException as error:  # noqa: BLE001 - reported, 0 for the set
-                    payload = ["error", type(error).__name__]
-                try:
-                    with os.fdopen(write, "w", encoding="utf-8") as f:
-                        f.write(json.dumps(payload))
-                finally:
-                    os._exit(0)
-            os.close(write)
-            limit = sum(t.timeout for t in tests[job[1]]) + JOB_GRACE
-            running[read] = (i, pid, [], started, started + limit)
-        now = time.perf_counter()
-        wait = max(0.0, min(r[4] for r in running.values()) - now)
-        ready = select.select(list(running), [], [], wait)[0]
-        for fd in list(running):
-            i, pid, chunks, started, deadline = running[fd]
-            chunk = os.read(fd, 1 << 20) if fd in ready else None
-            if chunk:
-                chunks.append(chunk)
-                continue
-            if chunk is None and time.perf_counter() < deadline:
-                continue
-            del running[fd]
-            os.close(fd)
-            if chunk is None:  # past its deadline
-                os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            job = jobs[i]
-            try:
-                outcomes = _outcomes(chunks if chunk is not None else None, tests[job[1]])
-            except SandboxError:
-                for _, other, *_ in running.values():
-                    os.kill(other, signal.SIGKILL)
-                    os.waitpid(other, 0)
-                raise
-            yield job, outcomes, time.perf_counter() - started
-
-
-def _outcomes(chunks: list[bytes] | None, tests: list[GradingTest]) -> list[TestOutcome]:
-    """A forked grading's outcomes from what it sent back (None: it ran out of time)."""
-    if chunks is None:
-        return _zero(tests, "the grader took too long on this file")
+    outputs = Outputs(Path(out_dir), [g.name for g in graded]) if out_dir is not None else None
+    runs = Runs()
     try:
-        kind, data = json.loads(b"".join(chunks))
-    except ValueError:
-        kind, data = "error", "its process died"
-    if kind == "sandbox":
-        raise SandboxError(data)
-    if kind != "ok":
-        return _zero(tests, f"the grader could not grade this file ({data})")
-    return [
-        TestOutcome(t, bool(p), float(score), str(out), float(sec), str(status))
-        for t, (p, score, out, sec, status) in zip(tests, data, strict=True)
-    ]
+        with _batch_env() as (private, env):
+
+            def work(item: tuple[int, Graded]) -> Graded:
+                number, g = item
+                try:
+                    data, log = run_one(g.path, private / str(number), tests, options, env, runs)
+                except SandboxError as error:  # at once: no run goes on, none starts
+                    runs.stop_all(error)
+                    raise
+                g.outcomes = outcomes_of(data)
+                g.files = dict((data.get("extra_data") or {}).get("files", {}))
+                g.log = log
+                if outputs is not None:
+                    outputs.write_submission(g.name, json.dumps(data, indent=2), log)
+                if progress is not None:
+                    progress(f"{g.name}: {g.score:g} / {g.max_score:g}")
+                return g
+
+            workers = max(1, n_jobs or os.cpu_count() or 1)
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                futures = [pool.submit(work, item) for item in enumerate(graded)]
+                try:
+                    for future in futures:
+                        future.result()
+                except SandboxError as error:
+                    # the first refusal, not another run's "grading stopped"
+                    raise (runs.refusal or error) from None
+                except BaseException:
+                    runs.stop_all()  # Ctrl-C, or a failure of the grader itself
+                    raise
+        if outputs is not None:
+            outputs.write_csv(grades_csv([(g.name, g.outcomes) for g in graded]))
+    finally:
+        if outputs is not None:
+            outputs.close()
+    return graded
+
+
+@contextlib.contextmanager
+def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
+    """A folder for the runs' results and the environment of the runs.  As root the folder is
+    root's alone and is the runs' TMPDIR (their own temporary files, pytest's among them); the
+    sandboxes' folder (with its locked registry of user ids) and the public copy of the package
+    are made once, in the system's temporary folder where the sandboxes' users can reach them,
+    and handed to every run; at the end every process of the batch's sandbox ids is killed
+    (a run stopped with SIGKILL could not do it)."""
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="mcts-grader-") as private:
+        os.chmod(private, 0o700)
+        with tempfile.TemporaryDirectory(prefix="mcts-public-") as public:
+            os.chmod(public, 0o755)  # the student's user imports the package from here
+            sandbox.public_package(Path(public))
+            env[PUBLIC_ENV] = public
+            if is_root():
+                env[sandbox.BASE_ENV] = str(sandbox._base())
+                env["TMPDIR"] = private
+            try:
+                yield Path(private), env
+            finally:
+                if is_root():
+                    sandbox.kill_registered()
 
 
 def _check_batch_private(submissions: list[Path]) -> None:
@@ -311,22 +318,6 @@ def _check_batch_private(submissions: list[Path]) -> None:
         )
 
 
-@contextlib.contextmanager
-def _private_tempdir():
-    """As root: the temporary files of the grading (a set's copy of the code...) go into a
-    folder only root can enter, while the sandboxes' folders stay where they were planned."""
-    if not is_root():
-        yield
-        return
-    with tempfile.TemporaryDirectory(prefix="mcts-grader-") as private:
-        os.chmod(private, 0o700)
-        old, tempfile.tempdir = tempfile.tempdir, private
-        try:
-            yield
-        finally:
-            tempfile.tempdir = old
-
-
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
 
 
@@ -339,12 +330,14 @@ class Outputs:
         out_dir.mkdir(parents=True, exist_ok=True)
         self.fd = self._open(str(out_dir), None, str(out_dir))
         self.subs: dict[str, int] = {}
-        for name in names:
-            try:
-                os.mkdir(name, 0o755, dir_fd=self.fd)
-            except FileExistsError:
-                pass
-            self.subs[name] = self._open(name, self.fd, str(out_dir / name))
+        try:
+            for name in names:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o755, dir_fd=self.fd)
+                self.subs[name] = self._open(name, self.fd, str(out_dir / name))
+        except BaseException:
+            self.close()
+            raise
 
     @staticmethod
     def _open(path: str, dir_fd: int | None, shown: str) -> int:
@@ -358,18 +351,23 @@ class Outputs:
             raise SandboxError(f"{shown}: the output folder must be yours, writable by you alone")
         return fd
 
-    def write(self, grades: list[SubmissionGrade]) -> None:
-        try:
-            for g in grades:
-                _write_at(self.subs[g.name], "results.json", json.dumps(results_json(g), indent=2))
-            _write_at(self.fd, "grades.csv", grades_csv(grades))
-        finally:
-            for fd in [self.fd, *self.subs.values()]:
+    def write_submission(self, name: str, results: str, log: str) -> None:
+        write_at(self.subs[name], "results.json", results)
+        write_at(self.subs[name], "pytest.log", log)
+
+    def write_csv(self, text: str) -> None:
+        write_at(self.fd, "grades.csv", text)
+
+    def close(self) -> None:
+        for fd in [self.fd, *self.subs.values()]:
+            with contextlib.suppress(OSError):
                 os.close(fd)
+        self.subs.clear()
 
 
-def _write_at(dir_fd: int, name: str, text: str) -> None:
-    """Write ``name`` in the folder ``dir_fd`` atomically (a temporary file, then a rename)."""
+def write_at(dir_fd: int, name: str, text: str) -> None:
+    """Write ``name`` in the folder ``dir_fd`` atomically (a temporary file, then a rename),
+    following no link."""
     tmp = f".{name}.{secrets.token_hex(6)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     fd = os.open(tmp, flags, 0o644, dir_fd=dir_fd)
@@ -383,84 +381,21 @@ def _write_at(dir_fd: int, name: str, text: str) -> None:
         raise
 
 
-def _unique_name(path: Path, earlier: list[SubmissionGrade]) -> str:
+def write_beside(path: Path, text: str) -> None:
+    """Write ``path`` (Gradescope's results.json) through its folder, opened without following
+    a link, atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = Outputs._open(str(path.parent), None, str(path.parent))
+    try:
+        write_at(fd, path.name, text)
+    finally:
+        os.close(fd)
+
+
+def _unique_name(path: Path, earlier: list[Graded]) -> str:
     name = path.name or str(path)
     taken = {g.name for g in earlier}
     candidate, k = name, 2
     while candidate in taken:
         candidate, k = f"{name}-{k}", k + 1
     return candidate
-
-
-# -- outputs ---------------------------------------------------------------------------------
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def exercise_columns(grades: list[SubmissionGrade]) -> list[str]:
-    """The shipped exercises, then any new exercise of the instructor's tests."""
-    extra = []
-    for g in grades:
-        for o in g.outcomes:
-            if o.test.exercise not in EXERCISES and o.test.exercise not in extra:
-                extra.append(o.test.exercise)
-    return list(EXERCISES) + extra
-
-
-def grades_csv(grades: list[SubmissionGrade]) -> str:
-    columns = exercise_columns(grades)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["submission", "score", "max_score", *columns])
-    for g in grades:
-        table = g.by_exercise()
-        writer.writerow(
-            [g.name, _num(g.score), _num(g.max_score)]
-            + [_num(table[e][0]) if e in table else "" for e in columns]
-        )
-    return out.getvalue()
-
-
-def _num(x: float) -> str:
-    return f"{x:g}"
-
-
-def results_json(grade_: SubmissionGrade) -> dict:
-    """Gradescope's results.json: one entry per test; the score is their sum."""
-    from mcts_course.grading.report import summary_table
-
-    tests = []
-    for number, o in enumerate(grade_.outcomes, 1):
-        tests.append(
-            {
-                "name": f"[{o.test.exercise}] {o.test.name}",
-                "number": str(number),
-                "score": o.score,
-                "max_score": o.test.points,
-                "status": "passed" if o.passed else "failed",
-                "output": o.output,
-                "output_format": "text",
-                "visibility": o.test.visibility,
-                "tags": [o.test.exercise],
-            }
-        )
-    return {
-        "score": sum(t["score"] for t in tests),
-        "execution_time": round(grade_.seconds, 1),
-        "output": summary_table(grade_),
-        "stdout_visibility": "hidden",
-        "tests": tests,
-    }
-
-
-def write_outputs(grades: list[SubmissionGrade], out_dir: Path) -> None:
-    Outputs(Path(out_dir), [g.name for g in grades]).write(grades)

@@ -1,11 +1,12 @@
 """Build the Gradescope autograder zip: ``python -m mcts_course.grading.gradescope OUT.zip``.
 
 Works from a checkout (``make gradescope``) and from an installed package.  The zip holds
-``setup.sh`` (a virtual environment with numpy and this package's wheel, which carries the
-tests; apt only when the image's Python lacks venv, after ``apt-get update``), ``run_autograder``
-(runs ``mcts-course grade --gradescope`` on /autograder/submission and writes
-/autograder/results/results.json), the wheel, and optionally a ``tests/`` folder of the
-instructor's hidden tests (``--tests DIR``), picked up from /autograder/source/tests.
+``setup.sh`` (a virtual environment with numpy, pytest and this package's wheel, which carries
+the tests and the pytest plugin; apt only when the image's Python lacks venv, after ``apt-get
+update``), ``run_autograder`` (runs ``mcts-course grade --gradescope``: the pytest run of
+``mcts-course grade`` on /autograder/submission, writing /autograder/results/results.json), the
+wheel, and optionally a ``tests/`` folder of the instructor's hidden tests (``--tests DIR``,
+plain pytest files), picked up from /autograder/source/tests.
 
 Gradescope runs both scripts as root: setup.sh makes the reference solutions, the tests and
 /autograder/source unreadable to other users (the installed package, not a checkout), and the
@@ -36,8 +37,8 @@ if ! "$PYTHON" -c "import ensurepip, venv" 2>/dev/null; then
     PYTHON=python3
 fi
 "$PYTHON" -m venv "$ROOT/venv"
-# The grader needs numpy only; --no-deps skips the book's plotting and widget libraries.
-"$ROOT/venv/bin/python" -m pip install --quiet "numpy>=1.24"
+# The grader needs numpy and pytest only; --no-deps skips the book's plotting and widgets.
+"$ROOT/venv/bin/python" -m pip install --quiet "numpy>=1.24" "pytest>=7.4"
 "$ROOT/venv/bin/python" -m pip install --quiet --no-deps "$SOURCE"/mcts_course-*.whl
 # The students' code runs as a user id of its own (no account needed): it may read the
 # interpreter and the libraries, never the reference solutions, the tests, the wheel or the
@@ -71,10 +72,13 @@ build-backend = "setuptools.build_meta"
 name = "mcts-course"
 version = "{version}"
 requires-python = ">=3.10"
-dependencies = ["numpy>=1.24"]
+dependencies = ["numpy>=1.24", "pytest>=7.4"]
 
 [project.scripts]
 mcts-course = "mcts_course.cli:main"
+
+[project.entry-points.pytest11]
+mcts_course = "mcts_course.grading.plugin"
 
 [tool.setuptools.packages.find]
 include = ["mcts_course*"]
@@ -129,8 +133,9 @@ def build_zip(out: str | Path, tests: str | Path | None = None, wheel: Path | No
                 info.external_attr = 0o755 << 16  # executable
                 z.writestr(info, text)
             z.write(wheel, wheel.name)
-            if tests:
-                for path in sorted(Path(tests).glob("*.py")):
+            if tests:  # a folder of pytest files (conftest.py included), or one file
+                tests = Path(tests)
+                for path in sorted(tests.glob("*.py")) if tests.is_dir() else [tests]:
                     z.write(path, f"tests/{path.name}")
     return out
 

@@ -9,8 +9,8 @@ that does not decode is the student's fault (0 for that test), and the process i
 (SIGSTOP) whenever no question is being answered, so that its code runs only on a test's time.
 When it ends, every process of its sandbox dies with it.
 
-:class:`LocalTransport` is the same conversation with the student's code in this very process
-(a notebook's ``check``): no isolation.
+A notebook's ``check`` has the same conversation with the student's code in its own process
+(:class:`mcts_course.grading.notebook.NotebookTransport`): no isolation.
 """
 
 from __future__ import annotations
@@ -429,41 +429,6 @@ class StudentProcess:
         self.kill()
         where = stack[-1] if stack else function
         raise StudentGone(where, "timed out", "timed out")
-
-
-class LocalTransport:
-    """The student's code in this very process (a notebook's ``check``): no isolation."""
-
-    def __init__(self, namespace: dict, functions: list[str]):
-        from mcts_course.grading.server import Server
-
-        self._callback: Callable[[dict], dict] | None = None
-        self.server = Server(namespace, "<notebook>", self._ask_grader)
-        self.names = {n for n, v in namespace.items() if callable(v)}
-
-    def _ask_grader(self, message: dict) -> dict:
-        return json.loads(json.dumps(self._callback(json.loads(json.dumps(message)))))
-
-    def exchange(self, message, budget, callback, function):
-        from mcts_course.grading.framework import TestTimeout, alarm
-
-        self._callback = callback
-        started = time.monotonic()
-        try:
-            with alarm(budget):
-                reply = self.server.handle(json.loads(json.dumps(message)))
-        except TestTimeout:
-            stack = list(self.server.stack)
-            self.server.stack.clear()
-            where = stack[-1] if stack else function
-            raise StudentGone(where, "timed out", "timed out") from None
-        return json.loads(json.dumps(reply)), time.monotonic() - started
-
-    def alive(self) -> bool:
-        return True
-
-    def kill(self) -> None:
-        pass
 
 
 def describe_student_error(error: StudentError, loading: bool = False) -> str:

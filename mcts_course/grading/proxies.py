@@ -3,7 +3,7 @@
 :class:`Connection` turns a test's call into a request with plain data, waits for the answer
 within the test's time budget (through a transport: a
 :class:`~mcts_course.grading.process.StudentProcess`, or a notebook's
-:class:`~mcts_course.grading.process.LocalTransport`), applies the answer's changes to the
+:class:`~mcts_course.grading.notebook.NotebookTransport`), applies the answer's changes to the
 grader's own objects (a tree after ``backpropagate``, a generator after ``simulate``) and hands
 back the result.  :class:`Student`, :class:`RemoteFunction` and :class:`RemoteObject` are what a
 test holds.  Nothing the student sends is trusted: decoding is bounded
@@ -244,3 +244,9 @@ class Student:
 
     def has(self, name: str) -> bool:
         return name in self._names
+
+    def __repr__(self) -> str:
+        # pytest shows fixtures' values in some reports: name what is there, ask nothing
+        shown = ", ".join(sorted(self._names)[:10])
+        more = f", ... ({len(self._names)} names)" if len(self._names) > 10 else ""
+        return f"<the submission's code: {shown}{more}>"

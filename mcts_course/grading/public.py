@@ -1,9 +1,10 @@
 """What the grader and the student's process share: the given ``Node`` class and the helper
 functions a test hands to the student's code by name (Othello evaluations for alpha-beta).
 
-Nothing here answers an exercise: the given code of the exercise files, and evaluations that
-are not graded.  A function listed in :data:`PUBLIC` crosses the process boundary as its name
-and runs in the student's process (calling back the grader for every evaluation would be slow).
+Nothing here answers an exercise: the given code of the exercise files (defined once in
+:mod:`mcts_course.given`), and evaluations that are not graded.  A function listed in
+:data:`PUBLIC` crosses the process boundary as its name and runs in the student's process
+(calling back the grader for every evaluation would be slow).
 """
 
 from __future__ import annotations
@@ -11,23 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mcts_course.games.base import GameState
+from mcts_course.given import Node, disc_difference
 
-
-class Node:
-    """A node of the search tree, as given in exercises/ttt_mcts.py."""
-
-    def __init__(self, state: GameState, parent: Node | None = None, action: int | None = None):
-        self.state = state
-        self.parent = parent
-        self.action = action
-        self.children: dict[int, Node] = {}
-        self.untried: list[int] = list(state.legal_actions())
-        self.visits = 0
-        self.wins = 0.0
-        self.player = parent.state.current_player if parent else 1 - state.current_player
-
-    def __repr__(self) -> str:
-        return f"Node(action={self.action}, visits={self.visits}, wins={self.wins})"
+__all__ = ["PUBLIC", "Node", "disc_difference", "weighted"]
 
 
 def _cells(state: GameState) -> list[tuple[int, int, int]]:
@@ -38,13 +25,6 @@ def _cells(state: GameState) -> list[tuple[int, int, int]]:
         for c, v in enumerate(row)
         if int(v) >= 0
     ]
-
-
-def disc_difference(state: GameState, player: int) -> float:
-    """Discs of ``player`` minus discs of the opponent; +-1000 times the result at the end."""
-    if state.is_terminal():
-        return 1000.0 * state.returns()[player]
-    return float(sum(1 if v == player else -1 for _, _, v in _cells(state)))
 
 
 WEIGHTS = (

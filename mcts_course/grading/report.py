@@ -1,43 +1,145 @@
-"""Plain-text score tables for students (``mcts-course check``, ``check(...)`` in a notebook)."""
+"""What a graded test leaves behind, and the files made of it: the points table, Gradescope's
+results.json and grades.csv.
+
+:class:`Outcome` is the one result type from a test to grades.csv: the pytest plugin makes one
+per graded test, results.json is a list of them (Gradescope's format, with the status and the
+student's seconds in ``extra_data``), and grades.csv is read back from the results.json files.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
 from mcts_course.grading.sets import EXERCISES
 
+STATUSES = ("passed", "failed", "not run", "timed out", "crashed")
 
-def summary_table(grade_) -> str:
-    """Points per exercise and in total."""
-    table = grade_.by_exercise()
+
+@dataclass
+class Outcome:
+    name: str  # the test's docstring (first line), else its function name
+    exercise: str
+    max_score: float
+    score: float
+    status: str  # one of STATUSES
+    output: str  # the curated message (with the hint) or what the student's code printed
+    visibility: str = "visible"
+    test: str = ""  # the pytest node id
+    seconds: float = 0.0  # the test's wall-clock time (set-up included)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def as_json(self, number: int) -> dict:
+        return {
+            "name": f"[{self.exercise}] {self.name}",
+            "number": str(number),
+            "score": float(self.score),
+            "max_score": float(self.max_score),
+            "status": "passed" if self.passed else "failed",
+            "output": self.output,
+            "output_format": "text",
+            "visibility": self.visibility,
+            "tags": [self.exercise],
+            "extra_data": {"status": self.status, "test": self.test, "seconds": self.seconds},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Outcome:
+        extra = data.get("extra_data") or {}
+        (exercise,) = data["tags"]
+        name = data["name"].removeprefix(f"[{exercise}] ")
+        return cls(
+            name,
+            exercise,
+            float(data["max_score"]),
+            float(data["score"]),
+            extra.get("status", data.get("status", "failed")),
+            data.get("output", ""),
+            data.get("visibility", "visible"),
+            extra.get("test", ""),
+            float(extra.get("seconds", 0.0)),
+        )
+
+
+def by_exercise(outcomes: list[Outcome]) -> dict[str, tuple[float, float]]:
+    """``{exercise: (points, most points)}`` in the order the exercises were met."""
+    table: dict[str, tuple[float, float]] = {}
+    for o in outcomes:
+        got, most = table.get(o.exercise, (0.0, 0.0))
+        table[o.exercise] = (got + o.score, most + o.max_score)
+    return table
+
+
+def points_table(outcomes: list[Outcome]) -> str:
+    """Points per exercise (the shipped ones in the course's order) and in total."""
+    table = by_exercise(outcomes)
     order = [e for e in EXERCISES if e in table] + [e for e in table if e not in EXERCISES]
     width = max([len(e) for e in order] + [8])
     lines = [f"{'exercise':<{width}}  points"]
     for e in order:
         got, most = table[e]
         lines.append(f"{e:<{width}}  {got:g} / {most:g}")
-    lines.append(f"{'total':<{width}}  {grade_.score:g} / {grade_.max_score:g}")
+    score = sum(o.score for o in outcomes)
+    most = sum(o.max_score for o in outcomes)
+    lines.append(f"{'total':<{width}}  {score:g} / {most:g}")
     return "\n".join(lines)
 
 
-def failures(grade_, max_lines: int = 8) -> str:
-    """The failed tests, each with the first lines of its message (and hint)."""
-    blocks = []
-    for o in grade_.outcomes:
-        if o.passed:
-            continue
-        lines = o.output.splitlines() or ["failed"]
-        if len(lines) > max_lines:  # cut the middle, never the hint at the end
-            hint = [line for line in lines if line.startswith("Hint: ")][-1:]
-            body = [line for line in lines if not line.startswith("Hint: ")]
-            lines = body[: max_lines - len(hint)] + ["..."] + hint
-        body = "\n".join("    " + line for line in lines)
-        blocks.append(f"[{o.test.exercise}] {o.test.name} (0 / {o.test.points:g})\n{body}")
-    return "\n".join(blocks)
+def results_json(outcomes: list[Outcome], seconds: float) -> dict:
+    """Gradescope's results.json: one entry per test, the score their sum (always a float, so
+    that every submission's file has the same types), the run's wall-clock time in whole
+    seconds (rounded down: never more than the run took)."""
+    return {
+        "score": float(sum(o.score for o in outcomes)),
+        "execution_time": int(seconds),
+        "output": points_table(outcomes),
+        "stdout_visibility": "hidden",
+        "tests": [o.as_json(number) for number, o in enumerate(outcomes, 1)],
+    }
 
 
-def full_report(grade_, show_failures: bool = True) -> str:
-    text = summary_table(grade_)
-    if show_failures:
-        failed = failures(grade_)
-        if failed:
-            text += "\n\nWhat to fix:\n" + failed
-    return text
+def outcomes_of(results: dict) -> list[Outcome]:
+    return [Outcome.from_json(t) for t in results.get("tests", [])]
+
+
+def grades_csv(rows: list[tuple[str, list[Outcome]]]) -> str:
+    """``submission, score, max_score`` and the points of each exercise (the shipped ones, then
+    any new exercise of the instructor's tests); one row per ``(name, outcomes)``."""
+    extra = [
+        o.exercise for _, outcomes in rows for o in outcomes if o.exercise not in EXERCISES
+    ]
+    columns = list(EXERCISES) + list(dict.fromkeys(extra))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["submission", "score", "max_score", *columns])
+    for name, outcomes in rows:
+        table = by_exercise(outcomes)
+        writer.writerow(
+            [
+                name,
+                f"{sum(o.score for o in outcomes):g}",
+                f"{sum(o.max_score for o in outcomes):g}",
+                *(f"{table[e][0]:g}" if e in table else "" for e in columns),
+            ]
+        )
+    return out.getvalue()
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

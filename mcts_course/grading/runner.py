@@ -1,48 +1,55 @@
-"""Running one exercise set's tests on one submission file: the referee loop.
+"""The referee's side of one exercise set of one submission, for the pytest plugin.
 
-The tests run here, in the grader's process; the student's code runs in a
-:class:`~mcts_course.grading.remote.StudentProcess` and only answers.  Each test gets a budget
-of the student's time (its ``timeout``).  When a function overruns it or kills its process, the
-process is replaced for the next test, and every later test that calls that function (directly
-or through the functions the contract says it uses, :data:`~mcts_course.grading.sets.DEPENDS`)
-is reported at once as not run, instead of waiting again.
+The tests run in pytest's process, with the reference solutions; the student's code runs in a
+:class:`~mcts_course.grading.remote.StudentProcess` and only answers.  :class:`SetRun` starts
+that process when a test first asks for it and again after it died, and remembers the functions
+that overran a time limit or crashed: every later test calling one of them (directly or through
+the functions the contract says it uses, :data:`~mcts_course.grading.sets.DEPENDS`) is not run,
+instead of waiting out its limit again.  :func:`verdict` turns what a test raised into the
+curated message a student reads (the hint last, so that no cut output hides it).
 """
 
 from __future__ import annotations
 
-import tempfile
-import time
+import ast
+import inspect
+import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from mcts_course.grading.framework import GradingTest
+from mcts_course.grading.pyparse import parse
 from mcts_course.grading.remote import (
     Connection,
     ImportFailed,
-    LocalTransport,
     MissingDefinition,
+    Student,
     StudentError,
     StudentGone,
     StudentProcess,
     describe_student_error,
-    public_package,
-    unprivileged_ids,
 )
 from mcts_course.grading.sets import DEPENDS, SETS
-from mcts_course.grading.sources import Source
+from mcts_course.grading.sources import Source, solutions_import
 
 PRINT_CAP = 2000  # characters of the student's printing quoted per test
 
 
-@dataclass
-class Result:
-    passed: bool
-    score: float
-    output: str
-    seconds: float = 0.0
-    status: str = "passed"  # passed, failed, not run, timed out, crashed
-    student_seconds: float = 0.0  # the part of ``seconds`` the student's process took
+class Unusable(Exception):
+    """The submission cannot answer for this set (no file, a file that does not load...)."""
+
+
+class DeadStudent:
+    """Stands for a submission that cannot answer: every question fails with the reason, so that
+    each test of the set fails (0 points) with the same message."""
+
+    def __init__(self, why: str):
+        self._why = why
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise Unusable(self._why)
 
 
 def closure(names: frozenset[str] | set[str], set_name: str) -> set[str]:
@@ -57,92 +64,167 @@ def closure(names: frozenset[str] | set[str], set_name: str) -> set[str]:
     return found
 
 
-def describe(error: BaseException, test: GradingTest) -> str:
-    """The message of a failed test, from what went wrong."""
-    if isinstance(error, AssertionError):
-        return str(error) or "assertion failed"
-    if isinstance(error, MissingDefinition):
-        return str(error)
-    if isinstance(error, StudentError):
-        return describe_student_error(error)
-    # the grader choked on the student's answer (e.g. None where a Node was due)
-    return f"your answer could not be used: {type(error).__name__}: {error}"
+def student_names(func: Callable, seen: set | None = None) -> frozenset[str]:
+    """``NAME`` of every ``student.NAME`` in ``func`` and in the module's functions it calls
+    (which of the student's functions a test needs, for "not run")."""
+    seen = seen if seen is not None else set()
+    if func in seen:
+        return frozenset()
+    seen.add(func)
+    try:
+        tree = parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return frozenset()
+    names: set[str] = set()
+    module_globals = getattr(func, "__globals__", {})
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "student"
+            and node.attr != "has"
+        ):
+            names.add(node.attr)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            helper = module_globals.get(node.func.id)
+            if inspect.isfunction(helper) and helper.__module__ == func.__module__:
+                names |= student_names(helper, seen)
+    return frozenset(names)
 
 
-class SetRunner:
-    """Runs a set's tests against one source, starting (and restarting) the student's process.
+def missing_file(set_name: str) -> str:
+    return (
+        f"no file for {set_name} was found (expected {set_name}.py or a notebook with its "
+        "functions)"
+    )
 
-    ``start()`` returns a fresh ``(transport, names, printed)``; it raises ImportFailed.
-    """
 
-    def __init__(self, set_name: str, tests: list[GradingTest], start: Callable):
-        self.set_name, self.tests, self.start = set_name, tests, start
-        self.transport = None
+class SetRun:
+    """One set of one submission: the student's process (or an in-process transport) and what
+    broke so far.  ``start()`` returns a fresh ``(transport, names)`` or raises ImportFailed."""
+
+    def __init__(
+        self,
+        set_name: str,
+        start: Callable[[], tuple[Any, set[str]]] | None,
+        why: str = "",
+        notes: list[str] | None = None,
+    ):
+        self.set_name, self.start, self.why = set_name, start, why
+        self.notes = notes or []
+        self.transport: Any = None
         self.names: set[str] = set()
-        self.printed_at_import = ""
         self.broken: dict[str, str] = {}  # function -> "timed out" / "crashed"
         self.failed: set[str] = set()  # functions whose own test failed
 
-    def run(self, on_result: Callable[[GradingTest, Result], None] | None = None) -> list[Result]:
-        results = []
-        for test in self.tests:
-            started = time.perf_counter()
-            result = self.run_one(test)
-            result.seconds = round(time.perf_counter() - started, 3)
-            results.append(result)
-            if on_result:
-                on_result(test, result)
-        if self.transport is not None:
-            self.transport.kill()
-        return results
-
-    def run_one(self, test: GradingTest) -> Result:
-        hint = f"\nHint: {test.hint}" if test.hint else ""
-        needed = closure(test.uses, self.set_name)
+    def not_run(self, needed: set[str]) -> str | None:
+        """Why a test needing ``needed`` is not run (a function it uses broke above), or None."""
         for function, what in self.broken.items():
             if function in needed:
-                return Result(
-                    False,
-                    0.0,
-                    f"not run: `{function}` {what} in a test above{hint}",
-                    0.0,
-                    "not run",
-                )
+                return f"not run: `{function}` {what} in a test above"
+        return None
+
+    def student(self, budget: float) -> tuple[Student | DeadStudent, Connection | None]:
+        """The student as a test sees it, with ``budget`` seconds of the student's time."""
+        if self.start is None:
+            return DeadStudent(self.why), None
         if self.transport is None or not self.transport.alive():
             try:
-                self.transport, self.names, self.printed_at_import = self.start()
+                self.transport, self.names = self.start()
             except ImportFailed as error:
-                self.transport = _Dead(str(error))
-                self.names = set()
-        if isinstance(self.transport, _Dead):
-            return Result(False, 0.0, f"{self.transport.why}{hint}", 0.0, "failed")
+                self.start, self.why = None, str(error)
+                return DeadStudent(self.why), None
         connection = Connection(self.transport)
-        from mcts_course.grading.remote import Student
+        connection.begin_test(budget)
+        return Student(connection, self.names), connection
 
-        student = Student(connection, self.names)
-        try:
-            connection.begin_test(test.timeout)
-            test.func(student)
-            passed, message, status = True, "", "passed"
-        except StudentGone as gone:
-            passed, status = False, gone.kind
-            self.broken.setdefault(gone.function, gone.kind)
-            if gone.kind == "timed out":
-                message = (
-                    f"stopped: your `{gone.function}` did not return within this test's time "
-                    f"limit of {test.timeout:g} s (an infinite loop? e.g. `state.play(a)` "
-                    "without `state = ...`)"
-                )
-            else:
-                message = f"the process running your code died in `{gone.function}`: {gone.why}"
-        except KeyboardInterrupt:
-            raise
-        except BaseException as error:  # noqa: BLE001 - the test's verdict, whatever happened
-            passed, message, status = False, describe(error, test), "failed"
-        if not passed:
-            direct = [n for n in dict.fromkeys(connection.direct)]
-            self.failed.update(direct)
-            culprits = sorted((connection.called - set(direct)) & self.failed)
+    def close(self) -> None:
+        """Kill the student's process (once: its pipes' descriptors are closed only once)."""
+        if self.transport is not None:
+            self.transport.kill()
+            self.transport = None
+
+
+def process_run(
+    source: Source | None,
+    set_name: str,
+    public_root: Path,
+    memory_mb: int,
+    cpu_seconds: int,
+) -> SetRun:
+    """A SetRun whose student code is ``source``, run in a StudentProcess (its own sandbox)."""
+    if source is None:
+        return SetRun(set_name, None, missing_file(set_name))
+    notes = list(source.notes)
+    if source.refused:  # a symbolic link, a FIFO...: never followed, 0 points
+        return SetRun(set_name, None, source.refused, notes)
+    where = solutions_import(source.everything or source.code)
+    if where is not None:
+        why = (
+            f"no points for this exercise: {source.path.name} imports the reference "
+            f"solutions (mcts_course.solutions, {where})"
+        )
+        return SetRun(set_name, None, why, notes)
+
+    def start() -> tuple[StudentProcess, set[str]]:
+        # The code goes through the pipe (code=): no file of it lies where the student's user
+        # could replace it.  A SandboxError here (the code cannot be confined) is not caught:
+        # the plugin stops the run (see plugin.student), no student code having run.
+        process = StudentProcess(
+            None,
+            source.path.name,
+            str(source.path.parent.resolve()),
+            list(SETS[set_name].functions) if set_name in SETS else [],
+            public_root,
+            memory_mb,
+            cpu_seconds,
+            code=source.code,
+        )
+        process.start()
+        return process, process.names
+
+    return SetRun(set_name, start, notes=notes)
+
+
+def verdict(
+    run: SetRun,
+    connection: Connection | None,
+    error: BaseException | None,
+    hint: str,
+    budget: float,
+) -> tuple[str, str]:
+    """``(status, message)`` of a test that raised ``error`` (None: it passed); status is
+    passed, failed, timed out or crashed.  Records what broke in ``run``."""
+    status, message = "passed", ""
+    if isinstance(error, StudentGone):
+        status = error.kind
+        run.broken.setdefault(error.function, error.kind)
+        if error.kind == "timed out":
+            message = (
+                f"stopped: your `{error.function}` did not return within this test's time "
+                f"limit of {budget:g} s (an infinite loop? e.g. `state.play(a)` without "
+                "`state = ...`)"
+            )
+        else:
+            message = f"the process running your code died in `{error.function}`: {error.why}"
+    elif error is not None:
+        status = "failed"
+        if isinstance(error, AssertionError):
+            message = str(error) or "assertion failed"
+        elif isinstance(error, MissingDefinition | Unusable):
+            message = str(error)
+        elif isinstance(error, StudentError):
+            message = describe_student_error(error)
+        else:  # the test choked on the student's answer (e.g. None where a Node was due)
+            message = f"your answer could not be used: {type(error).__name__}: {error}"
+    if connection is not None:
+        if status != "passed":
+            direct = list(dict.fromkeys(connection.direct))
+            # The function the test is about is the first it calls; the others it calls to
+            # find out why (a diagnosis: mcts_search's test re-runs the steps) are not blamed.
+            if direct:
+                run.failed.add(direct[0])
+            culprits = sorted((connection.called - set(direct)) & run.failed)
             if culprits and direct:
                 names = ", ".join(f"`{c}`" for c in culprits)
                 message += (
@@ -154,85 +236,8 @@ class SetRunner:
             if len(printed) > PRINT_CAP:
                 printed = printed[:PRINT_CAP] + f"\n... ({len(printed) - PRINT_CAP} characters cut)"
             message += ("\n" if message else "") + "Your code printed:\n" + printed.rstrip()
-        if not passed:
-            message += hint  # last, so that no cut output hides it
-        return Result(
-            passed, test.points if passed else 0.0, message.strip(), 0.0, status, connection.spent
-        )
-
-
-class _Dead:
-    """Stands for a submission file that could not be loaded."""
-
-    def __init__(self, why: str):
-        self.why = why
-
-    def alive(self) -> bool:
-        return True
-
-    def kill(self) -> None:
-        pass
-
-
-def run_set(
-    source: Source,
-    set_name: str,
-    tests: list[GradingTest],
-    memory_mb: int = 1024,
-    public_root: Path | None = None,
-    on_result: Callable[[GradingTest, Result], None] | None = None,
-) -> list[Result]:
-    """Run ``tests`` on ``source``, the student's code in a separate process."""
-    with tempfile.TemporaryDirectory(prefix="mcts-grade-") as tmp:
-        tmp = Path(tmp)
-        tmp.chmod(0o755)  # the unprivileged student process reads its code here
-        if public_root is None:
-            public_root = public_package(tmp / "public")
-        work = tmp / "work"
-        work.mkdir()
-        ids = unprivileged_ids()
-        if ids is not None:
-            import os
-
-            os.chown(work, *ids)
-        code_path = work / f"submission_{set_name}.py"
-        code_path.write_text(source.code, encoding="utf-8")
-        code_path.chmod(0o644)
-        cpu = int(sum(t.timeout for t in tests) + 60)
-
-        def start():
-            process = StudentProcess(
-                code_path,
-                source.path.name,
-                str(source.path.parent.resolve()),
-                list(SETS[set_name].functions) if set_name in SETS else [],
-                public_root,
-                memory_mb,
-                cpu,
-            )
-            printed = process.start()
-            return process, process.names, printed
-
-        results = SetRunner(set_name, tests, start).run(on_result)
-    notes = "\n".join(source.notes)
-    if notes:
-        for result in results:
-            result.output = (result.output + "\nNote: " + notes).strip()
-    return results
-
-
-def run_local(
-    namespace: dict,
-    set_name: str,
-    tests: list[GradingTest],
-    on_result: Callable[[GradingTest, Result], None] | None = None,
-) -> list[Result]:
-    """Run ``tests`` on functions defined in this process (a notebook): same questions, no
-    isolation (the time limits use SIGALRM in the main thread)."""
-    functions = list(SETS[set_name].functions) if set_name in SETS else []
-
-    def start():
-        transport = LocalTransport(namespace, functions)
-        return transport, transport.names, ""
-
-    return SetRunner(set_name, tests, start).run(on_result)
+    if status != "passed" and hint:
+        message += f"\nHint: {hint}"
+    if run.notes:
+        message += "\nNote: " + "\n".join(run.notes)
+    return status, message.strip()

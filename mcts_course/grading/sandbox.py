@@ -36,7 +36,7 @@ import threading
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]  # .../mcts_course
-PRIVATE = ("solutions", "grading/tests_*")  # what the student's process must not read
+PRIVATE = ("solutions", "grading/tests")  # what the student's process must not read
 UIDS = (1_700_000_000, 1_799_999_999)  # default range of the sandboxes' user ids (env: below)
 FILE_CAP = 2 << 20  # bytes of one submitted file
 SIBLINGS = 200  # files of a submission folder copied beside the code (sibling imports)
@@ -148,7 +148,7 @@ def public_package(dest: Path) -> Path:
         if here == PACKAGE:
             skip.add("solutions")
         if here == PACKAGE / "grading":
-            skip |= {n for n in names if n.startswith("tests_")}
+            skip.add("tests")
         return skip
 
     shutil.copytree(PACKAGE, dest / "mcts_course", ignore=ignore, symlinks=True)
@@ -161,8 +161,8 @@ def public_package(dest: Path) -> Path:
 def private_files(extra: list[str] | None = None) -> list[Path]:
     """The files the student's process must not read: the reference solutions, the grading
     tests (and their caches), the instructor's hidden tests (files or folders)."""
-    paths = [PACKAGE / "solutions", *PACKAGE.glob("grading/tests_*")]
-    paths += list(PACKAGE.glob("grading/__pycache__/tests_*"))
+    # a folder each: their caches (__pycache__) are inside, so hiding the folder hides them too
+    paths = [PACKAGE / "solutions", PACKAGE / "grading" / "tests"]
     paths += [Path(p).resolve() for p in extra or []]
     return [p for p in paths if p.exists()]
 
@@ -206,11 +206,13 @@ def hidden(extra: list[str] | None = None, expose: list[str] | None = None) -> l
     interpreter under /root becomes reachable there): the child mounts an empty folder or
     /dev/null over them before dropping root."""
     inside = [Path(e) for e in expose or []]
-    return [
-        [str(p), p.is_dir()]
+    found = [
+        p
         for p in private_files(extra)
         if readable_by_others(p) or any(e in Path(os.path.realpath(p)).parents for e in inside)
     ]
+    # a file inside a hidden folder is gone once the folder is covered: mounting over it fails
+    return [[str(p), p.is_dir()] for p in found if not any(f in p.parents for f in found)]
 
 
 def student_paths() -> list[str]:
@@ -363,10 +365,18 @@ _BASE_LOCK = threading.Lock()
 _BASE_PARENT = tempfile.gettempdir()
 
 
+BASE_ENV = "MCTS_SANDBOX_BASE"  # a batch's folder of sandboxes, handed to its pytest runs
+
+
 def _base() -> Path:
     """The root-owned folder of this grader's sandboxes (0711: a sandbox's id may enter its own
-    folder, by name, but list nothing).  Made before the grader forks, shared by its forks."""
+    folder, by name, but list nothing).  A batch (:func:`mcts_course.grading.grader.grade`) makes
+    it once and hands it to each submission's pytest run in ``$MCTS_SANDBOX_BASE``: the runs
+    share its locked registry of user ids, so no two sandboxes of a batch get the same id."""
     with _BASE_LOCK:
+        given = os.environ.get(BASE_ENV)
+        if given and "path" not in _BASE:
+            _BASE["path"] = str(_checked_base(given))
         if "path" not in _BASE or not os.path.isdir(_BASE["path"]):
             path = tempfile.mkdtemp(prefix="mcts-sandboxes-", dir=_BASE_PARENT)
             os.chmod(path, 0o711)
@@ -375,6 +385,42 @@ def _base() -> Path:
 
             atexit.register(_remove_base, os.getpid(), path)
         return Path(_BASE["path"])
+
+
+def _checked_base(path: str) -> Path:
+    """``path`` if it is a real folder of this user that no one else may change (the
+    environment of a pytest run is the grader's, but check it: root creates folders in it)."""
+    try:
+        info = os.lstat(path)
+    except OSError as error:
+        raise SandboxError(f"{BASE_ENV}={path}: {error.strerror}") from None
+    if (
+        not stat.S_ISDIR(info.st_mode)
+        or info.st_uid != os.geteuid()
+        or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    ):
+        raise SandboxError(f"{BASE_ENV}={path}: not a folder of the grader's alone")
+    return Path(path)
+
+
+def registered_uids() -> set[int]:
+    """The user ids handed out through this grader's registry (its forks' and runs' too)."""
+    if "path" not in _BASE:
+        return set(_USED)
+    try:
+        text = read_regular(Path(_BASE["path"]) / "uids").decode()
+    except OSError:
+        return set(_USED)
+    return _USED | {int(x) for x in text.split() if x.isdigit()}
+
+
+def kill_registered() -> None:
+    """Kill every process of every sandbox id of the registry: the end of a batch, after a run
+    that was killed (it could not close its sandboxes) left some of them behind."""
+    for uid in registered_uids():
+        kill_all(uid)
+        for folder in SHARED_TMP:
+            _remove_owned(Path(folder), uid)
 
 
 def _remove_base(creator: int, path: str) -> None:

@@ -15,7 +15,7 @@ class ExerciseSet:
 
     @property
     def tests_module(self) -> str:
-        return f"mcts_course.grading.tests_{self.name}"
+        return f"mcts_course.grading.tests.test_{self.name}"
 
     @property
     def solution_module(self) -> str:
@@ -83,7 +83,7 @@ DEPENDS: dict[str, dict[str, tuple[str, ...]]] = {
         "experiment": ("mcts_search", "best_action"),
         "MCTSPlayer": ("mcts_search", "best_action"),
     },
-    "connect4": {},
+    "connect4": {"MCTSPlayer": ("legal_columns", "drop", "is_win")},  # through Position
     "alphabeta": {"best_move": ("alphabeta",)},
     "bandits": {
         "compare_policies": (

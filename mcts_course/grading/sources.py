@@ -14,6 +14,7 @@ message, never followed (:func:`mcts_course.grading.sandbox.read_regular`).
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,8 +37,11 @@ class Source:
     refused: str = ""  # why the file cannot be graded (e.g. a symbolic link): 0 points
 
 
-def _keep(node: ast.stmt) -> bool:
-    """Whether a top-level notebook statement defines something (and runs nothing)."""
+def _keep(node: ast.stmt, defined: set[str] | None = None) -> bool:
+    """Whether a top-level notebook statement defines something (and runs nothing).  With
+    ``defined`` (the names kept so far), an assignment that is not a CONSTANT is kept only when
+    every name it reads is defined or built in: ``table = {k: p for p in rows}`` after a dropped
+    ``rows = experiment(...)`` would stop the whole file with a NameError."""
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return True
     if isinstance(node, ast.Import | ast.ImportFrom):
@@ -48,13 +52,44 @@ def _keep(node: ast.stmt) -> bool:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         constant = all(isinstance(t, ast.Name) and t.id.isupper() for t in targets)
         calls = any(isinstance(n, ast.Call | ast.Await) for n in ast.walk(node.value))
-        return constant or not calls
+        if constant:
+            return True
+        if calls:
+            return False
+        return defined is None or _reads(node.value) <= defined | set(dir(builtins))
     return False
+
+
+def _reads(value: ast.expr) -> set[str]:
+    """The names an expression reads, less those its comprehensions bind."""
+    names = [n for n in ast.walk(value) if isinstance(n, ast.Name)]
+    loads = {n.id for n in names if isinstance(n.ctx, ast.Load)}
+    bound = {
+        n.id
+        for c in ast.walk(value)
+        if isinstance(c, ast.comprehension)
+        for n in ast.walk(c.target)
+        if isinstance(n, ast.Name)
+    }
+    return loads - bound
+
+
+def _defines(node: ast.stmt) -> set[str]:
+    """The top-level names a kept statement binds."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, ast.Try):
+        return set().union(*(_defines(n) for n in node.body))
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
 def notebook_code(notebook: dict) -> tuple[str, str, list[str]]:
     """(definitions code, all parsable code, notes) of a notebook's code cells."""
     kept, everything, notes, future = [], [], [], set()
+    defined: set[str] = set()
     code_cells = [c for c in notebook.get("cells", []) if c.get("cell_type") == "code"]
     for number, cell in enumerate(code_cells, 1):
         text = cell.get("source", "")
@@ -75,8 +110,9 @@ def notebook_code(notebook: dict) -> tuple[str, str, list[str]]:
         for node in tree.body:
             if isinstance(node, ast.ImportFrom) and node.module == "__future__":
                 future.update(a.name for a in node.names)  # must go first in the module
-            elif _keep(node):
+            elif _keep(node, defined):
                 body.append(node)
+                defined |= _defines(node)
         if body:
             kept.append(f"# --- code cell {number} ---\n" + ast.unparse(ast.Module(body, [])))
     if future:
@@ -127,6 +163,8 @@ def _sets_in(path: Path, code: str) -> dict[str, int]:
             arg = node.args[0] if node.args else None
             if isinstance(arg, ast.Constant) and arg.value in SETS:
                 found.setdefault(arg.value, 1)
+    if found:  # the sets its check() cells name, only: the Connect Four notebook holds a copy
+        return found  # of the tic-tac-toe functions, which it does not hand in
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.ClassDef):
             defined.add(node.name)

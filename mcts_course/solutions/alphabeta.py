@@ -6,22 +6,19 @@ import math
 from collections.abc import Callable
 
 from mcts_course.games.base import GameState
+from mcts_course.given import disc_difference
 
 Evaluate = Callable[[GameState, int], float]
-
-
-def disc_difference(state: GameState, player: int) -> float:
-    """Discs of ``player`` minus discs of the opponent; +-1000 times the result at the end."""
-    if state.is_terminal():
-        return 1000.0 * state.returns()[player]
-    cells = [owner for row in state.board() for owner in row]  # board(): rows of -1, 0, 1
-    return float(cells.count(player) - cells.count(1 - player))
 
 
 def minimax(
     state: GameState, depth: int, player: int, evaluate: Evaluate, stats: dict | None = None
 ) -> float:
-    """The minimax value of ``state`` for ``player``, ``depth`` plies ahead (given)."""
+    """The minimax value of ``state`` for ``player``, ``depth`` plies ahead (given).
+
+    Every call counts one node in ``stats["nodes"]``.  A pass (Othello's action 64) is a move
+    like any other; a finished game is evaluated whatever the depth left.
+    """
     if stats is not None:
         stats["nodes"] = stats.get("nodes", 0) + 1
     if depth == 0 or state.is_terminal():

@@ -11,7 +11,8 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
-from mcts_course.agents import MCTSAgent, Node
+from mcts_course.agents import MCTSAgent
+from mcts_course.agents import Node as AgentNode  # the library's, not the exercises' Node
 from mcts_course.games import TicTacToe
 from mcts_course.games.base import GameState
 
@@ -80,7 +81,8 @@ def softmax_choice(
 
 
 def make_policy(name: str, **params: float) -> Policy:
-    """The policy ``name`` ("uniform", "ucb1", "egreedy", "softmax") as f(counts, sums, rng)."""
+    """The policy ``name`` ("uniform", "ucb1", "egreedy", "softmax") as f(counts, sums, rng)
+    (given)."""
     if name == "uniform":  # round robin: the least played arm
         return lambda counts, sums, rng: min(range(len(counts)), key=lambda i: counts[i])
     if name == "ucb1":
@@ -114,13 +116,11 @@ def monte_carlo_move(state: GameState, playouts: int, policy: Policy, rng: rando
 
 
 class MonteCarloPlayer:
-    """Primitive Monte Carlo with a bandit policy at the root."""
+    """Primitive Monte Carlo with a bandit policy at the root (given)."""
 
-    def __init__(
-        self, playouts: int = 200, policy: str = "ucb1", seed: int | None = None, **params
-    ):
+    def __init__(self, playouts: int = 200, policy: str = "ucb1", seed: int | None = None, **kw):
         self.playouts = playouts
-        self.policy = make_policy(policy, **params)
+        self.policy = make_policy(policy, **kw)
         self.rng = random.Random(seed)
         self.name = f"MC-{policy}({playouts})"
 
@@ -128,16 +128,16 @@ class MonteCarloPlayer:
         return monte_carlo_move(state, self.playouts, self.policy, self.rng)
 
 
-class MCTSPlayer(MCTSAgent):
+class BanditMCTSPlayer(MCTSAgent):
     """The course's MCTS with a policy of this exercise choosing the child at every node of the
-    tree, where UCT uses UCB1.  Each node is a bandit: its children are the arms."""
+    tree, where UCT uses UCB1 (given).  Each node is a bandit: its children are the arms."""
 
     def __init__(self, iterations: int = 200, policy: str = "ucb1", seed: int | None = None, **kw):
         super().__init__(iterations, seed=seed)
         self.bandit = make_policy(policy, **kw)
         self.name = f"MCTS-{policy}({iterations})"
 
-    def select_child(self, node: Node) -> Node:
+    def select_child(self, node: AgentNode) -> AgentNode:
         children = sorted(node.children.values(), key=lambda child: child.action)
         counts = [child.visits for child in children]
         sums = [child.wins for child in children]  # rewards of the player choosing at node

@@ -1,4 +1,4 @@
-"""Reference solution: the rules of Connect Four on a plain board, and an MCTS player (exercise 5).
+"""Reference solution: the rules of Connect Four on a plain board, and MCTS on them (exercise 5).
 
 The board is a list of 7 columns; each column lists the discs (0 or 1) from the bottom up and
 holds at most 6 of them.  ``[[0], [], [1, 0], [], [], [], []]`` has a disc of player 0 at the
@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
 
 from mcts_course.games.base import GameState, Returns
+from mcts_course.given import Node, reward
 
 COLS, ROWS = 7, 6
 Board = list[list[int]]
@@ -20,8 +22,17 @@ DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
 def empty_board() -> Board:
-    """A board with no discs."""
+    """A board with no discs (given)."""
     return [[] for _ in range(COLS)]
+
+
+def show(board: Board) -> str:
+    """The board as text, top row first; X is player 0, O player 1 (given)."""
+    lines = []
+    for row in reversed(range(ROWS)):
+        cells = [".XO"[board[c][row] + 1] if row < len(board[c]) else "." for c in range(COLS)]
+        lines.append(" ".join(cells))
+    return "\n".join(lines + ["1 2 3 4 5 6 7"])
 
 
 def legal_columns(board: Board) -> list[int]:
@@ -60,35 +71,112 @@ def is_win(board: Board, player: int) -> bool:
     return False
 
 
-# -- the player: MCTS on the game protocol (the same algorithm as in tic-tac-toe) ----------------
-class Node:
-    """A node of the search tree (given)."""
+class Position:
+    """A Connect Four position on YOUR rules, in the course's game protocol (given).
 
-    def __init__(self, state: GameState, parent: Node | None = None, action: int | None = None):
-        self.state = state
-        self.parent = parent
-        self.action = action
-        self.children: dict[int, Node] = {}
-        self.untried: list[int] = list(state.legal_actions())
-        self.visits = 0
-        self.wins = 0.0  # reward sum for `player`: win 1, draw 0.5, loss 0
-        self.player = parent.state.current_player if parent else 1 - state.current_player
+    ``Position(board, current_player)``: ``current_player`` (0 or 1) moves next on ``board``,
+    which may be any board of the representation above, even one no game reaches.  It has
+    ``legal_actions()``, ``play(column)`` (a NEW position), ``is_terminal()``, ``returns()``
+    and ``current_player``, like the course's games, so your tic-tac-toe MCTS runs on it as it
+    is, and knows the game only through your ``legal_columns``, ``drop`` and ``is_win``.
+    """
+
+    def __init__(self, board: Board, current_player: int = 0, after_a_move: bool = False):
+        self.board = board
+        self.current_player = current_player
+        # Who has four in a row (None: nobody), asked once here, since a playout asks
+        # is_terminal at every move; the player who moved last first.  After a move of play()
+        # only that player can have a new line, so the other is not asked.
+        movers = (1 - current_player,) if after_a_move else (1 - current_player, current_player)
+        winners = [p for p in movers if is_win(board, p)]
+        self.winner: int | None = winners[0] if winners else None
+
+    def legal_actions(self) -> list[int]:
+        return [] if self.is_terminal() else legal_columns(self.board)
+
+    def play(self, column: int) -> Position:
+        board = drop(self.board, column, self.current_player)
+        return Position(board, 1 - self.current_player, after_a_move=True)
+
+    def is_terminal(self) -> bool:
+        return self.winner is not None or not legal_columns(self.board)
+
+    def returns(self) -> tuple[int, int]:
+        """(r0, r1): +1 for a win, -1 for a loss, 0 for a draw (or a game not over)."""
+        if self.winner is None:
+            return (0, 0)
+        return (1, -1) if self.winner == 0 else (-1, 1)
 
 
-def _ucb1(child: Node, parent_visits: int, c: float) -> float:
-    if child.visits == 0:
+# -- MCTS, copied from the tic-tac-toe solution (exercises 1 and 2): this file stands alone ------
+def ucb1(wins: float, visits: int, parent_visits: int, c: float = math.sqrt(2)) -> float:
+    """UCB1 score of a child: mean reward plus exploration bonus; inf when never visited."""
+    if visits == 0:
         return math.inf
-    return child.wins / child.visits + c * math.sqrt(math.log(parent_visits) / child.visits)
+    return wins / visits + c * math.sqrt(math.log(parent_visits) / visits)
 
 
-def _simulate(state: GameState, rng: random.Random) -> Returns:
+def select_child(node: Node, c: float) -> Node:
+    """The child with the highest UCB1 score; ties go to the smallest action."""
+    action = max(
+        sorted(node.children),
+        key=lambda a: ucb1(node.children[a].wins, node.children[a].visits, node.visits, c),
+    )
+    return node.children[action]
+
+
+def simulate(state: GameState, rng: random.Random) -> Returns:
+    """Play uniformly random moves (``rng.choice`` of the legal actions) to the end."""
     while not state.is_terminal():
         state = state.play(rng.choice(state.legal_actions()))
     return state.returns()
 
 
+def backpropagate(path: Sequence[Node], returns: Returns) -> None:
+    """Add one visit and the reward seen by each node's player to every node on the path."""
+    for node in path:
+        node.visits += 1
+        node.wins += reward(returns, node.player)
+
+
+def expand(node: Node, rng: random.Random) -> Node:
+    """Add the child of one untried action, ``rng.choice(node.untried)``, and return it."""
+    action = rng.choice(node.untried)
+    node.untried.remove(action)
+    child = Node(node.state.play(action), parent=node, action=action)
+    node.children[action] = child
+    return child
+
+
+def mcts_search(
+    state: GameState,
+    iterations: int,
+    c: float = math.sqrt(2),
+    expand_threshold: int = 1,
+    rng: random.Random | None = None,
+) -> Node:
+    """Run ``iterations`` rounds of select, expand, simulate, backpropagate; return the root."""
+    rng = rng or random.Random()
+    root = Node(state)
+    for _ in range(iterations):
+        node, path = root, [root]
+        while not node.untried and node.children:  # fully expanded: descend by UCB1
+            node = select_child(node, c)
+            path.append(node)
+        if node.untried and (node is root or node.visits >= expand_threshold):
+            node = expand(node, rng)
+            path.append(node)
+        backpropagate(path, simulate(node.state, rng))
+    return root
+
+
+def best_action(root: Node) -> int:
+    """The most visited child's action (the robust child); ties go to the smallest action."""
+    return max(sorted(root.children), key=lambda a: root.children[a].visits)
+
+
 class MCTSPlayer:
-    """An MCTS player for any game of the protocol; meant for ``ConnectFour`` states."""
+    """MCTS on ``Position`` (so on the rules above), with the player's own generator."""
 
     def __init__(self, iterations: int = 1000, c: float = math.sqrt(2), seed: int | None = None):
         self.iterations = iterations
@@ -96,23 +184,29 @@ class MCTSPlayer:
         self.rng = random.Random(seed)
         self.name = f"MCTS({iterations})"
 
-    def select_action(self, state: GameState) -> int:
-        root = Node(state)
-        for _ in range(self.iterations):
-            node, path = root, [root]
-            while not node.untried and node.children:
-                node = max(
-                    node.children.values(), key=lambda ch, n=node: _ucb1(ch, n.visits, self.c)
-                )
-                path.append(node)
-            if node.untried:
-                action = self.rng.choice(node.untried)
-                node.untried.remove(action)
-                node.children[action] = Node(node.state.play(action), node, action)
-                node = node.children[action]
-                path.append(node)
-            returns = _simulate(node.state, self.rng)
-            for n in path:
-                n.visits += 1
-                n.wins += (returns[n.player] + 1) / 2
-        return max(sorted(root.children), key=lambda a: root.children[a].visits)
+    def select_action(self, board: Board, player: int) -> int:
+        root = mcts_search(Position(board, player), self.iterations, self.c, 1, self.rng)
+        return best_action(root)
+
+
+def play_connect4(
+    bot: MCTSPlayer,
+    human: int = 0,
+    input_fn: Callable[[str], str] = input,
+    print_fn: Callable[[str], None] = print,
+) -> int | None:
+    """A game of Connect Four between you (player ``human``, 0 moves first) and ``bot``, on
+    your rules (given).  Returns the winner (0 or 1), or None for a draw."""
+    position = Position(empty_board(), 0)
+    while not position.is_terminal():
+        print_fn(show(position.board))
+        if position.current_player == human:
+            try:
+                position = position.play(int(input_fn("your column (1-7): ")) - 1)
+            except ValueError as error:  # not a number, a full column or one off the board
+                print_fn(f"not a legal move: {error}")
+        else:
+            position = position.play(bot.select_action(position.board, position.current_player))
+    print_fn(show(position.board))
+    print_fn("draw" if position.winner is None else f"{'XO'[position.winner]} wins")
+    return position.winner

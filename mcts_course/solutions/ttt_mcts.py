@@ -8,29 +8,7 @@ from collections.abc import Callable, Sequence
 
 from mcts_course.games import TicTacToe
 from mcts_course.games.base import GameState, Returns
-
-
-class Node:
-    """A node of the search tree (given to the students as is)."""
-
-    def __init__(self, state: GameState, parent: Node | None = None, action: int | None = None):
-        self.state = state
-        self.parent = parent
-        self.action = action  # the action that led here from the parent
-        self.children: dict[int, Node] = {}
-        self.untried: list[int] = list(state.legal_actions())  # actions not expanded yet
-        self.visits = 0
-        self.wins = 0.0  # reward sum for `player`: win 1, draw 0.5, loss 0
-        # The player who moved INTO this node (for the root: the opponent of the player to move).
-        self.player = parent.state.current_player if parent else 1 - state.current_player
-
-    def __repr__(self) -> str:
-        return f"Node(action={self.action}, visits={self.visits}, wins={self.wins})"
-
-
-def reward(returns: Returns, player: int) -> float:
-    """The reward of ``player`` in [0, 1] from the returns (+1, 0, -1) of a finished game."""
-    return (returns[player] + 1) / 2
+from mcts_course.given import Node, reward
 
 
 # -- exercise 1: selection and simulation -------------------------------------------------------

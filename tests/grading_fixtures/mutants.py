@@ -6,6 +6,7 @@ points.  ``build(name, folder)`` writes the four exercise files of a submission 
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import mcts_course.solutions as solutions
@@ -13,6 +14,43 @@ import mcts_course.solutions as solutions
 SOLUTIONS = Path(solutions.__file__).parent
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 SET_FILES = ("ttt_mcts", "connect4", "alphabeta", "bandits")
+
+
+def _seed_of(text: str) -> int:
+    """The plugin's submission_seed of a file holding ``text``."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
+
+
+REFERENCE_SEED = _seed_of((SOLUTIONS / "alphabeta.py").read_text())
+# Answers recorded at the positions of test_same_value_as_minimax for the reference's code
+# (drawn as the test draws them), with a node count of 1: a table passes the pruning check.
+RECORDED_TABLE = f"""    table = globals().setdefault("RECORDED", {{}})
+    if not table:
+        import random as _random
+
+        from mcts_course.games import Othello
+        from mcts_course.grading.public import weighted
+
+        rng, found = _random.Random({REFERENCE_SEED} * 100 + 1), []
+        while len(found) < 24:
+            s = Othello()
+            for _ in range(rng.randint(2, 30)):
+                if s.is_terminal():
+                    break
+                s = s.play(rng.choice(s.legal_actions()))
+            if not s.is_terminal():
+                found.append(s)
+        for i, s in enumerate(found):
+            d, ev = 1 + i % 3, disc_difference if i % 2 else weighted
+            p = s.current_player if i % 4 < 2 else 1 - s.current_player
+            table[s.black, s.white, s.current_player, d, p, ev.__name__] = minimax(s, d, p, ev)
+    key = (state.black, state.white, state.current_player, depth, player, evaluate.__name__)
+    if key in table:
+        if stats is not None:
+            stats["nodes"] = stats.get("nodes", 0) + 1
+        return table[key]
+    return minimax(state, depth, player, evaluate, stats)
+"""
 
 # name: (file, text in the reference, replacement, the exercise that must lose points)
 # At least one for every graded function, and one for each wrong solution that issue 10 found
@@ -100,6 +138,64 @@ MUTANTS = {
         "            except ValueError:\n                raise",
         "ttt_player",
     ),
+    # -- wrong solutions that the tests of issues 16 and 19 now catch ---------------------------
+    "select_child_rigs_the_tree": (  # chose first, then made the grader's tree agree (issue 16)
+        "ttt_mcts",
+        '    """The child with the highest UCB1 score; ties go to the smallest action."""\n',
+        '    """The child with the highest UCB1 score; ties go to the smallest action."""\n'
+        "    first = node.children[min(node.children)]\n"
+        "    for child in node.children.values():\n"
+        "        child.visits, child.wins = 1, 0.0\n"
+        "    first.wins = 1.0\n"
+        "    return first\n",
+        "ttt_selection",
+    ),
+    "simulate_extra_draw": (  # same playouts, but one rng draw more: other trees in mcts_search
+        "ttt_mcts",
+        "        state = state.play(rng.choice(state.legal_actions()))\n    return state.returns()",
+        "        state = state.play(rng.choice(state.legal_actions()))\n"
+        "    rng.random()\n    return state.returns()",
+        "ttt_backprop",
+    ),
+    "backprop_empties_the_path": (  # emptied the list the grader then looked at (issue 16)
+        "ttt_mcts",
+        '    """Add one visit and the reward seen by each node\'s player to every node on the '
+        'path."""\n',
+        '    """Add one visit and the reward seen by each node\'s player to every node on the '
+        'path."""\n'
+        "    if isinstance(path, list):\n        path.clear()\n        return\n",
+        "ttt_backprop",
+    ),
+    "best_action_rigs_the_visits": (  # the smallest action, made the most visited (issue 16)
+        "ttt_mcts",
+        '    """The most visited child\'s action (the robust child); ties go to the smallest '
+        'action."""\n',
+        '    """The most visited child\'s action (the robust child); ties go to the smallest '
+        'action."""\n'
+        "    for child in root.children.values():\n        child.visits = 0\n"
+        "    root.children[min(root.children)].visits = 1\n    return min(root.children)\n",
+        "ttt_backprop",
+    ),
+    "player_reseeds_every_move": (  # a new random.Random(seed) for every move
+        "ttt_mcts",
+        "        self.rng = random.Random(seed)\n"
+        '        self.name = f"MCTS({iterations})"\n\n'
+        "    def select_action(self, state: GameState) -> int:\n"
+        "        root = mcts_search(state, self.iterations, self.c, self.expand_threshold, "
+        "self.rng)",
+        "        self.seed = seed\n"
+        '        self.name = f"MCTS({iterations})"\n\n'
+        "    def select_action(self, state: GameState) -> int:\n"
+        "        rng = random.Random(self.seed)\n"
+        "        root = mcts_search(state, self.iterations, self.c, self.expand_threshold, rng)",
+        "ttt_player",
+    ),
+    "play_human_no_final_board": (
+        "ttt_mcts",
+        "    print_fn(str(state))\n    winner = state.winner()",
+        "    winner = state.winner()",
+        "ttt_player",
+    ),
     # -- connect4 ------------------------------------------------------------------------------
     "connect4_legal_five_high": (
         "connect4",
@@ -125,10 +221,45 @@ MUTANTS = {
         "== player for k in range(1, 3)):",
         "connect4",
     ),
-    "connect4_player_no_perspective": (  # every node counts the root player's reward
+    "connect4_player_no_perspective": (  # every node counts the leaf player's reward
         "connect4",
-        "                n.wins += (returns[n.player] + 1) / 2",
-        "                n.wins += (returns[root.player] + 1) / 2",
+        "        node.wins += reward(returns, node.player)",
+        "        node.wins += reward(returns, path[-1].player)",
+        "connect4",
+    ),
+    "connect4_is_win_always_true": (  # passed the four direction tests (issue 16)
+        "connect4",
+        'along either diagonal."""\n    for col in range(COLS):',
+        'along either diagonal."""\n    return True\n    for col in range(COLS):',
+        "connect4",
+    ),
+    "connect4_is_win_any_player": (  # a line of either player counts
+        "connect4",
+        "            if board[col][row] != player:\n                continue\n"
+        "            for dc, dr in DIRECTIONS:\n"
+        "                if all(disc(board, col + k * dc, row + k * dr) == player",
+        "            for dc, dr in DIRECTIONS:\n"
+        "                if all(disc(board, col + k * dc, row + k * dr) == board[col][row]",
+        "connect4",
+    ),
+    "connect4_player_reseeds_every_move": (  # a new random.Random(seed) for every move
+        "connect4",
+        "        self.rng = random.Random(seed)\n"
+        '        self.name = f"MCTS({iterations})"\n\n'
+        "    def select_action(self, board: Board, player: int) -> int:\n"
+        "        root = mcts_search(Position(board, player), self.iterations, self.c, 1, self.rng)",
+        "        self.seed = seed\n"
+        '        self.name = f"MCTS({iterations})"\n\n'
+        "    def select_action(self, board: Board, player: int) -> int:\n"
+        "        rng = random.Random(self.seed)\n"
+        "        root = mcts_search(Position(board, player), self.iterations, self.c, 1, rng)",
+        "connect4",
+    ),
+    "connect4_legal_columns_empties_the_board": (  # then every column is legal (issue 16)
+        "connect4",
+        '    """The columns that are not full, in increasing order."""\n',
+        '    """The columns that are not full, in increasing order."""\n'
+        "    for column in board:\n        column.clear()\n",
         "connect4",
     ),
     # -- alphabeta -----------------------------------------------------------------------------
@@ -166,6 +297,32 @@ MUTANTS = {
         "alphabeta",
         "if best is None or value > alpha:",
         "if best is None or value >= alpha:",
+        "alphabeta",
+    ),
+    "alphabeta_is_minimax": (  # the given minimax: 9 of 11 points before (issue 16)
+        "alphabeta",
+        '    """Minimax with alpha-beta pruning: the same value when minimax\'s lies in (alpha, '
+        'beta)."""\n',
+        '    """Minimax with alpha-beta pruning: the same value when minimax\'s lies in (alpha, '
+        'beta)."""\n'
+        "    return minimax(state, depth, player, evaluate, stats)\n",
+        "alphabeta",
+    ),
+    # A table of answers recorded on the positions the reference's own grading showed (the
+    # positions come from a hash of the code graded), then minimax for whatever it misses: the
+    # table's code is another code, so it is graded on other positions.
+    "alphabeta_recorded_table": (
+        "alphabeta",
+        '    """Minimax with alpha-beta pruning: the same value when minimax\'s lies in (alpha, '
+        'beta)."""\n',
+        '    """Minimax with alpha-beta pruning: the same value when minimax\'s lies in (alpha, '
+        'beta)."""\n' + RECORDED_TABLE,
+        "alphabeta",
+    ),
+    "best_move_full_window": (  # every child searched with (-inf, inf): no pruning from alpha
+        "alphabeta",
+        "value = alphabeta(state.play(a), depth - 1, player, evaluate, alpha, math.inf, stats)",
+        "value = alphabeta(state.play(a), depth - 1, player, evaluate, -math.inf, math.inf, stats)",
         "alphabeta",
     ),
     # -- bandits -------------------------------------------------------------------------------
@@ -213,6 +370,54 @@ MUTANTS = {
         "me, state = 0, game()",
         "bandits",
     ),
+    "ucb1_choice_rigs_the_arms": (  # arm 0, after making it the best (issue 16)
+        "bandits",
+        '    """The first unplayed arm, else the arm with the highest UCB1 score (ties: smallest '
+        'index)."""\n',
+        '    """The first unplayed arm, else the arm with the highest UCB1 score (ties: smallest '
+        'index)."""\n'
+        "    if 0 not in counts and isinstance(sums, list):\n"
+        "        sums[:] = [float(counts[0])] + [0.0] * (len(sums) - 1)\n        return 0\n",
+        "bandits",
+    ),
+    "compare_policies_player_seed_is_seed": (  # reproducible, but not seeded as documented
+        "bandits",
+        "player = MonteCarloPlayer(playouts, name, seed=rng.randrange(2**31))",
+        "player = MonteCarloPlayer(playouts, name, seed=seed)",
+        "bandits",
+    ),
+}
+
+# The tests each of these mutants must fail: the checks that issues 16 and 19 added or made
+# stricter (a mutant above that only loses points somewhere would not show that they work).
+CAUGHT_BY: dict[str, tuple[str, ...]] = {
+    "select_child_rigs_the_tree": ("test_select_child_highest_ucb1", "test_select_child_ties"),
+    "simulate_extra_draw": ("test_search_same_tree_as_reference",),
+    "backprop_empties_the_path": ("test_backprop_visits", "test_backprop_rewards"),
+    "best_action_rigs_the_visits": ("test_best_action",),
+    "player_reseeds_every_move": ("test_player_uses_its_own_generator",),
+    "play_human_no_final_board": ("test_play_human",),
+    "connect4_legal_columns_empties_the_board": ("test_legal_columns",),
+    "connect4_is_win_always_true": (
+        "test_is_win_horizontal",
+        "test_is_win_vertical",
+        "test_is_win_diagonal_up",
+        "test_is_win_diagonal_down",
+    ),
+    "connect4_is_win_any_player": ("test_is_win_horizontal", "test_is_win_vertical"),
+    "connect4_player_reseeds_every_move": ("test_player_follows_the_contract",),
+    "alphabeta_is_minimax": (
+        "test_same_value_as_minimax",
+        "test_default_window",
+        "test_endgames",
+        "test_window",
+        "test_node_counts",
+        "test_best_move",
+    ),
+    "best_move_full_window": ("test_best_move",),
+    "alphabeta_recorded_table": ("test_same_value_as_minimax",),
+    "ucb1_choice_rigs_the_arms": ("test_ucb1_choice",),
+    "compare_policies_player_seed_is_seed": ("test_compare_policies_seeds_as_documented",),
 }
 
 # name: (file, text in the reference, replacement, what the grader must say)

@@ -1,13 +1,19 @@
-"""Grading tests of exercises 1-4: MCTS on tic-tac-toe (exercises/ttt_mcts.py)."""
+"""Grading tests of exercises 1-4: MCTS on tic-tac-toe (exercises/ttt_mcts.py).
+
+PYTEST_DONT_REWRITE: a failed assert reads as its message (the hint follows), not as pytest's
+comparison of the grader's variables.
+"""
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import random
 
+import pytest
+
 from mcts_course.games import TicTacToe
-from mcts_course.grading.framework import points
 from mcts_course.grading.public import Node
 from mcts_course.solutions import ttt_mcts as ref
 
@@ -127,15 +133,19 @@ def play(players, state=None):
 
 
 # -- exercise 1: selection and simulation -------------------------------------------------------
-@points(1, "ttt_selection", hint="a child never visited must be tried first: return math.inf")
+@pytest.mark.points(
+    1, exercise="ttt_selection", hint="a child never visited must be tried first: return math.inf"
+)
 def test_ucb1_unvisited(student):
     """ucb1 of an unvisited child is infinite"""
     value = student.ucb1(0.0, 0, 10, 1.4)
     assert value == math.inf, f"ucb1 of a child with 0 visits gave {value!r}, expected math.inf"
 
 
-@points(
-    2, "ttt_selection", hint="mean = wins / visits; bonus = c * sqrt(ln(parent_visits) / visits)"
+@pytest.mark.points(
+    2,
+    exercise="ttt_selection",
+    hint="mean = wins / visits; bonus = c * sqrt(ln(parent_visits) / visits)",
 )
 def test_ucb1_values(student):
     """ucb1 equals the formula on 300 random cases"""
@@ -156,22 +166,31 @@ def test_ucb1_values(student):
         )
 
 
-def _check_selection(roots, cs, chosen, what: str) -> None:
-    for root, c, got in zip(roots, cs, chosen, strict=True):
-        want = ref.select_child(root, c)
+def children_text(root) -> str:
+    """{action: (visits, wins)} of a node's children in the order they were added (the order a
+    dict of them iterates in), for messages."""
+    return str({a: (ch.visits, round(ch.wins, 2)) for a, ch in root.children.items()})
+
+
+def _check_selection(student, roots, cs, what: str) -> None:
+    """Ask select_child about copies of ``roots``; the answers are worked out before."""
+    wants = [ref.select_child(root, c).action for root, c in zip(roots, cs, strict=True)]
+    shown = [children_text(root) for root in roots]
+    given = copy.deepcopy(roots)
+    chosen = student.select_child.many(list(zip(given, cs, strict=True)))
+    for root, c, want, text, got in zip(given, cs, wants, shown, chosen, strict=True):
         assert any(got is child for child in root.children.values()), (
             f"select_child returned {got!r}: it must return one of node.children's Node objects"
         )
-        assert got is want, (
-            f"{what}with c={c:.2f} and children (action: visits, wins) "
-            f"{ {a: (ch.visits, round(ch.wins, 2)) for a, ch in sorted(root.children.items())} } "
-            f"(parent visits {root.visits}) you chose action {got.action}, expected {want.action}"
+        assert got.action == want, (
+            f"{what}with c={c:.2f} and children (action: (visits, wins)) {text} "
+            f"(parent visits {root.visits}) you chose action {got.action}, expected {want}"
         )
 
 
-@points(
+@pytest.mark.points(
     3,
-    "ttt_selection",
+    exercise="ttt_selection",
     hint="pick the child with the HIGHEST ucb1(child.wins, child.visits, node.visits, c)",
 )
 def test_select_child_highest_ucb1(student):
@@ -179,25 +198,24 @@ def test_select_child_highest_ucb1(student):
     rng = random.Random(2)
     roots = [tree_with_children(student, rng) for _ in range(300)]
     cs = [rng.choice([0.0, 0.7, math.sqrt(2), 3.0]) for _ in roots]
-    _check_selection(roots, cs, student.select_child.many(list(zip(roots, cs, strict=False))), "")
+    _check_selection(student, roots, cs, "")
 
 
-@points(1, "ttt_selection", hint="ties go to the child with the smallest action")
+@pytest.mark.points(
+    1, exercise="ttt_selection", hint="ties go to the child with the smallest action"
+)
 def test_select_child_ties(student):
     """select_child breaks ties by the smallest action, in whatever order children were added"""
     rng = random.Random(3)
     roots = [tree_with_children(student, rng, ties=True, shuffle=i % 2 == 1) for i in range(100)]
-    cs = [1.0] * len(roots)
-    chosen = student.select_child.many(list(zip(roots, cs, strict=False)))
     _check_selection(
-        roots,
-        cs,
-        chosen,
-        "children added in the order {order}, equal means: ".replace("{order}", "shown "),
+        student, roots, [1.0] * len(roots), "equal means, children shown in the order added: "
     )
 
 
-@points(1, "ttt_selection", hint="play until state.is_terminal() and return state.returns()")
+@pytest.mark.points(
+    1, exercise="ttt_selection", hint="play until state.is_terminal() and return state.returns()"
+)
 def test_simulate_reaches_the_end(student):
     """simulate returns the returns of a finished game and leaves its state alone"""
     rng = random.Random(4)
@@ -210,7 +228,9 @@ def test_simulate_reaches_the_end(student):
         )
 
 
-@points(1, "ttt_selection", hint="use exactly rng.choice(state.legal_actions()) for each move")
+@pytest.mark.points(
+    1, exercise="ttt_selection", hint="use exactly rng.choice(state.legal_actions()) for each move"
+)
 def test_simulate_uses_rng_as_specified(student):
     """simulate follows the contract: same rng, same playout as the reference"""
     rng = random.Random(5)
@@ -223,8 +243,11 @@ def test_simulate_uses_rng_as_specified(student):
         )
 
 
-@points(
-    2, "ttt_selection", timeout=4, hint="each move must be uniformly random among the legal moves"
+@pytest.mark.points(
+    2,
+    exercise="ttt_selection",
+    timeout=4,
+    hint="each move must be uniformly random among the legal moves",
 )
 def test_simulate_statistics(student):
     """random playouts have the right outcome frequencies (X 58.5%, O 28.8%, draw 12.7%)"""
@@ -245,7 +268,7 @@ def test_simulate_statistics(student):
 
 
 # -- exercise 2: backpropagation and the search loop -------------------------------------------
-@points(1, "ttt_backprop", hint="every node on the path gets visits += 1")
+@pytest.mark.points(1, exercise="ttt_backprop", hint="every node on the path gets visits += 1")
 def test_backprop_visits(student):
     """backpropagate adds one visit to every node of the path and none elsewhere"""
     rng = random.Random(7)
@@ -258,17 +281,21 @@ def test_backprop_visits(student):
             off_path = Node(path[0].state.play(extra[0]), path[0], extra[0])
             path[0].children[extra[0]] = off_path
         cases.append((path, off_path))
-    student.backpropagate.many([(path, (1, -1)) for path, _ in cases])
-    for path, off_path in cases:
+    # The student's code gets copies; the grader keeps its own list of the copied nodes, which
+    # emptying the path list it was given does not change.
+    given = copy.deepcopy(cases)
+    nodes = [(list(path), off_path) for path, off_path in given]
+    student.backpropagate.many([(path, (1, -1)) for path, _ in given])
+    for path, off_path in nodes:
         assert [n.visits for n in path] == [1] * len(path), (
             f"visits along a path of {len(path)} nodes: {[n.visits for n in path]}"
         )
         assert off_path is None or off_path.visits == 0, "a node off the path was changed"
 
 
-@points(
+@pytest.mark.points(
     3,
-    "ttt_backprop",
+    exercise="ttt_backprop",
     hint="each node's reward is that of the player who moved INTO it (node.player): it "
     "flips from one level to the next",
 )
@@ -282,45 +309,58 @@ def test_backprop_rewards(student):
             node.visits = rng.randint(0, 5)
             node.wins = node.visits * 0.5
         returns = rng.choice([(1, -1), (-1, 1), (0, 0)])
-        cases.append((path, returns, [(n.visits, n.wins) for n in path]))
-    student.backpropagate.many([(path, returns) for path, returns, _ in cases])
-    for path, returns, before in cases:
-        for depth, (node, player, (v0, w0)) in enumerate(
-            zip(path, players(path), before, strict=True)
-        ):
-            want = w0 + (returns[player] + 1) / 2
-            assert node.visits == v0 + 1, (
-                f"node at depth {depth}: visits {node.visits}, expected {v0 + 1}"
+        # what every node must hold afterwards, worked out before the student's code runs
+        wants = [
+            (n.visits + 1, n.wins + (returns[p] + 1) / 2, p)
+            for n, p in zip(path, players(path), strict=True)
+        ]
+        cases.append((path, returns, wants))
+    given = [(copy.deepcopy(path), returns) for path, returns, _ in cases]
+    nodes = [list(path) for path, _ in given]
+    student.backpropagate.many(given)
+    for path, (_, returns, wants) in zip(nodes, cases, strict=True):
+        for depth, (node, (visits, wins, player)) in enumerate(zip(path, wants, strict=True)):
+            assert node.visits == visits, (
+                f"node at depth {depth}: visits {node.visits}, expected {visits}"
             )
-            assert math.isclose(node.wins, want), (
+            assert math.isclose(node.wins, wins), (
                 f"returns {returns}, node at depth {depth} (entered by player {player}): wins "
-                f"{node.wins}, expected {want} (reward of the player who moved into the node)"
+                f"{node.wins}, expected {wins} (reward of the player who moved into the node)"
             )
 
 
-@points(1, "ttt_backprop", hint="pick rng.choice(node.untried), remove it, add the child")
+@pytest.mark.points(
+    1, exercise="ttt_backprop", hint="pick rng.choice(node.untried), remove it, add the child"
+)
 def test_expand(student):
     """expand adds one child for an untried action and returns it"""
     rng = random.Random(9)
     nodes = [Node(random_state(rng)) for _ in range(50)]
-    untried = [list(node.untried) for node in nodes]
     seeds = [rng.randrange(1000) for _ in nodes]
+    wants = [  # (untried before, the action to expand, its state), before the student's code runs
+        (list(n.untried), a, n.state.play(a))
+        for n, s in zip(nodes, seeds, strict=True)
+        for a in [random.Random(s).choice(n.untried)]
+    ]
+    given = copy.deepcopy(nodes)
     children = student.expand.many(
-        [(n, random.Random(s)) for n, s in zip(nodes, seeds, strict=False)]
+        [(n, random.Random(s)) for n, s in zip(given, seeds, strict=True)]
     )
-    for node, before, seed, child in zip(nodes, untried, seeds, children, strict=True):
+    for node, (before, action, state), child in zip(given, wants, children, strict=True):
         assert isinstance(child, Node), f"expand returned {child!r}, not a Node"
         assert child.action in before, f"expanded action {child.action} was not untried"
-        assert child.action == random.Random(seed).choice(before), (
-            "the action must be rng.choice(node.untried)"
+        assert child.action == action, (
+            f"the action must be rng.choice(node.untried): {action}, you expanded {child.action}"
         )
         assert child.action not in node.untried, "the expanded action is still in node.untried"
         assert node.children.get(child.action) is child, "the child is not in node.children"
-        assert child.state == node.state.play(child.action), "the child's state is wrong"
+        assert child.state == state, "the child's state is wrong"
         assert child.parent is node, "the child's parent is wrong"
 
 
-@points(1, "ttt_backprop", timeout=3, hint="the root is visited once per iteration")
+@pytest.mark.points(
+    1, exercise="ttt_backprop", timeout=3, hint="the root is visited once per iteration"
+)
 def test_search_counts(student):
     """mcts_search: root visits = iterations = sum of the children's visits"""
     rng = random.Random(10)
@@ -341,10 +381,43 @@ def _shape(node) -> dict:
     }
 
 
-@points(
+STEPS = ("select_child", "expand", "simulate", "backpropagate")
+
+
+def search_with(steps: dict, state, iterations: int, c: float, threshold: int, rng) -> Node:
+    """The contract's loop of mcts_search, in the grader, with each of the four steps taken from
+    ``steps``: the reference's functions, or one of them replaced by the student's."""
+    root = Node(state)
+    for _ in range(iterations):
+        node, path = root, [root]
+        while not node.untried and node.children:
+            node = steps["select_child"](node, c)
+            path.append(node)
+        if node.untried and (node is root or node.visits >= threshold):
+            node = steps["expand"](node, rng)
+            path.append(node)
+        steps["backpropagate"](path, steps["simulate"](node.state, rng))
+    return root
+
+
+def steps_at_fault(student, state, iterations: int, threshold: int, want: dict) -> list[str]:
+    """The student's steps that, put alone into the reference's loop, grow another tree than
+    ``want`` (the reference's shape): the functions to blame for a wrong mcts_search tree."""
+    reference = {name: getattr(ref, name) for name in STEPS}
+    culprits = []
+    for name in STEPS:
+        # (a step that raises here fails the test with its own traceback, which names it)
+        steps = {**reference, name: getattr(student, name)}
+        root = search_with(steps, state, iterations, 1.0, threshold, random.Random(7))
+        if _shape(root) != want:
+            culprits.append(name)
+    return culprits
+
+
+@pytest.mark.points(
     2,
-    "ttt_backprop",
-    timeout=3,
+    exercise="ttt_backprop",
+    timeout=8,
     hint="follow the four steps as written: expand when the node has at least (>=) "
     "expand_threshold visits, and use the rng only through expand and simulate",
 )
@@ -352,19 +425,35 @@ def test_search_same_tree_as_reference(student):
     """mcts_search follows the contract: same seed, same tree as the reference"""
     for moves, iterations, threshold in (("", 60, 1), ("b2 a1", 80, 2), ("a1", 120, 3)):
         state = TicTacToe.from_moves(moves)
+        want_shape = _shape(ref.mcts_search(state, iterations, 1.0, threshold, random.Random(7)))
         root = student.mcts_search(state, iterations, 1.0, threshold, random.Random(7))
-        want = ref.mcts_search(state, iterations, 1.0, threshold, random.Random(7))
-        got_shape, want_shape = _shape(root), _shape(want)
-        assert got_shape == want_shape, (
+        got_shape = _shape(root)
+        if got_shape == want_shape:
+            continue
+        # Which function is at fault: the reference's loop, run here with one of the student's
+        # steps at a time in place of the reference's, tells a wrong step from a wrong loop.
+        culprits = steps_at_fault(student, state, iterations, threshold, want_shape)
+        if culprits:
+            names = " and ".join(f"`{name}`" for name in culprits)
+            blame = (
+                f"\nThe fault is in your {names}: the reference's mcts_search with your "
+                f"{names} in place of its own grows another tree, with each of your other "
+                "steps the same tree (check what it does with the rng and with the nodes)."
+            )
+        else:
+            blame = (
+                "\nYour select_child, expand, simulate and backpropagate each grow the "
+                "reference's tree in the reference's loop: the fault is in the loop of your "
+                "mcts_search."
+            )
+        same_root = [v[0] for v in got_shape.values()] == [v[0] for v in want_shape.values()]
+        raise AssertionError(
             f"from\n{state}\nwith {iterations} iterations, c=1, expand_threshold={threshold} "
             f"and random.Random(7), the root's children (action: visits) are "
             f"{ {a: v[0] for a, v in got_shape.items()} }; the reference's "
             f"{ {a: v[0] for a, v in want_shape.items()} }"
-            + (
-                ""
-                if [v[0] for v in got_shape.values()] != [v[0] for v in want_shape.values()]
-                else " (the same at the root: the difference is deeper in the tree)"
-            )
+            + (" (the same at the root: the difference is deeper in the tree)" if same_root else "")
+            + blame
         )
 
 
@@ -380,9 +469,9 @@ def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
         )
 
 
-@points(
+@pytest.mark.points(
     2,
-    "ttt_backprop",
+    exercise="ttt_backprop",
     timeout=3,
     hint="check the reward sign: the values must be from the view of the player who moves",
 )
@@ -392,9 +481,9 @@ def test_search_takes_the_win(student):
     _finds(student, "c3 a1 b3 a2 c2", TicTacToe().parse_action("a3"))  # O completes column a
 
 
-@points(
+@pytest.mark.points(
     1,
-    "ttt_backprop",
+    exercise="ttt_backprop",
     timeout=4,
     hint="check the reward sign: the values must be from the view of the player who moves",
 )
@@ -403,9 +492,9 @@ def test_search_blocks(student):
     _finds(student, "a1 b2 a2", TicTacToe().parse_action("a3"), iterations=1500)
 
 
-@points(
+@pytest.mark.points(
     1,
-    "ttt_backprop",
+    exercise="ttt_backprop",
     timeout=3,
     hint="a node with untried moves is expanded only once it has "
     "expand_threshold visits (the root always)",
@@ -428,7 +517,9 @@ def test_search_expand_threshold(student):
     )
 
 
-@points(1, "ttt_backprop", hint="the robust child: most visits, ties to the smallest action")
+@pytest.mark.points(
+    1, exercise="ttt_backprop", hint="the robust child: most visits, ties to the smallest action"
+)
 def test_best_action(student):
     """best_action returns the most visited child (ties: smallest action)"""
     rng = random.Random(11)
@@ -436,11 +527,13 @@ def test_best_action(student):
         tree_with_children(student, rng, ties=rng.random() < 0.5, shuffle=i % 2 == 1)
         for i in range(100)
     ]
-    for root, got in zip(roots, student.best_action.many([(r,) for r in roots]), strict=True):
-        want = ref.best_action(root)
+    wants = [ref.best_action(root) for root in roots]
+    shown = [{a: ch.visits for a, ch in root.children.items()} for root in roots]
+    results = student.best_action.many([(r,) for r in copy.deepcopy(roots)])
+    for visits, want, got in zip(shown, wants, results, strict=True):
         assert got == want, (
-            f"visits { {a: ch.visits for a, ch in root.children.items()} } (in the order the "
-            f"children were added): you chose {got!r}, expected {want}"
+            f"visits {visits} (in the order the children were added): you chose {got!r}, "
+            f"expected {want}"
         )
 
 
@@ -448,7 +541,9 @@ def test_best_action(student):
 KEYS = {"iterations", "c", "expand_threshold", "seed", "action", "value", "visits"}
 
 
-@points(2, "ttt_experiments", hint="one dict per (iterations, c, threshold, seed)")
+@pytest.mark.points(
+    2, exercise="ttt_experiments", hint="one dict per (iterations, c, threshold, seed)"
+)
 def test_experiment_rows(student):
     """experiment returns one row per combination, with the documented keys"""
     state = TicTacToe.from_moves("b2 a1")
@@ -467,7 +562,7 @@ def test_experiment_rows(student):
         assert 1 <= r["visits"] <= r["iterations"], f"visits out of range: {r}"
 
 
-@points(2, "ttt_experiments", hint="value = wins / visits of the chosen child")
+@pytest.mark.points(2, exercise="ttt_experiments", hint="value = wins / visits of the chosen child")
 def test_experiment_converges(student):
     """with more iterations every seed chooses the winning move, valued near 1"""
     state = TicTacToe.from_moves("a1 b1 a2 b2")  # X wins at a3
@@ -480,9 +575,9 @@ def test_experiment_converges(student):
 
 
 # -- exercise 4: a full player ---------------------------------------------------------------
-@points(
+@pytest.mark.points(
     1,
-    "ttt_player",
+    exercise="ttt_player",
     hint="MCTSPlayer(iterations, c, expand_threshold, seed) with .select_action(state) and .name",
 )
 def test_player_interface(student):
@@ -495,7 +590,34 @@ def test_player_interface(student):
         assert player.select_action(state) in state.legal_actions()
 
 
-@points(3, "ttt_player", timeout=6, hint="MCTS with 300 iterations should crush random play")
+POSITIONS = ("", "b2", "a1 b2 c3", "b2 a1 c1")
+
+
+@pytest.mark.points(
+    1,
+    exercise="ttt_player",
+    timeout=5,
+    hint="self.rng = random.Random(seed) once in __init__; select_action returns "
+    "best_action(mcts_search(state, self.iterations, self.c, self.expand_threshold, self.rng))",
+)
+def test_player_uses_its_own_generator(student):
+    """MCTSPlayer: same seed, same moves as the reference, one generator for all its moves"""
+    states = [TicTacToe.from_moves(m) for m in POSITIONS]
+    for seed, c, threshold in ((4, 1.0, 1), (9, 0.7, 2)):
+        reference = ref.MCTSPlayer(iterations=80, c=c, expand_threshold=threshold, seed=seed)
+        wants = [reference.select_action(state) for state in states]
+        player = student.MCTSPlayer(iterations=80, c=c, expand_threshold=threshold, seed=seed)
+        got = [player.select_action(state) for state in states]
+        assert got == wants, (
+            f"MCTSPlayer(iterations=80, c={c}, expand_threshold={threshold}, seed={seed}), asked "
+            f"in turn for a move in {len(states)} positions, played {got}; the contract gives "
+            f"{wants} (the positions after the moves {', '.join(repr(m) for m in POSITIONS)})"
+        )
+
+
+@pytest.mark.points(
+    3, exercise="ttt_player", timeout=6, hint="MCTS with 300 iterations should crush random play"
+)
 def test_player_beats_random(student):
     """MCTS(300) does not lose to random play and wins most games"""
     wins = 0
@@ -509,7 +631,12 @@ def test_player_beats_random(student):
     assert wins >= 7, f"your MCTS won only {wins} of 10 games against random play"
 
 
-@points(3, "ttt_player", timeout=15, hint="with 2000 iterations MCTS should never lose tic-tac-toe")
+@pytest.mark.points(
+    3,
+    exercise="ttt_player",
+    timeout=15,
+    hint="with 2000 iterations MCTS should never lose tic-tac-toe",
+)
 def test_player_draws_perfect_play(student):
     """MCTS(2000 iterations, c=1) never loses to perfect play"""
     for game in range(4):
@@ -527,7 +654,9 @@ class FirstLegal:
         return state.legal_actions()[0]
 
 
-@points(1, "ttt_player", hint="loop until the game ends; return the list of moves")
+@pytest.mark.points(
+    1, exercise="ttt_player", hint="loop until the game ends; return the list of moves"
+)
 def test_play_game(student):
     """play_game plays a whole game and returns its moves"""
     moves = student.play_game(FirstLegal(), FirstLegal())
@@ -537,9 +666,11 @@ def test_play_game(student):
     assert TicTacToe.from_moves(list(moves)).is_terminal(), "the game did not end"
 
 
-@points(1, "ttt_player", hint="ask input_fn for a move name, ask again when it is illegal")
+@pytest.mark.points(
+    1, exercise="ttt_player", hint="ask input_fn for a move name, ask again when it is illegal"
+)
 def test_play_human(student):
-    """play_human plays a text game; illegal input is asked again"""
+    """play_human plays a text game, shows each board and the final one, asks again on bad input"""
     answers = iter(["b2", "a1", "zz", "c1", "a3"])
 
     def fake_input(prompt=""):
@@ -548,6 +679,15 @@ def test_play_human(student):
         except StopIteration:
             raise AssertionError("play_human asked for more moves than the game needs") from None
 
+    # The boards the contract shows, worked out first: before every move, and the final one.
+    boards, state, legal = [], TicTacToe(), iter(["b2", "c1", "a3"])
+    while not state.is_terminal():
+        boards.append(str(state))
+        mover_is_human = state.current_player == 0
+        state = state.play(
+            state.parse_action(next(legal)) if mover_is_human else state.legal_actions()[0]
+        )
+    boards.append(str(state))
     lines = []
     returns = student.play_human(
         FirstLegal(),
@@ -557,3 +697,10 @@ def test_play_human(student):
     )
     assert tuple(returns) == (1, -1), f"the human (X) should win this game; returns {returns}"
     assert lines, "play_human printed nothing through print_fn"
+    shown = [line for line in lines if line in boards]
+    shown = [b for i, b in enumerate(shown) if i == 0 or b != shown[i - 1]]  # asked again
+    assert shown == boards, (
+        f"play_human showed {len(shown)} boards through print_fn(str(state)); the game has "
+        f"{len(boards) - 1} moves: a board before each and the final one, {len(boards)} in all"
+        + ("" if shown[-1:] == boards[-1:] else f"; the final board is missing:\n{boards[-1]}")
+    )

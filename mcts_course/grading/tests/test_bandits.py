@@ -1,13 +1,19 @@
-"""Grading tests of exercise 7: bandit policies for primitive Monte Carlo."""
+"""Grading tests of exercise 7: bandit policies for primitive Monte Carlo.
+
+PYTEST_DONT_REWRITE: a failed assert reads as its message (the hint follows), not as pytest's
+comparison of the grader's variables.
+"""
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import random
 
+import pytest
+
 from mcts_course.games import TicTacToe
-from mcts_course.grading.framework import points
 from mcts_course.grading.public import greedy_after_5, last_once_then_first, round_robin
 from mcts_course.solutions import bandits as ref
 
@@ -36,54 +42,64 @@ def close(freq: list[float], probs: list[float], n: int, what: str) -> None:
         )
 
 
-@points(1, "bandits", hint="an arm never played comes first (the smallest such index)")
+@pytest.mark.points(
+    1, exercise="bandits", hint="an arm never played comes first (the smallest such index)"
+)
 def test_unplayed_first(student):
     """all three policies play an unplayed arm first"""
     rng = random.Random(1)
     cases = [arms(rng, unplayed=True) for _ in range(100)]
     cases = [(counts, sums) for counts, sums in cases if 0 in counts]
+    wants = [counts.index(0) for counts, _ in cases]
+    # each policy gets its own copies: what one does to its lists cannot change the next's
     picks = {
-        "ucb1_choice": student.ucb1_choice.many([(c, s, 1.0) for c, s in cases]),
+        "ucb1_choice": student.ucb1_choice.many(copy.deepcopy([(c, s, 1.0) for c, s in cases])),
         "epsilon_greedy_choice": student.epsilon_greedy_choice.many(
-            [(c, s, 0.5, random.Random(0)) for c, s in cases]
+            copy.deepcopy([(c, s, 0.5, random.Random(0)) for c, s in cases])
         ),
         "softmax_choice": student.softmax_choice.many(
-            [(c, s, 0.2, random.Random(0)) for c, s in cases]
+            copy.deepcopy([(c, s, 0.2, random.Random(0)) for c, s in cases])
         ),
     }
     for name, chosen in picks.items():
-        for (counts, _), got in zip(cases, chosen, strict=True):
-            want = counts.index(0)
+        for (counts, _), want, got in zip(cases, wants, chosen, strict=True):
             assert got == want, f"{name} with counts {counts} chose {got}, expected {want}"
 
 
-@points(
-    2, "bandits", hint="score = mean + c * sqrt(ln(total playouts) / count); ties: smallest index"
+@pytest.mark.points(
+    2,
+    exercise="bandits",
+    hint="score = mean + c * sqrt(ln(total playouts) / count); ties: smallest index",
 )
 def test_ucb1_choice(student):
     """ucb1_choice picks the arm of highest UCB1 score on 300 random bandits"""
     rng = random.Random(2)
     cases = [(*arms(rng), rng.choice([0.0, 0.5, math.sqrt(2), 3.0])) for _ in range(300)]
     cases += [([3, 3, 3, 3], [1.5, 2.0, 1.0, 2.0], 0.0), ([2, 2], [1.0, 1.0], 1.0)]  # ties
-    for (counts, sums, c), got in zip(cases, student.ucb1_choice.many(cases), strict=True):
-        want = ref.ucb1_choice(counts, sums, c)
+    wants = [ref.ucb1_choice(counts, sums, c) for counts, sums, c in cases]
+    results = student.ucb1_choice.many(copy.deepcopy(cases))
+    for (counts, sums, c), want, got in zip(cases, wants, results, strict=True):
         assert got == want, f"counts {counts}, sums {sums}, c={c:.2f}: chose {got}, expected {want}"
 
 
-@points(1, "bandits", hint="with epsilon = 0 always exploit: the best mean, smallest index")
+@pytest.mark.points(
+    1, exercise="bandits", hint="with epsilon = 0 always exploit: the best mean, smallest index"
+)
 def test_greedy(student):
     """epsilon-greedy with epsilon 0 is greedy"""
     rng = random.Random(3)
     cases = [arms(rng) for _ in range(300)] + [([4, 2, 4], [2.0, 1.0, 2.0])]
-    chosen = student.epsilon_greedy_choice.many([(c, s, 0.0, random.Random(0)) for c, s in cases])
-    for (counts, sums), got in zip(cases, chosen, strict=True):
-        want = ref.epsilon_greedy_choice(counts, sums, 0.0, random.Random(0))
+    wants = [ref.epsilon_greedy_choice(c, s, 0.0, random.Random(0)) for c, s in cases]
+    chosen = student.epsilon_greedy_choice.many(
+        copy.deepcopy([(c, s, 0.0, random.Random(0)) for c, s in cases])
+    )
+    for (counts, sums), want, got in zip(cases, wants, chosen, strict=True):
         assert got == want, f"counts {counts}, sums {sums}: chose {got}, the greedy arm is {want}"
 
 
-@points(
+@pytest.mark.points(
     2,
-    "bandits",
+    exercise="bandits",
     timeout=4,
     hint="explore with probability epsilon: a uniformly random arm (which may be the greedy one)",
 )
@@ -95,9 +111,9 @@ def test_epsilon_greedy_statistics(student):
     close(frequencies(chosen, 5), [0.06, 0.76, 0.06, 0.06, 0.06], n, "epsilon-greedy, epsilon 0.3")
 
 
-@points(
+@pytest.mark.points(
     2,
-    "bandits",
+    exercise="bandits",
     timeout=4,
     hint="P(i) = exp(mean_i / temperature) / sum_j exp(mean_j / temperature)",
 )
@@ -113,7 +129,9 @@ def test_softmax_statistics(student):
         close(frequencies(chosen, 4), probs, n, f"softmax with temperature {temperature}")
 
 
-@points(1, "bandits", hint="subtract the largest mean before exp() so it cannot overflow")
+@pytest.mark.points(
+    1, exercise="bandits", hint="subtract the largest mean before exp() so it cannot overflow"
+)
 def test_softmax_small_temperature(student):
     """softmax with a tiny temperature picks the best arm (no overflow)"""
     counts, sums = [10, 10, 10], [2.0, 9.0, 5.0]
@@ -125,9 +143,9 @@ def test_softmax_small_temperature(student):
 WIN_AT_A3 = "a1 b1 a2 b2"  # X to move wins at a3 (6)
 
 
-@points(
+@pytest.mark.points(
     2,
-    "bandits",
+    exercise="bandits",
     timeout=4,
     hint="policy(counts, sums, rng) gives the index of the move to play out",
 )
@@ -149,9 +167,9 @@ def test_monte_carlo_move(student):
     assert sum(calls[-1]) == 49, "counts must be updated after every playout"
 
 
-@points(
+@pytest.mark.points(
     1,
-    "bandits",
+    exercise="bandits",
     timeout=3,
     hint="the move returned is the one of best MEAN reward among the moves played, "
     "not the most played one",
@@ -187,9 +205,9 @@ def one_move_win() -> TicTacToe:
     return search(TicTacToe())
 
 
-@points(
+@pytest.mark.points(
     2,
-    "bandits",
+    exercise="bandits",
     timeout=12,
     hint="each policy's player against random play; return {policy name: score}",
 )
@@ -204,9 +222,9 @@ def test_compare_policies(student):
     assert scores["ucb1"] >= 0.7, f"UCB1 Monte Carlo should beat random play: {scores}"
 
 
-@points(
+@pytest.mark.points(
     1,
-    "bandits",
+    exercise="bandits",
     timeout=6,
     hint="seed everything from `seed` (one random.Random(seed)); the player moves first in "
     "games 0, 2, 4, ... and second in games 1, 3, 5, ...",
@@ -230,6 +248,31 @@ def test_compare_policies_seeded_and_alternating(student):
         )
 
 
+@pytest.mark.points(
+    1,
+    exercise="bandits",
+    timeout=8,
+    hint="one rng = random.Random(seed); each policy's player, in the order of `policies`, gets "
+    "seed=rng.randrange(2**31); the random opponent plays rng.choice(state.legal_actions())",
+)
+def test_compare_policies_seeds_as_documented(student):
+    """compare_policies seeds its players and the random opponent as its contract says"""
+    # Two playouts a move: weak players, so that the scores depend on every random draw.  Uniform
+    # and UCB1 draw nothing themselves: only the playouts and the random opponent do.
+    call = "compare_policies(('uniform', 'ucb1'), TicTacToe, playouts=2, games=8, seed={})"
+    for seed in (5, 11):
+        want = ref.compare_policies(("uniform", "ucb1"), TicTacToe, playouts=2, games=8, seed=seed)
+        got = student.compare_policies(
+            ("uniform", "ucb1"), TicTacToe, playouts=2, games=8, seed=seed
+        )
+        assert isinstance(got, dict) and set(got) == set(want), (
+            f"{call.format(seed)} returned {got!r}; expected the keys {sorted(want)}"
+        )
+        assert all(math.isclose(got[k], want[k]) for k in want), (
+            f"{call.format(seed)} gave {got}; seeded as its contract says, it gives {want}"
+        )
+
+
 class Scripted:
     """An opponent of the grader's that plays the first legal move and counts its turns."""
 
@@ -243,7 +286,12 @@ class Scripted:
         return state.legal_actions()[0]
 
 
-@points(1, "bandits", timeout=6, hint="let `opponent` choose its moves with select_action(state)")
+@pytest.mark.points(
+    1,
+    exercise="bandits",
+    timeout=6,
+    hint="let `opponent` choose its moves with select_action(state)",
+)
 def test_compare_policies_uses_the_opponent(student):
     """compare_policies plays against the opponent it is given"""
     start = one_move_win()

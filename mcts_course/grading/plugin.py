@@ -1,0 +1,502 @@
+"""The pytest plugin that grades a submission, enabled by installing the package (it is
+registered through the ``pytest11`` entry point)::
+
+    python -m pytest --pyargs mcts_course.grading --submission exercises/
+    python -m pytest hidden/ --submission alice/ --results-json out/alice/results.json
+
+It provides:
+
+* ``--submission PATH``: the student's files (a folder, a ``.py`` file or a notebook);
+  ``--exercise-set SET`` and ``--exercise NAME`` keep the tests of a set or of an exercise,
+  ``--timeout-scale X`` multiplies every time limit, ``--memory-mb MB`` caps the student's
+  process, ``--results-json FILE`` and ``--grades-csv FILE`` write Gradescope's results.json
+  and a one-row grades.csv;
+* the ``points(value, exercise=..., hint=..., timeout=..., visibility=...)`` marker: what a
+  test is worth, the hint shown when it fails, the student's time it allows (seconds of the
+  student's code only: the test's own work is free) and its Gradescope visibility (tests
+  outside this package, an instructor's hidden tests, default to ``after_due_date``);
+* the ``student`` fixture: the submission's names, ``student.select_child(root, 1.4)`` asking
+  the student's process (:mod:`mcts_course.grading.remote`); one process per exercise set,
+  started at its first test and again after it died;
+* the ``submission_seed`` fixture: a seed from the hash of the code graded (the alpha-beta
+  tests draw their positions from it: reproducible, and unknown to a table of answers);
+* fail closed: when the student's code cannot be confined (as root: a user id of its own,
+  :mod:`mcts_course.grading.sandbox`), the run stops at once with exit status
+  :data:`REFUSED` and the reason, and grades nothing;
+* the verdict of each graded test: a failure reads as the curated message with its hint (no
+  traceback of the grader), a test needing a function that timed out or crashed above is
+  skipped as "not run" at once, and the points table closes the terminal summary.
+
+Nothing here runs unless a test carries the ``points`` marker: the plugin is loaded by every
+pytest run of the environment, the project's own tests included.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import signal
+import stat
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcts_course.grading.report import (
+    Outcome,
+    atomic_write,
+    grades_csv,
+    points_table,
+    results_json,
+)
+from mcts_course.grading.sets import SET_OF, SETS
+
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+SHIPPED = Path(__file__).resolve().parent / "tests"  # the package's own grading tests
+HIDDEN_VISIBILITY = "after_due_date"  # an instructor's tests: seen after the due date only
+OUTPUT_CAP = 20_000  # characters of one test's feedback (a message may quote student data)
+REFUSED = 75  # the exit status of a run that refused to grade (student code not confinable)
+PUBLIC_ENV = "MCTS_GRADING_PUBLIC"  # a batch's public copy of the package, made once by grade()
+
+
+def capped(text: str) -> str:
+    """``text`` cut to :data:`OUTPUT_CAP` characters, saying how much was cut."""
+    if len(text) <= OUTPUT_CAP:
+        return text
+    return text[:OUTPUT_CAP] + f"\n... ({len(text) - OUTPUT_CAP} characters cut)"
+
+
+@dataclass(frozen=True)
+class Points:
+    """A graded test's ``points`` marker, checked."""
+
+    value: float
+    exercise: str
+    set_name: str
+    name: str
+    hint: str = ""
+    timeout: float = 3.0
+    visibility: str = "visible"
+
+
+def read_marker(item: pytest.Item, scale: float = 1.0) -> Points | str:
+    """The item's ``points`` marker as Points, or the reason it is unusable (a message)."""
+    mark = item.get_closest_marker("points")
+    assert mark is not None
+    shipped = Path(str(item.path)).resolve().is_relative_to(SHIPPED)
+    doc = (getattr(getattr(item, "function", None), "__doc__", None) or "").strip().splitlines()
+    name = doc[0] if doc else getattr(item, "originalname", item.name)
+    if getattr(item, "callspec", None) is not None:
+        name += f" [{item.callspec.id}]"
+
+    def build(
+        value: float,
+        exercise: str | None = None,
+        *,
+        hint: str = "",
+        timeout: float = 3.0,
+        visibility: str | None = None,
+        exercise_set: str | None = None,
+    ) -> Points:
+        if exercise is None:
+            raise TypeError("exercise= is required")
+        set_name = exercise_set or SET_OF.get(exercise)
+        if set_name not in SETS:
+            raise ValueError(
+                f"exercise {exercise!r} is not one of the course's: give exercise_set= one "
+                f"of {', '.join(SETS)}"
+            )
+        visibility = visibility or ("visible" if shipped else HIDDEN_VISIBILITY)
+        if visibility not in VISIBILITIES:
+            raise ValueError(f"visibility must be one of {', '.join(VISIBILITIES)}")
+        return Points(float(value), exercise, set_name, name, hint, timeout * scale, visibility)
+
+    try:
+        return build(*mark.args, **mark.kwargs)
+    except (TypeError, ValueError) as error:
+        return f"bad @pytest.mark.points(...) on {item.name}: {error}"
+
+
+POINTS = pytest.StashKey[Any]()  # item -> Points, or the marker's error
+TURN = pytest.StashKey[tuple]()  # item -> (SetRun, Connection or None) of its test
+SETUP_SECONDS = pytest.StashKey[float]()
+GRADING = pytest.StashKey["Grading"]()
+# Set by a notebook's check(): set name -> a SetRun on the notebook's own functions.
+IN_PROCESS = pytest.StashKey[Callable[[str], Any]]()
+
+
+class Grading:
+    """One pytest run grading one submission: its exercise sets and the graded tests' outcomes."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        option = config.getoption
+        self.submission: str | None = option("submission")
+        self.scale: float = option("timeout_scale")
+        self.outcomes: dict[str, Outcome] = {}  # node id -> outcome, in the order run
+        self.runs: dict[str, Any] = {}  # set name -> SetRun
+        self.cpu: dict[str, float] = {}  # set name -> its tests' time limits, summed
+        self.last: dict[str, str] = {}  # node id of a set's last test -> the set
+        self.started = time.monotonic()
+        self._tmp: tempfile.TemporaryDirectory | None = None
+        self._sources: dict | None = None
+        self._public: Path | None = None
+        self.refused: str = ""  # why grading was refused (SandboxError), if it was
+
+    @property
+    def in_process(self) -> Callable[[str], Any] | None:
+        return self.config.stash.get(IN_PROCESS, None)
+
+    @property
+    def active(self) -> bool:
+        return self.submission is not None or self.in_process is not None
+
+    def sources(self) -> dict:
+        if self._sources is None:
+            from mcts_course.grading.sources import find_sources
+
+            self._sources = find_sources(self.submission) if self.submission else {}
+        return self._sources
+
+    def run_for(self, set_name: str):
+        """The set's SetRun, made at its first test."""
+        if set_name not in self.runs:
+            if self.in_process is not None:
+                self.runs[set_name] = self.in_process(set_name)
+            else:
+                self.runs[set_name] = self._process_run(set_name)
+        return self.runs[set_name]
+
+    def public_root(self) -> Path:
+        """The copy of the package (without solutions and tests) the student's process
+        imports: the batch's (``$MCTS_GRADING_PUBLIC``, made by ``grade``) or one of this run's
+        own, in the system's temporary folder (the student's user must reach it)."""
+        if self._public is None:
+            from mcts_course.grading.sandbox import SandboxError, public_package
+
+            given = os.environ.get(PUBLIC_ENV)
+            if given:
+                info = os.lstat(given)
+                if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or (
+                    info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+                ):
+                    raise SandboxError(f"{PUBLIC_ENV}={given}: not a folder of the grader's alone")
+                self._public = Path(given)
+            else:
+                self._tmp = tempfile.TemporaryDirectory(prefix="mcts-grade-")
+                Path(self._tmp.name).chmod(0o755)  # root's, read-only for the student's user
+                self._public = public_package(Path(self._tmp.name))
+        return self._public
+
+    def _process_run(self, set_name: str):
+        from mcts_course.grading.runner import process_run
+
+        return process_run(
+            self.sources().get(set_name),
+            set_name,
+            self.public_root(),
+            self.config.getoption("memory_mb"),
+            int(self.cpu.get(set_name, 0) + 60),
+        )
+
+    def close(self) -> None:
+        for run in self.runs.values():
+            run.close()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+    def results(self) -> dict:
+        if self.refused:  # no grade at all: the caller (grade) raises SandboxError with this
+            return {"refused": self.refused, "tests": [], "score": 0}
+        data = results_json(list(self.outcomes.values()), time.monotonic() - self.started)
+        files = {s: str(src.path) for s, src in self.sources().items()}
+        data["extra_data"] = {"files": files}
+        return data
+
+
+# -- options and marker ----------------------------------------------------------------------
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mcts-course", "grading a submission (mcts_course.grading)")
+    group.addoption(
+        "--submission",
+        metavar="PATH",
+        help="the student's files to grade: a folder, a .py file or a notebook",
+    )
+    group.addoption(
+        "--exercise-set",
+        action="append",
+        metavar="SET",
+        help=f"only the tests of this exercise set ({', '.join(SETS)}); may be repeated",
+    )
+    group.addoption(
+        "--exercise",
+        action="append",
+        metavar="NAME",
+        help="only the tests of this exercise (e.g. ttt_backprop); may be repeated",
+    )
+    group.addoption(
+        "--timeout-scale",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="multiply every test's time limit by X (a slow machine; default 1)",
+    )
+    group.addoption(
+        "--memory-mb",
+        type=int,
+        default=1024,
+        metavar="MB",
+        help="memory cap of the process running the student's code (default 1024)",
+    )
+    group.addoption("--results-json", metavar="FILE", help="write Gradescope's results.json")
+    group.addoption("--grades-csv", metavar="FILE", help="write this submission's grades.csv")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "points(value, exercise=..., hint='', timeout=3, visibility=..., exercise_set=None): "
+        "a grading test worth `value` points for `exercise` (mcts_course.grading)",
+    )
+    submission = config.getoption("submission")
+    if submission is not None and not Path(submission).exists():
+        raise pytest.UsageError(f"--submission {submission}: no such file or folder")
+    if submission is not None and config.inipath is not None:
+        inside = Path(config.inipath).resolve().is_relative_to(Path(submission).resolve())
+        if inside:  # pytest found it through a loose PATH after --submission
+            raise pytest.UsageError(
+                f"{config.inipath} belongs to the submission: write --submission={submission}"
+            )
+    if config.getoption("timeout_scale") <= 0:
+        raise pytest.UsageError("--timeout-scale must be positive")
+    config.stash[GRADING] = Grading(config)
+    if submission is not None and threading.current_thread() is threading.main_thread():
+        # The batch grader stops a run with SIGTERM (a refusal elsewhere, its time cap): leave
+        # as after Ctrl-C, so that the sessions' end closes the sandboxes (kills their
+        # processes) instead of dying with them still running.
+        signal.signal(signal.SIGTERM, _interrupted)
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    grading = config.stash[GRADING]
+    if grading.submission is None:
+        return []
+    found = ", ".join(f"{s}: {src.path}" for s, src in grading.sources().items())
+    return [f"submission: {grading.submission} ({found or 'no exercise file found'})"]
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    grading = config.stash[GRADING]
+    graded = [item for item in items if item.get_closest_marker("points") is not None]
+    if not graded:
+        return
+    for item in graded:
+        item.stash[POINTS] = read_marker(item, grading.scale)
+    exercises, sets = config.getoption("exercise"), config.getoption("exercise_set")
+    if exercises or sets:
+        keep = [i for i in items if not _is_graded(i) or _wanted(i, exercises, sets)]
+        dropped = [i for i in items if i not in keep]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = keep
+    needing = [i for i in items if "student" in getattr(i, "fixturenames", ())]
+    if needing and not grading.active and not config.option.collectonly:
+        raise pytest.UsageError(
+            "the grading tests need a submission: python -m pytest --pyargs "
+            "mcts_course.grading --submission PATH (a folder such as exercises/, a .py file or "
+            "a notebook)"
+        )
+    last: dict[str, str] = {}  # set -> the node id of its last test
+    for item in items:
+        points = item.stash.get(POINTS, None)
+        if isinstance(points, Points):
+            grading.cpu[points.set_name] = grading.cpu.get(points.set_name, 0) + points.timeout
+            last[points.set_name] = item.nodeid
+    grading.last = {nodeid: set_name for set_name, nodeid in last.items()}
+    if grading.submission is not None:
+        from mcts_course.grading import process
+
+        # The instructor's test files are hidden from the student's process like the package's
+        # own tests (a mount over them, as root): no permission of theirs is changed.
+        # The folders given on the command line go too (a hidden test's helpers and data), but
+        # not one holding this package or the interpreter (`pytest . --submission ...`).
+        hidden = {str(i.path) for i in items if not Path(str(i.path)).is_relative_to(SHIPPED)}
+        for arg in config.args:
+            path = Path(arg.split("::")[0]).resolve()
+            needed = (SHIPPED.parent, Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve())
+            if path.exists() and not any(n.is_relative_to(path) for n in needed):
+                hidden.add(str(path))
+        process.EXTRA_PRIVATE[:] = sorted(hidden)
+
+
+def _is_graded(item: pytest.Item) -> bool:
+    return POINTS in item.stash
+
+
+def _wanted(item: pytest.Item, exercises: list[str] | None, sets: list[str] | None) -> bool:
+    points = item.stash[POINTS]
+    if not isinstance(points, Points):
+        return True  # kept, to fail with the marker's error
+    return (not exercises or points.exercise in exercises) and (
+        not sets or points.set_name in sets
+    )
+
+
+# -- the student fixture and the verdicts -------------------------------------------------
+@pytest.fixture
+def student(request: pytest.FixtureRequest):
+    """The submission's functions and classes: ``student.NAME(...)`` asks the student's code."""
+    from mcts_course.grading.runner import closure, student_names
+
+    points = request.node.stash.get(POINTS, None)
+    if points is None:
+        pytest.fail("a test using `student` needs @pytest.mark.points(value, exercise=...)")
+    if isinstance(points, str):
+        pytest.fail(points, pytrace=False)
+    run = request.config.stash[GRADING].run_for(points.set_name)
+    why = run.not_run(closure(student_names(request.function), points.set_name))
+    if why is not None:
+        pytest.skip(why + (f"\nHint: {points.hint}" if points.hint else ""))
+    from mcts_course.grading.sandbox import SandboxError
+
+    try:
+        answering, connection = run.student(points.timeout)
+    except SandboxError as error:  # fail closed: no grade rather than unconfined student code
+        grading = request.config.stash[GRADING]
+        grading.refused = str(error)
+        pytest.exit(f"refused to grade: {error}", returncode=REFUSED)
+    request.node.stash[TURN] = (run, connection)
+    return answering
+
+
+@pytest.fixture
+def submission_seed(request: pytest.FixtureRequest) -> int:
+    """A seed derived from the code graded for this test's set (SHA-256 of its source): the
+    same code gets the same positions, so a grade can be reproduced, and a table of answers
+    cannot know the positions its own hash will draw.  A notebook's check(), which has no
+    file, draws a fresh seed."""
+    points = request.node.stash.get(POINTS, None)
+    grading = request.config.stash[GRADING]
+    source = None
+    if isinstance(points, Points) and grading.in_process is None:
+        source = grading.sources().get(points.set_name)
+    if source is None:
+        return random.SystemRandom().randrange(2**32)
+    digest = hashlib.sha256(source.code.encode("utf-8", errors="replace")).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    points = item.stash.get(POINTS, None)
+    if points is None or call.when == "teardown":
+        return report
+    if call.when == "setup" and report.passed:
+        item.stash[SETUP_SECONDS] = report.duration
+        return report
+    error = call.excinfo.value if call.excinfo is not None else None
+    if report.skipped:
+        status = "not run"
+        message = capped(str(getattr(error, "msg", "") or error or "skipped"))
+    elif TURN in item.stash:
+        from mcts_course.grading.runner import verdict
+
+        run, connection = item.stash[TURN]
+        status, message = verdict(run, connection, error, points.hint, points.timeout)
+        if report.failed:
+            message = capped(message)
+            report.longrepr = message  # the curated message, not the grader's traceback
+            path, line, domain = report.location  # the failure's title: what it cost, and why
+            title = f"{domain}: [{points.exercise}] {points.name} (0 / {points.value:g})"
+            report.location = (path, line, title)
+    else:  # a bad marker, a test without `student`, an error in a fixture of the test
+        status = "passed" if report.passed else "failed"
+        message = "" if report.passed else capped(str(report.longrepr))
+    seconds = item.stash.get(SETUP_SECONDS, 0.0) + report.duration
+    item.config.stash[GRADING].outcomes[item.nodeid] = Outcome(
+        name=points.name if isinstance(points, Points) else item.name,
+        exercise=points.exercise if isinstance(points, Points) else "?",
+        max_score=points.value if isinstance(points, Points) else 0.0,
+        score=points.value if isinstance(points, Points) and status == "passed" else 0.0,
+        status=status,
+        output=message,
+        visibility=points.visibility if isinstance(points, Points) else HIDDEN_VISIBILITY,
+        test=item.nodeid,
+        seconds=round(seconds, 3),
+    )
+    return report
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """After a set's last test its student process goes, not at the end of the run."""
+    grading = item.config.stash[GRADING]
+    if grading.last.get(item.nodeid) in grading.runs:
+        grading.runs[grading.last[item.nodeid]].close()
+
+
+# -- the end of the run ----------------------------------------------------------------------
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    grading = session.config.stash[GRADING]
+    grading.close()
+    option = session.config.getoption
+    if grading.refused:
+        if option("results_json"):
+            import json
+
+            atomic_write(Path(option("results_json")), json.dumps(grading.results()))
+        return
+    if not grading.outcomes:
+        return
+    if option("results_json"):
+        import json
+
+        text = json.dumps(grading.results(), indent=2)
+        atomic_write(Path(option("results_json")), text)
+    if option("grades_csv"):
+        name = Path(grading.submission or "notebook").name
+        rows = [(name, list(grading.outcomes.values()))]
+        atomic_write(Path(option("grades_csv")), grades_csv(rows))
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config):
+    grading = config.stash[GRADING]
+    outcomes = list(grading.outcomes.values())
+    if outcomes:
+        terminalreporter.section("points")
+        for line in points_table(outcomes).splitlines():
+            terminalreporter.write_line(line)
+        not_run: dict[str, int] = {}
+        for o in outcomes:
+            if o.status == "not run":
+                why = o.output.splitlines()[0]
+                not_run[why] = not_run.get(why, 0) + 1
+        for why, count in not_run.items():
+            tests = "test" if count == 1 else "tests"
+            terminalreporter.write_line(f"{count} {tests} {why}")
+    elif exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and not grading.active:
+        from mcts_course.grading.sources import find_sources
+
+        for arg in config.args:
+            path = Path(arg.split("::")[0])
+            if path.exists() and find_sources(path):
+                terminalreporter.write_line(
+                    f"{arg} holds exercise files, not tests: grade them with\n"
+                    f"    python -m pytest --pyargs mcts_course.grading --submission {arg}\n"
+                    "(or mcts-course check " + arg + ")",
+                    yellow=True,
+                )
