@@ -10,10 +10,11 @@ has a disc of player 0 at the bottom of column 0, and in column 2 a disc of play
 disc of player 0 on top of it.  Columns are numbered 0..6 (people call them 1..7).
 
 This file is graded on its own: copy into it the MCTS functions you wrote for tic-tac-toe
-(exercises 1 and 2, once they pass), rather than importing them from ttt_mcts.py, so that what
-is graded here is what is in this file, and a tic-tac-toe mistake you fixed there costs nothing
-here.  Your rules drive everything: the search and the game below know Connect Four only
-through ``Position``, which calls your ``legal_columns``, ``drop`` and ``is_win``.
+(exercises 1 and 2, once they pass), rather than importing them from ttt_mcts.py.  What is
+graded here is the copy in this file: a mistake left in ttt_mcts.py costs no points here, and a
+mistake you fix there later must be fixed in the copy too.  Your rules drive everything: the
+search and the game below know Connect Four only through ``Position``, which calls your
+``legal_columns``, ``drop`` and ``is_win``.
 """
 
 from __future__ import annotations

@@ -149,11 +149,14 @@ def experiment(
 
 # -- exercise 4: a full player -------------------------------------------------------------------
 class MCTSPlayer:
-    """An MCTS player: ``MCTSPlayer(iterations=1000, c=..., expand_threshold=1, seed=None)``.
+    """An MCTS player: ``MCTSPlayer(iterations=1000, c=math.sqrt(2), expand_threshold=1,
+    seed=None)``.
 
     Contract: ``.name`` is a short string such as "MCTS(1000)"; ``.select_action(state)``
-    returns ``best_action`` of an ``mcts_search`` from ``state`` that uses the player's own
-    ``random.Random(seed)``.  It must work for any game of the protocol.
+    returns ``best_action`` of ``mcts_search`` from ``state`` with the player's
+    ``iterations``, ``c`` and ``expand_threshold`` and its own ``random.Random(seed)``, made
+    once in ``__init__`` and used for all its moves (so the same seed plays the same moves as
+    the reference).  It must work for any game of the protocol.
     """
 
     def __init__(

@@ -67,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
     # --submission=PATH in one piece: pytest would look for its configuration in a loose PATH
     argv = ["-p", "no:cacheprovider", "-W", REWRITE_WARNING, "--pyargs", "mcts_course.grading"]
     argv += [f"--submission={path}", *(f"--exercise-set={s}" for s in sets)]
+    # each failure is printed once, with its hint; pytest's short summary would list them again
+    # (a -r of the student's own, given after this one, wins)
+    argv.append("-rN")
     if args.quiet:
         argv.append("--tb=no")
     return int(pytest.main([*argv, *args.pytest_args]))

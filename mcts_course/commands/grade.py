@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         progress=lambda line: print(line, file=sys.stderr),
     )
     seconds = time.perf_counter() - started
-    for g in grades:
-        print(f"{g.name}: {g.score:g} / {g.max_score:g}")
-    print(f"graded {len(grades)} submissions in {seconds:.1f} s -> {Path(args.out) / 'grades.csv'}")
+    # each submission's score was printed (stderr) as it finished, and is in grades.csv
+    count = f"{len(grades)} submission{'' if len(grades) == 1 else 's'}"
+    print(f"graded {count} in {seconds:.1f} s -> {Path(args.out) / 'grades.csv'}")
     return 0

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import io
 import json
 import signal
+import sys
 import threading
 import time
 import types
@@ -148,6 +150,35 @@ class _Notebook:
         self.outcomes = list(session.config.stash[GRADING].outcomes.values())
 
 
+class WholeLines(io.TextIOBase):
+    """pytest's output in a kernel, passed on a whole line at a time: pytest writes and flushes
+    its progress ("F", ".") one test at a time, which a notebook (and the book made from it)
+    would otherwise keep as one output per character, shown one under the other."""
+
+    def __init__(self, out: Any):
+        self.out, self.pending = out, ""
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        if "\n" in self.pending:
+            lines, _, self.pending = self.pending.rpartition("\n")
+            self.out.write(lines + "\n")
+            self.out.flush()
+        return len(text)
+
+    def flush(self) -> None:  # a line is passed on when it is complete
+        pass
+
+    def finish(self) -> None:
+        if self.pending:
+            self.out.write(self.pending)
+            self.pending = ""
+        self.out.flush()
+
+    def isatty(self) -> bool:  # pytest colours its report when the kernel's stream says so
+        return bool(getattr(self.out, "isatty", lambda: False)())
+
+
 class Report:
     """The result of :func:`check`: ``score``, ``max_score``, ``by_exercise``, ``outcomes``."""
 
@@ -188,8 +219,15 @@ def check(
     args += ["-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     # sys-level capture: a kernel's own capture of file descriptors 1 and 2 stays untouched
     args += ["--capture=sys", "--tb=short" if show_failures else "--tb=no"]
+    # each failure once, with its hint: no short summary listing them again by file path
+    args.append("-rN")
     if exercise is not None:
         args += ["--exercise", exercise]
     notebook = _Notebook(namespace)
-    pytest.main(args, plugins=[notebook])
+    lines = WholeLines(sys.stdout)
+    try:
+        with contextlib.redirect_stdout(lines):
+            pytest.main(args, plugins=[notebook])
+    finally:
+        lines.finish()
     return Report(notebook.outcomes)
