@@ -272,23 +272,30 @@ class Costs:
 
 
 def cost_per_move(game: type[GameState] = ConnectFour, time_per_move: float = TIME_PER_MOVE,
-                  seed: int = 1) -> Costs:
-    """Time every agent of :func:`equal_time_field` on the positions of one random game."""
+                  seed: int = 1, repeats: int = 3) -> Costs:
+    """Time every agent of :func:`equal_time_field` on the positions of one random game, each
+    position ``repeats`` times."""
     record = play_game(game(), RandomAgent(seed=seed), RandomAgent(seed=seed + 1))
     probes = [s for s in record.states if not s.is_terminal() and len(s.legal_actions()) > 1]
-    seconds, playouts = {}, {}
-    for agent in equal_time_field(time_per_move):
-        started = time.perf_counter()
-        done = 0
+    field = equal_time_field(time_per_move)
+    spent = {agent.name: 0.0 for agent in field}
+    done = {agent.name: 0 for agent in field}
+    # The agents take turns on each position (rather than one agent after another), so that a
+    # change in the machine's load while this runs falls on all of them alike.
+    for _ in range(repeats):
         for state in probes:
-            agent.select_action(state)
-            if isinstance(agent, MCTSAgent):
-                done += agent.last_iterations
-            elif isinstance(agent, MonteCarloAgent):
-                done += sum(row["visits"] for row in agent.last_stats)
-        seconds[agent.name] = (time.perf_counter() - started) / len(probes)
-        if isinstance(agent, MCTSAgent | MonteCarloAgent):
-            playouts[agent.name] = done / len(probes)
+            for agent in field:
+                started = time.perf_counter()
+                agent.select_action(state)
+                spent[agent.name] += time.perf_counter() - started
+                if isinstance(agent, MCTSAgent):
+                    done[agent.name] += agent.last_iterations
+                elif isinstance(agent, MonteCarloAgent):
+                    done[agent.name] += sum(row["visits"] for row in agent.last_stats)
+    moves = repeats * len(probes)
+    seconds = {name: t / moves for name, t in spent.items()}
+    playouts = {agent.name: done[agent.name] / moves for agent in field
+                if isinstance(agent, MCTSAgent | MonteCarloAgent)}
     return Costs(seconds, playouts)
 
 

@@ -242,8 +242,10 @@ class TrapResult:
         """The moves as a Markdown table, best random-playout value first."""
         word = {1: "win", 0: "draw", -1: "loss"}
         n = self.rows[0].flat_playouts
+        iterations = sum(r.mcts_visits for r in self.rows)  # every iteration visits one move
         lines = ["| move | against best play | random-playout value (exact) | "
-                 f"flat MC estimate ({n} playouts) | 95% interval | MCTS visits |",
+                 f"flat MC estimate ({n} playouts) | 95% interval | "
+                 f"MCTS visits ({iterations:,} iterations) |",
                  "|---|---|--:|--:|--:|--:|"]
         for r in sorted(self.rows, key=lambda r: -r.playout_value):
             lines.append(f"| {r.move} | {word[r.value]} | {r.playout_value:.3f} | "
