@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from mcts_course.agents.mcts import MCTSAgent, Node, robust_max
 from mcts_course.arena import wilson_interval
 from mcts_course.games.base import GameState
+from mcts_course.lab.present import Table
 from mcts_course.stats import difference_interval
 
 
@@ -53,16 +54,12 @@ class Readout:
         p = row["mean"]
         return math.sqrt(max(p * (1 - p), 1e-12) / row["visits"])
 
-    def table(self):
-        """The root table as an IPython Markdown object."""
-        from IPython.display import Markdown
-
-        lines = ["| move | visits *n* | wins *w* | mean *w/n* | UCT value |",
-                 "|---|--:|--:|--:|--:|"]
-        for r in self.rows:
-            lines.append(f"| {r['move']} | {r['visits']:,} | {r['wins']:g} | {r['mean']:.3f} | "
-                         f"{r['uct']:.3f} |")
-        return Markdown("\n".join(lines))
+    def table(self) -> Table:
+        """The root table: every move's visits, wins, mean and UCT value."""
+        columns = ["move", "visits *n*", "wins *w*", "mean *w/n*", "UCT value"]
+        rows = [[r["move"], r["visits"], r["wins"], r["mean"], r["uct"]] for r in self.rows]
+        formats = {"visits *n*": ",", "wins *w*": "g", "mean *w/n*": ".3f", "UCT value": ".3f"}
+        return Table(columns, rows, formats, right=columns[1:])
 
 
 def read_off(state: GameState, iterations: int, *, seed: int = 1, **settings) -> Readout:

@@ -183,6 +183,11 @@ class Table:
         spec = self.formats.get(column)
         return format(value, spec) if spec is not None else str(value)
 
+    @property
+    def data(self) -> str:
+        """The Markdown text, under the name IPython's ``Markdown`` objects give it."""
+        return self._repr_markdown_()
+
     def _repr_markdown_(self) -> str:
         align = ["--:" if c in self.right else "---" for c in self.columns]
         lines = ["| " + " | ".join(self.columns) + " |", "|" + "|".join(align) + "|"]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
 from mcts_course.arena import wilson_interval
 from mcts_course.games import GameState, Othello
+from mcts_course.lab.present import Table
 
 RUNNING = "f5 d6 c3 d3 c4 f4 c5 b3 c2"  # the book's running position (White to move)
 REFERENCE_ITERATIONS = 100_000  # MCTS iterations per reference search
@@ -85,15 +86,14 @@ class Reference:
         low = self.flat[best][1]
         return all(high < low for m, (_, _, high) in self.flat.items() if m != best)
 
-    def searches_markdown(self):
-        from IPython.display import Markdown
-
-        lines = ["| seed | MCTS plays | its share of the visits | its mean | next most visited |",
-                 "|--:|---|--:|--:|---|"]
-        for s in self.searches:
-            lines.append(f"| {s.seed} | {s.move} | {s.share:.1%} | {s.mean:.3f} | "
-                         f"{s.runner_up} ({s.runner_up_share:.1%}) |")
-        return Markdown("\n".join(lines))
+    def searches_markdown(self) -> Table:
+        """One row per seed: the move MCTS plays, its share of the visits and mean, the next."""
+        columns = ["seed", "MCTS plays", "its share of the visits", "its mean",
+                   "next most visited"]
+        rows = [[s.seed, s.move, s.share, s.mean, f"{s.runner_up} ({s.runner_up_share:.1%})"]
+                for s in self.searches]
+        formats = {"its share of the visits": ".1%", "its mean": ".3f"}
+        return Table(columns, rows, formats, right=["seed", "its share of the visits", "its mean"])
 
     def alphabeta_markdown(self):
         from IPython.display import Markdown
