@@ -130,10 +130,20 @@ def play(origin: str, token: str, chromium: str, screenshot: Path | None) -> lis
             before = [cells.nth(i).text_content() for i in range(cells.count())]
             cells.nth(playable[0]).click()  # a real click, through the browser
             try:
+                # The kernel sends the cells and the status line as separate updates: wait
+                # until the move is on the board and the widget has settled after it (the
+                # opponent has replied, or the status line says the game is over).
                 page.wait_for_function(
-                    """([selector, index]) =>
-                        document.querySelectorAll(selector)[index].textContent === 'X'""",
-                    arg=[WIDGET_CELLS, playable[0]],
+                    """([selector, status, index]) => {
+                        const cells = [...document.querySelectorAll(selector)];
+                        const marks = cells.map((cell) => cell.textContent);
+                        const lines = document.querySelectorAll(status);
+                        const said = lines.length ? lines[lines.length - 1].textContent : '';
+                        const over = said.includes('wins') || said.includes('Draw');
+                        const count = (mark) => marks.filter((m) => m === mark).length;
+                        return marks[index] === 'X' && (over || count('O') === count('X'));
+                    }""",
+                    arg=[WIDGET_CELLS, STATUS, playable[0]],
                     timeout=30_000,
                 )
             except Exception:
