@@ -1,6 +1,6 @@
 """The Python side of the book's play page: a thin JSON API over the package's games and agents.
 
-The page (``book/13_play.md``) runs this module in the reader's browser: a Web Worker loads
+The page (``book/16_play.md``) runs this module in the reader's browser: a Web Worker loads
 Pyodide, installs this package's wheel from the book's own static files, and forwards every
 click as one request.  The JavaScript draws boards and trees and never plays or searches
 itself; the rules are the game classes', the search is :class:`~mcts_course.agents.MCTSAgent`'s

@@ -6,7 +6,7 @@ every Colab launch button opens a notebook (``.ipynb``) that exists in the repos
 pages are served over HTTP from ``_build/html`` on localhost; requests to other hosts (CDNs for
 MathJax, widgets, Thebe) are blocked, so the check runs offline and never counts them.
 
-The play page (``book/13_play.html``, see :mod:`check_play`) is then played like a reader: one full
+The play page (``book/16_play.html``, see :mod:`check_play`) is then played like a reader: one full
 game of each game against MCTS by clicking, plus the step-through mode; the page must load
 nothing from another host, refuse an illegal click and finish every game.
 

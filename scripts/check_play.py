@@ -1,6 +1,6 @@
 """Play the book's play page like a reader, by clicking: part of ``make check-book``.
 
-Used by ``scripts/check_book.py``.  On ``book/13_play.html`` it checks the page contract (see
+Used by ``scripts/check_book.py``.  On ``book/16_play.html`` it checks the page contract (see
 ``book/_static/play/play.js``): ``select#play-game``, ``select#play-opponent`` (agent specs),
 ``button#play-new``, board cells with ``data-action`` and ``data-legal="true"``, Othello's pass
 button (``data-action="64"``), ``#play-status`` saying who is "to move", and at the end who
@@ -21,7 +21,7 @@ import random
 import time
 from pathlib import Path
 
-PLAY_PAGE = "book/13_play.html"
+PLAY_PAGE = "book/16_play.html"
 GAMES = ("tictactoe", "connect4", "othello")
 OPPONENT = "mcts:iterations=200"
 MAX_MOVES = 100  # the reader's moves in one game: Othello needs at most 32, plus passes

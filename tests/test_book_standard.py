@@ -26,9 +26,9 @@ from mcts_course.lab.claims import ClaimFailed, claim
 BOOK = Path(__file__).resolve().parent.parent / "book"
 ALL_CHAPTERS = sorted(p for p in BOOK.glob("[0-9][0-9]_*.md") if "code-cell" in p.read_text())
 # Chapters that run no experiment: nothing to claim about data.
-NO_EXPERIMENTS = {"01_introduction", "13_play"}
+NO_EXPERIMENTS = {"01_introduction", "16_play"}
 # Exercise pages: their stub cells are shown whole (the student fills them in).
-EXERCISE_PAGES = {"14_tictactoe_exercises", "15_connect4_exercises"}
+EXERCISE_PAGES = {"17_tictactoe_exercises", "18_connect4_exercises"}
 MAX_VISIBLE_LINES = 20
 CHAPTERS = ALL_CHAPTERS
 CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
@@ -102,7 +102,7 @@ def test_the_claim_helper_stops_on_a_false_claim_with_its_words():
 
 def test_chapters_were_found():
     names = {c.stem for c in ALL_CHAPTERS}
-    assert {"02_random_play", "08_mcts", "14_tictactoe_exercises"} <= names
+    assert {"02_random_play", "08_mcts", "17_tictactoe_exercises"} <= names
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)

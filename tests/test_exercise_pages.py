@@ -15,8 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = {
-    "14_tictactoe_exercises": ["ttt_mcts.py"],
-    "15_connect4_exercises": ["connect4.py", "alphabeta.py", "bandits.py"],
+    "17_tictactoe_exercises": ["ttt_mcts.py"],
+    "18_connect4_exercises": ["connect4.py", "alphabeta.py", "bandits.py"],
 }
 
 

@@ -374,7 +374,7 @@ def test_a_notebook_is_graded_on_the_sets_its_checks_name(tmp_path, capsys):
         (SOLUTIONS / "bandits.py").read_text(),
         "check('bandits')",
     ]
-    path = tmp_path / "15_connect4_exercises.ipynb"
+    path = tmp_path / "18_connect4_exercises.ipynb"
     path.write_text(json.dumps(notebook(cells)))
     assert main(["check", str(path)]) == 0
     text = capsys.readouterr().out

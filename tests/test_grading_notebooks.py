@@ -19,8 +19,8 @@ pytest.importorskip("ipykernel")
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 NOTEBOOKS = {
-    "14_tictactoe_exercises": ("ttt_mcts",),
-    "15_connect4_exercises": ("connect4", "alphabeta", "bandits"),
+    "17_tictactoe_exercises": ("ttt_mcts",),
+    "18_connect4_exercises": ("connect4", "alphabeta", "bandits"),
 }
 
 
@@ -68,7 +68,7 @@ def test_notebook_runs_and_stubs_score_zero(name, tmp_path):
 
 def test_solved_notebook_scores_full_marks(tmp_path):
     best = most("ttt_mcts")
-    texts = execute(solved("14_tictactoe_exercises", ("ttt_mcts",)), tmp_path)
+    texts = execute(solved("17_tictactoe_exercises", ("ttt_mcts",)), tmp_path)
     assert f"total            {best:g} / {best:g}" in texts[-1], texts[-1]
 
 

@@ -42,21 +42,21 @@ SETS: dict[str, ExerciseSet] = {
                 "play_game",
                 "play_human",
             ),
-            "14_tictactoe_exercises",
+            "17_tictactoe_exercises",
         ),
         ExerciseSet(
             "connect4",
             "Connect Four rules and player",
             ("connect4",),
             ("legal_columns", "drop", "is_win", "MCTSPlayer"),
-            "15_connect4_exercises",
+            "18_connect4_exercises",
         ),
         ExerciseSet(
             "alphabeta",
             "Alpha-beta on Othello",
             ("alphabeta",),
             ("alphabeta", "best_move"),
-            "15_connect4_exercises",
+            "18_connect4_exercises",
         ),
         ExerciseSet(
             "bandits",
@@ -69,7 +69,7 @@ SETS: dict[str, ExerciseSet] = {
                 "monte_carlo_move",
                 "compare_policies",
             ),
-            "15_connect4_exercises",
+            "18_connect4_exercises",
         ),
     )
 }

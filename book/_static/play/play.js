@@ -148,7 +148,7 @@
             ? "This board runs Python in a Web Worker with WebAssembly, which browsers refuse " +
               "to start for a page opened from a file on disk (file://).  Serve the book " +
               "instead: `python -m http.server --directory _build/html`, then open " +
-              "http://localhost:8000/book/13_play.html."
+              "http://localhost:8000/book/16_play.html."
             : `Python could not start here: ${error.message}`;
       },
     );
