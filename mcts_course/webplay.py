@@ -26,6 +26,7 @@ from typing import Any
 from mcts_course.agents import Agent, MCTSAgent, Node, make_agent
 from mcts_course.agents.bandits import ucb1
 from mcts_course.agents.cellscore import CellScoreAgent
+from mcts_course.agents.endgame import EndgameHandover, empty_squares, endgame_margins
 from mcts_course.agents.minimax import AlphaBetaAgent, MinimaxAgent, alphabeta_value
 from mcts_course.agents.montecarlo import MonteCarloAgent
 from mcts_course.agents.puct import PUCTAgent
@@ -87,6 +88,21 @@ def agent_thoughts(agent: Agent, state: GameState) -> dict[str, Any] | None:
     playouts per move; alpha-beta and minimax: each move's value at the depth searched; cell
     score: the weight of each move's cell (``state.cell_weights()``).  None for random play.
     """
+    if isinstance(agent, EndgameHandover):  # MCTS, then exact play from N empty squares on
+        if empty_squares(state) > agent.endgame:
+            return agent_thoughts(agent.agent, state)
+        rows = [
+            {
+                "action": action,
+                "cell": _cell(state, action),
+                "move": state.action_to_string(action),
+                "value": margin,
+            }
+            for action, margin in endgame_margins(state).items()
+        ]
+        rows.sort(key=lambda row: (-row["value"], row["action"]))
+        return {"kind": "exact", "empties": empty_squares(state), "columns": ["move", "value"],
+                "rows": rows}
     if isinstance(agent, PUCTAgent) and agent.prior_name == "net":
         return net_thoughts(agent, state)
     if isinstance(agent, MCTSAgent):

@@ -11,6 +11,8 @@ game that does not finish, or a step-through mode that does not step.  It then p
 tic-tac-toe and one of Connect Four against the learned network (``puct:prior=net``): after each
 of the network's moves the board must show its prior of every move as a percentage (summing to
 100, up to rounding) and the line of its value; Othello, which has no network, must not offer it.
+Last, one game of Othello against MCTS handing over to exact play at 10 empty squares
+(``mcts:endgame=10``): once it solves, the board shows each move's exact final margin.
 
 It also prints the figures of the page: the time until the board is playable (cold cache, then
 warm), MCTS iterations per second in the page against this machine's CPython, and the bytes the
@@ -30,6 +32,7 @@ GAMES = ("tictactoe", "connect4", "othello")
 OPPONENT = "mcts:iterations=200"
 LEARNED = "puct:prior=net,iterations=200"  # the learned network: tic-tac-toe and Connect Four
 LEARNED_GAMES = ("tictactoe", "connect4")
+HYBRID = "mcts:iterations=200,endgame=10"  # Othello: MCTS, then exact play at 10 empty squares
 MAX_MOVES = 100  # the reader's moves in one game: Othello needs at most 32, plus passes
 READY_TIMEOUT_MS = 120_000
 BENCH_ITERATIONS = 2000
@@ -165,6 +168,34 @@ def play_learned(page, rng: random.Random) -> list[str]:
     return problems
 
 
+def exact_thoughts(page, seen: list[int]) -> list[str]:
+    """After the hybrid solved the endgame: each move's exact margin, as a signed whole number."""
+    summary = page.locator(f"{_THOUGHTS} .mp-summary")
+    if summary.count() == 0 or "solved exactly" not in (summary.text_content() or ""):
+        return []
+    seen.append(1)
+    labels = page.locator(f"{_THOUGHTS} .mp-label").all_text_contents()
+    if not labels or not all(re.fullmatch(r"-?\d+", text) for text in labels):
+        return [f"othello: the exact margins are not shown: {labels}"]
+    return []
+
+
+def play_hybrid(page, rng: random.Random) -> list[str]:
+    """A game of Othello against MCTS handing over to exact play; only Othello offers it."""
+    option = f"#play-opponent option[value='{HYBRID}']"
+    if page.locator(option).count() != 1:
+        return [f"select#play-opponent has no {HYBRID!r}"]
+    seen: list[int] = []
+    problems = play_one_game(page, "othello", rng, HYBRID, lambda p: exact_thoughts(p, seen))
+    if not seen:
+        problems.append("othello: the hybrid never showed an exact endgame")
+    page.select_option("#play-game", "tictactoe")
+    if not page.eval_on_selector(option, "o => o.disabled"):
+        problems.append("tictactoe: the Othello endgame hybrid is offered")
+    page.wait_for_function(_BOARD_IDLE, timeout=READY_TIMEOUT_MS)
+    return problems
+
+
 def illegal_click_is_refused(page) -> list[str]:
     """Clicking a cell not marked legal changes nothing."""
     page.select_option("#play-game", "tictactoe")
@@ -255,6 +286,7 @@ def check_play(context, origin: str, html: Path, screenshots: Path | None) -> li
             screenshots.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(screenshots / f"play_{game}.png"), full_page=True)
     problems += play_learned(page, rng)
+    problems += play_hybrid(page, rng)
     if screenshots is not None:
         page.select_option("#play-game", "connect4")
         page.select_option("#play-opponent", LEARNED)

@@ -16,6 +16,7 @@ from mcts_course.games import start_state
 from mcts_course.learn import available, load
 
 LEARNED = "puct:prior=net,iterations=60"
+HYBRID = "mcts:iterations=50,endgame=8"
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -58,8 +59,9 @@ def test_othello_has_no_network_and_says_so():
     assert "othello" not in available()
 
 
-def test_the_learned_opponent_plays_without_numpy():
-    """Pyodide's core has no numpy: the network's forward pass runs in plain Python there."""
+def test_the_learned_and_hybrid_opponents_play_without_numpy():
+    """Pyodide's core has no numpy: the network's forward pass runs in plain Python there, and
+    the hybrid Othello opponent loads there."""
     code = (
         "import sys\n"
         "class Block:\n"
@@ -74,6 +76,9 @@ def test_the_learned_opponent_plays_without_numpy():
         f"                                'opponent': {LEARNED!r}}}))\n"
         "    r = json.loads(webplay.handle(json.dumps({'cmd': 'agent_move'})))\n"
         "    assert r['ok'] and r['view']['thoughts']['kind'] == 'net', (game, r)\n"
+        "webplay.handle(json.dumps({'cmd': 'new_game', 'game': 'othello', 'human': 1,\n"
+        f"                            'opponent': {HYBRID!r}}}))\n"
+        "assert json.loads(webplay.handle(json.dumps({'cmd': 'agent_move'})))['ok']\n"
         "assert 'numpy' not in sys.modules\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -91,3 +96,39 @@ def test_the_wheel_the_page_loads_carries_the_networks():
         path = folder / "data" / f"{game}.json"
         assert path.exists(), path
         assert any(path.relative_to(folder).match(p) for p in patterns), (path, patterns)
+
+
+
+
+
+def test_the_hybrid_othello_opponent_shows_visits_then_exact_margins():
+    """MCTS's visits while more than N squares are empty; from N on, every move's exact final
+    margin (the margin of a move is minus the solved margin of the position it leads to, for the
+    opponent), and it plays a move of the best margin."""
+    import random
+
+    from mcts_course.agents.endgame import empty_squares, solve_endgame
+
+    rng = random.Random(3)
+    view = ask(cmd="new_game", board="h", game="othello", opponent=HYBRID, human=0)
+    kinds, checked = [], 0
+    while not view["terminal"]:
+        if view["your_turn"]:
+            view = ask(cmd="human_move", board="h", action=rng.choice(view["legal"])["action"])
+            continue
+        state = start_state("othello")
+        for action in view["actions"]:
+            state = state.play(action)
+        view = ask(cmd="agent_move", board="h")
+        thoughts = view["thoughts"]
+        kinds.append(thoughts["kind"])
+        if thoughts["kind"] == "exact":
+            assert empty_squares(state) <= 8
+            margins = {row["action"]: row["value"] for row in thoughts["rows"]}
+            for action, margin in margins.items():
+                assert margin == -solve_endgame(state.play(action))
+            assert margins[thoughts["action"]] == max(margins.values())
+            checked += 1
+        elif thoughts["kind"] is not None:
+            assert thoughts["kind"] == "visits" and empty_squares(state) > 8
+    assert checked >= 1 and kinds[0] == "visits", kinds

@@ -21,6 +21,7 @@
     ["mcts:time=1", "MCTS, 1 second"],
     // A third element: the games the opponent plays (a network exists for those only).
     ["puct:prior=net,iterations=200", "Learned network (PUCT + net), 200 iterations", ["tictactoe", "connect4"]],
+    ["mcts:iterations=200,endgame=10", "MCTS, 200 iterations, exact from 10 empty squares", ["othello"]],
   ];
   const DEFAULT_OPPONENT = "mcts:iterations=200";
   const GAMES = [
@@ -246,6 +247,8 @@
     } else if (t.kind === "net") {
       const rate = t.seconds > 0 ? Math.round(t.iterations / t.seconds) : null;
       summary += ` after ${t.iterations} iterations${rate ? ` (${rate} per second)` : ""} of PUCT guided by the network; numbers: the network's prior of each move.`;
+    } else if (t.kind === "exact") {
+      summary += `, solved exactly (${t.empties} empty squares); numbers: each move's final disc margin with perfect play, for the mover.`;
     } else if (t.kind === "playouts") {
       summary += "; numbers: playouts of each move.";
     } else if (t.kind === "weights") {
