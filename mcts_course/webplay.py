@@ -26,8 +26,10 @@ from typing import Any
 from mcts_course.agents import Agent, MCTSAgent, Node, make_agent
 from mcts_course.agents.bandits import ucb1
 from mcts_course.agents.cellscore import CellScoreAgent
+from mcts_course.agents.endgame import EndgameHandover, empty_squares, endgame_margins
 from mcts_course.agents.minimax import AlphaBetaAgent, MinimaxAgent, alphabeta_value
 from mcts_course.agents.montecarlo import MonteCarloAgent
+from mcts_course.agents.puct import PUCTAgent
 from mcts_course.games import GameState, IllegalActionError, start_state
 
 
@@ -80,10 +82,29 @@ def _visit_row(state: GameState, row: dict) -> dict:
 def agent_thoughts(agent: Agent, state: GameState) -> dict[str, Any] | None:
     """What ``agent`` computed for its last move from ``state``, to draw on that position.
 
-    MCTS: the visits of the root's children; flat Monte Carlo: the playouts per move;
-    alpha-beta and minimax: each move's value at the depth searched; cell score: the weight of
-    each move's cell (``state.cell_weights()``).  None for random play.
+    PUCT with the learned network (``puct:prior=net``): the network's prior of each move, with
+    the visits, mean and PUCT score of the search, and the network's value of the position
+    (:func:`net_thoughts`); MCTS: the visits of the root's children; flat Monte Carlo: the
+    playouts per move; alpha-beta and minimax: each move's value at the depth searched; cell
+    score: the weight of each move's cell (``state.cell_weights()``).  None for random play.
     """
+    if isinstance(agent, EndgameHandover):  # MCTS, then exact play from N empty squares on
+        if empty_squares(state) > agent.endgame:
+            return agent_thoughts(agent.agent, state)
+        rows = [
+            {
+                "action": action,
+                "cell": _cell(state, action),
+                "move": state.action_to_string(action),
+                "value": margin,
+            }
+            for action, margin in endgame_margins(state).items()
+        ]
+        rows.sort(key=lambda row: (-row["value"], row["action"]))
+        return {"kind": "exact", "empties": empty_squares(state), "columns": ["move", "value"],
+                "rows": rows}
+    if isinstance(agent, PUCTAgent) and agent.prior_name == "net":
+        return net_thoughts(agent, state)
     if isinstance(agent, MCTSAgent):
         root = agent.last_root
         if root is None or root.state != state or not root.children:
@@ -127,6 +148,47 @@ def agent_thoughts(agent: Agent, state: GameState) -> dict[str, Any] | None:
             return None
         return alphabeta_table(state, agent.evaluate, depth)
     return None
+
+
+def _percent(p: float) -> str:
+    return f"{100 * p:.0f}%"
+
+
+def net_thoughts(agent: PUCTAgent, state: GameState) -> dict[str, Any] | None:
+    """The learned network's view of ``state`` beside the search it guided.
+
+    Rows: each legal move's prior probability (``value``, drawn on its cell as a percentage),
+    then the search's visits, mean reward and PUCT score there.  ``net_value``: the value head's
+    estimate of ``state`` for the player to move (the agent), in [-1, 1].
+    """
+    root = agent.last_root
+    if root is None or root.state != state or not root.children:
+        return None
+    priors, value = agent.prior.guide(state).predict(state)  # the ShippedNet's cached pass
+    rows = []
+    for action, child in root.children.items():
+        rows.append(
+            {
+                "action": action,
+                "cell": _cell(state, action),
+                "move": state.action_to_string(action),
+                "value": _percent(priors[action]),
+                "prior": _percent(priors[action]),
+                "p": priors[action],
+                "visits": child.visits,
+                "mean": round(child.mean, 3),
+                "puct": round(agent.score(child, root.visits), 3),
+            }
+        )
+    rows.sort(key=lambda row: (-row["visits"], -row["p"], row["action"]))
+    return {
+        "kind": "net",
+        "iterations": agent.last_iterations,
+        "columns": ["move", "prior", "visits", "mean", "puct"],
+        "rows": rows,
+        "net_value": round(value, 3),
+        "net_player": state.current_player,
+    }
 
 
 def alphabeta_table(state: GameState, evaluate: Any, depth: int) -> dict[str, Any]:
@@ -199,6 +261,9 @@ class Game:
             "position": cells(state),
         }
         self._play(action)
+        if self.thoughts.get("kind") == "net" and not self.state.is_terminal():
+            after = self.agent.prior.guide(self.state).predict(self.state)[1]
+            self.thoughts["net_value_after"] = round(after, 3)
 
     def undo(self) -> None:
         """Take back moves until the reader is to move again, before their last move."""

@@ -7,7 +7,12 @@ button (``data-action="64"``), ``#play-status`` saying who is "to move", and at 
 "wins" or that it is a "draw".  It plays one full game of each game against MCTS, choosing among
 the cells marked legal with a seeded random generator, and fails on a JavaScript error, a
 request to another host, a legal click that is refused, an illegal click that is accepted, a
-game that does not finish, or a step-through mode that does not step.
+game that does not finish, or a step-through mode that does not step.  It then plays one game of
+tic-tac-toe and one of Connect Four against the learned network (``puct:prior=net``): after each
+of the network's moves the board must show its prior of every move as a percentage (summing to
+100, up to rounding) and the line of its value; Othello, which has no network, must not offer it.
+Last, one game of Othello against MCTS handing over to exact play at 10 empty squares
+(``mcts:endgame=10``): once it solves, the board shows each move's exact final margin.
 
 It also prints the figures of the page: the time until the board is playable (cold cache, then
 warm), MCTS iterations per second in the page against this machine's CPython, and the bytes the
@@ -18,12 +23,16 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from pathlib import Path
 
 PLAY_PAGE = "book/16_play.html"
 GAMES = ("tictactoe", "connect4", "othello")
 OPPONENT = "mcts:iterations=200"
+LEARNED = "puct:prior=net,iterations=200"  # the learned network: tic-tac-toe and Connect Four
+LEARNED_GAMES = ("tictactoe", "connect4")
+HYBRID = "mcts:iterations=200,endgame=10"  # Othello: MCTS, then exact play at 10 empty squares
 MAX_MOVES = 100  # the reader's moves in one game: Othello needs at most 32, plus passes
 READY_TIMEOUT_MS = 120_000
 BENCH_ITERATIONS = 2000
@@ -69,11 +78,15 @@ def _status(page) -> str:
     return page.text_content("#play-status") or ""
 
 
-def play_one_game(page, game: str, rng: random.Random) -> list[str]:
-    """One game of ``game`` against MCTS, by clicking; the problems found."""
+def play_one_game(
+    page, game: str, rng: random.Random, opponent: str = OPPONENT, after_answer=None
+) -> list[str]:
+    """One game of ``game`` against ``opponent`` (MCTS), by clicking; the problems found.
+    ``after_answer(page)``, if given, looks at the board after each of the agent's answers and
+    returns its problems."""
     problems: list[str] = []
     page.select_option("#play-game", game)
-    page.select_option("#play-opponent", OPPONENT)
+    page.select_option("#play-opponent", opponent)
     page.click("#play-new")
     page.wait_for_function(_BOARD_IDLE, timeout=READY_TIMEOUT_MS)
     for _ in range(MAX_MOVES):
@@ -103,7 +116,84 @@ def play_one_game(page, game: str, rng: random.Random) -> list[str]:
         )
         if message or moves_after <= moves_before:
             return problems + [f"{game}: a legal click on action {action} was refused: {message!r}"]
+        if after_answer is not None:
+            problems += after_answer(page)
     return problems + [f"{game}: the game did not finish after {MAX_MOVES} moves of the reader"]
+
+
+_THOUGHTS = ".mcts-play .mp-thoughts"
+
+
+def learned_thoughts(page, game: str, seen: list[int]) -> list[str]:
+    """After the learned network moved (not a forced move): its prior of each move on the
+    board, as percentages that sum to 100 up to rounding, and its value line."""
+    summary = page.locator(f"{_THOUGHTS} .mp-summary")
+    if summary.count() == 0 or "guided by the network" not in (summary.text_content() or ""):
+        return []  # the reader's move ended the game, or the agent's move was forced
+    seen.append(1)
+    problems = []
+    labels = page.locator(f"{_THOUGHTS} .mp-label").all_text_contents()
+    if not labels or not all(re.fullmatch(r"\d+%", text) for text in labels):
+        problems.append(f"{game}: the network's priors are not shown as percentages: {labels}")
+    elif abs(sum(int(text[:-1]) for text in labels) - 100) > len(labels) / 2:
+        problems.append(f"{game}: the network's priors do not sum to 100%: {labels}")
+    rows = page.locator(f"{_THOUGHTS} .mp-table tbody tr").count()
+    if rows != len(labels):
+        problems.append(f"{game}: {len(labels)} priors on the board, {rows} rows in the table")
+    value = page.locator(f"{_THOUGHTS} .mp-net-value")
+    text = value.text_content() if value.count() else ""
+    if not re.search(r"[+−]?\d\.\d\d for \S+ \(the agent\) before its move", text or ""):
+        problems.append(f"{game}: no value line after the network's move: {text!r}")
+    return problems
+
+
+def play_learned(page, rng: random.Random) -> list[str]:
+    """A game of tic-tac-toe and one of Connect Four against the learned network, its priors
+    and value checked after each of its moves; Othello must not offer it."""
+    problems: list[str] = []
+    option = f"#play-opponent option[value='{LEARNED}']"
+    if page.locator(option).count() != 1:
+        return [f"select#play-opponent has no {LEARNED!r}"]
+    for game in LEARNED_GAMES:
+        seen: list[int] = []
+        problems += play_one_game(
+            page, game, rng, LEARNED, lambda p, g=game, s=seen: learned_thoughts(p, g, s)
+        )
+        if not seen:
+            problems.append(f"{game}: the learned network never showed its priors")
+    page.select_option("#play-game", "othello")
+    if not page.eval_on_selector(option, "o => o.disabled"):
+        problems.append("othello: the learned network is offered, but no network plays Othello")
+    page.wait_for_function(_BOARD_IDLE, timeout=READY_TIMEOUT_MS)
+    return problems
+
+
+def exact_thoughts(page, seen: list[int]) -> list[str]:
+    """After the hybrid solved the endgame: each move's exact margin, as a signed whole number."""
+    summary = page.locator(f"{_THOUGHTS} .mp-summary")
+    if summary.count() == 0 or "solved exactly" not in (summary.text_content() or ""):
+        return []
+    seen.append(1)
+    labels = page.locator(f"{_THOUGHTS} .mp-label").all_text_contents()
+    if not labels or not all(re.fullmatch(r"-?\d+", text) for text in labels):
+        return [f"othello: the exact margins are not shown: {labels}"]
+    return []
+
+
+def play_hybrid(page, rng: random.Random) -> list[str]:
+    """A game of Othello against MCTS handing over to exact play; only Othello offers it."""
+    option = f"#play-opponent option[value='{HYBRID}']"
+    if page.locator(option).count() != 1:
+        return [f"select#play-opponent has no {HYBRID!r}"]
+    seen: list[int] = []
+    problems = play_one_game(page, "othello", rng, HYBRID, lambda p: exact_thoughts(p, seen))
+    if not seen:
+        problems.append("othello: the hybrid never showed an exact endgame")
+    page.select_option("#play-game", "tictactoe")
+    if not page.eval_on_selector(option, "o => o.disabled"):
+        problems.append("tictactoe: the Othello endgame hybrid is offered")
+    page.wait_for_function(_BOARD_IDLE, timeout=READY_TIMEOUT_MS)
+    return problems
 
 
 def illegal_click_is_refused(page) -> list[str]:
@@ -195,6 +285,16 @@ def check_play(context, origin: str, html: Path, screenshots: Path | None) -> li
         if screenshots is not None:
             screenshots.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(screenshots / f"play_{game}.png"), full_page=True)
+    problems += play_learned(page, rng)
+    problems += play_hybrid(page, rng)
+    if screenshots is not None:
+        page.select_option("#play-game", "connect4")
+        page.select_option("#play-opponent", LEARNED)
+        page.click("#play-new")
+        page.wait_for_function(_BOARD_IDLE, timeout=READY_TIMEOUT_MS)
+        page.locator("[data-legal='true']").nth(3).click()
+        page.wait_for_function(_BOARD_IDLE, timeout=READY_TIMEOUT_MS)
+        page.screenshot(path=str(screenshots / "play_learned.png"), full_page=True)
     problems += illegal_click_is_refused(page)
     problems += check_step_mode(page)
     if screenshots is not None:

@@ -29,6 +29,7 @@ OTHER = {
     "connect4": "bandits",
     "alphabeta": "bandits",
     "bandits": "connect4",
+    "learning": "bandits",
 }
 
 
@@ -142,6 +143,11 @@ ISSUE_MUTANTS = [
     "best_move_full_window",
     "ucb1_choice_rigs_the_arms",
     "compare_policies_player_seed_is_seed",
+    # exercise 8 (learning): the perspective's sign, the temperature, sqrt(N), an unvisited Q
+    "value_targets_last_mover",
+    "policy_target_power_tau",
+    "puct_score_sqrt_n_plus_one",
+    "puct_score_unvisited_zero",
 ]
 OTHER_MUTANTS = [name for name in MUTANTS if name not in ISSUE_MUTANTS]
 

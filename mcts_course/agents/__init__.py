@@ -12,6 +12,13 @@ constructor's keywords.
 from mcts_course.agents.bandits import epsilon_greedy, softmax, ucb1
 from mcts_course.agents.base import Agent, RandomAgent
 from mcts_course.agents.cellscore import CellScoreAgent
+from mcts_course.agents.endgame import (
+    EndgameAgent,
+    EndgameHandover,
+    EndgameSolver,
+    endgame_margins,
+    solve_endgame,
+)
 from mcts_course.agents.exact import PerfectAgent, best_actions, exact_value, move_values
 from mcts_course.agents.mcts import MCTSAgent, Node, Step, root_table
 from mcts_course.agents.minimax import (
@@ -34,6 +41,11 @@ __all__ = [
     "AGENT_SPECS",
     "Agent",
     "AlphaBetaAgent",
+    "EndgameAgent",
+    "EndgameHandover",
+    "EndgameSolver",
+    "endgame_margins",
+    "solve_endgame",
     "CellScoreAgent",
     "Evaluator",
     "MCTSAgent",

@@ -8,6 +8,10 @@ expand_threshold=10,playout_depth=20,tree_reuse=1``); short aliases stay valid: 
 
     random   cellscore   minimax:depth=2   alphabeta:depth=4   alphabeta:time=0.1
     montecarlo:playouts=200,policy=ucb1   mcts:iterations=200,c=1.4,threshold=10   mcts:time=0.1
+    endgame   mcts:time=0.1,endgame=10
+
+``endgame=N`` (MCTS, MCTS-Solver, PUCT; Othello only) hands over to exact play, the agent
+``endgame``, once N or fewer squares are empty; 0, the default, never does.
 
 Every agent takes ``seed=N``.  A time alone searches for that time (no hidden budget).
 """
@@ -19,6 +23,7 @@ from typing import Any
 
 from mcts_course.agents.base import Agent, RandomAgent
 from mcts_course.agents.cellscore import CellScoreAgent
+from mcts_course.agents.endgame import EndgameAgent, EndgameHandover
 from mcts_course.agents.evaluation import EVALUATIONS
 from mcts_course.agents.mcts import TREE_POLICIES, MCTSAgent
 from mcts_course.agents.minimax import AlphaBetaAgent, MinimaxAgent
@@ -40,10 +45,15 @@ AGENT_SPECS: dict[str, str] = {
     ),
     "mcts": (
         "UCT tree search; iterations=200 and/or time_limit=SECONDS, c=1.41, expand_threshold=1, "
-        "playout_depth=, tree_reuse=0|1, policy=ucb1|egreedy|softmax, epsilon=, temperature="
+        "playout_depth=, tree_reuse=0|1, policy=ucb1|egreedy|softmax, epsilon=, temperature=, "
+        "endgame=N (Othello: exact play from N empty squares on; 0 = off)"
     ),
     "mcts-solver": "MCTS-Solver (proven wins, losses, draws); the keywords of mcts",
-    "puct": "MCTS with the PUCT rule; the keywords of mcts, c=1.0, prior=cells|uniform, fpu=0.5",
+    "puct": (
+        "MCTS with the PUCT rule; the keywords of mcts, c=1.0, prior=cells|uniform|net, fpu=0.5 "
+        "(net: the shipped network as prior and leaf value, no playout)"
+    ),
+    "endgame": "perfect Othello endgame play (exact final disc margin); max_empties=20",
 }
 
 
@@ -105,6 +115,10 @@ _PARAMS["mcts-solver"] = dict(_PARAMS["mcts"])
 _PARAMS["puct"] = {**_PARAMS["mcts"], "prior": _prior, "fpu": float}
 # Only plain MCTS swaps its bandit rule: the solver and PUCT have selections of their own.
 _PARAMS["mcts"].update(policy=_tree_policy, epsilon=float, temperature=float)
+_PARAMS["endgame"] = {"max_empties": int}
+# The hand-over to exact Othello endgames wraps any of the MCTS agents (see make_agent).
+for _name in ("mcts", "mcts-solver", "puct"):
+    _PARAMS[_name]["endgame"] = int
 # Short spec keys kept for the command line: alias -> constructor keyword.
 ALIASES = {
     "time": "time_limit",
@@ -122,6 +136,7 @@ _CLASSES: dict[str, Callable[..., Agent]] = {
     "mcts": MCTSAgent,
     "mcts-solver": MCTSSolverAgent,
     "puct": PUCTAgent,
+    "endgame": EndgameAgent,
 }
 
 
@@ -154,7 +169,13 @@ def make_agent(spec: str) -> Agent:
         except ValueError as error:
             message = str(error) if parse not in (int, float) else f"not a number: {text!r}"
             raise ValueError(f"bad value for {key} in {spec!r}: {message}") from None
+    endgame = kwargs.pop("endgame", 0) if name != "endgame" else 0
     try:
-        return _CLASSES[name](**kwargs)
+        if endgame < 0:
+            raise ValueError(f"endgame must be >= 0 empty squares (0: off), not {endgame}")
+        agent = _CLASSES[name](**kwargs)
+        if endgame:
+            agent = EndgameHandover(agent, endgame, seed=kwargs.get("seed"))
+        return agent
     except ValueError as error:
         raise ValueError(f"bad spec {spec!r}: {error}") from None

@@ -132,6 +132,52 @@ def move_mask(mover: int, opponent: int) -> int:
     return moves
 
 
+# For legal_mask: the opponent discs a line may run through when it moves sideways or
+# diagonally (not on file a or h, where a shift would wrap onto the next row).
+_INNER_FILES = 0x7E7E7E7E7E7E7E7E
+CORNERS = BIT[0] | BIT[7] | BIT[56] | BIT[63]
+
+
+def legal_mask(mover: int, opponent: int) -> int:
+    """The same bitboard as :func:`move_mask`, computed by shifts without a loop over squares.
+
+    For each of the eight directions, the mover's discs are shifted one step at a time across
+    runs of opponent discs (at most six in a row); a run that then reaches an empty square makes
+    that square a move.  About forty operations on whole boards per direction pair, instead of a
+    walk from every candidate square: the endgame solver calls it at every node.
+    """
+    h, v = opponent & _INNER_FILES, opponent
+    moves = 0
+    for shift, mask in ((1, h), (8, v), (7, h), (9, h)):
+        t = mask & (mover << shift)
+        t |= mask & (t << shift)
+        t |= mask & (t << shift)
+        t |= mask & (t << shift)
+        t |= mask & (t << shift)
+        t |= mask & (t << shift)
+        moves |= t << shift
+        t = mask & (mover >> shift)
+        t |= mask & (t >> shift)
+        t |= mask & (t >> shift)
+        t |= mask & (t >> shift)
+        t |= mask & (t >> shift)
+        t |= mask & (t >> shift)
+        moves |= t >> shift
+    return moves & ~(mover | opponent) & FULL
+
+
+def final_margin(mover: int, opponent: int) -> int:
+    """The final disc margin of a finished game for the player to move: their discs minus the
+    opponent's, the empty squares counted for the winner (tournament rules, and the convention
+    of the published FFO endgame margins)."""
+    mine, theirs = mover.bit_count(), opponent.bit_count()
+    if mine > theirs:
+        return 64 - 2 * theirs
+    if mine < theirs:
+        return 2 * mine - 64
+    return 0
+
+
 def squares(mask: int) -> list[int]:
     """The squares of a bitboard, in increasing order."""
     out = []

@@ -71,6 +71,13 @@ SETS: dict[str, ExerciseSet] = {
             ),
             "18_connect4_exercises",
         ),
+        ExerciseSet(
+            "learning",
+            "Training targets and PUCT's selection",
+            ("learning",),
+            ("policy_target", "value_targets", "puct_score", "puct_select"),
+            "21_learning_exercises",
+        ),
     )
 }
 
@@ -93,6 +100,7 @@ DEPENDS: dict[str, dict[str, tuple[str, ...]]] = {
             "softmax_choice",
         ),
     },
+    "learning": {"puct_select": ("puct_score",)},
 }
 
 # Every exercise id, in the order of the grades.csv columns, and the set that holds it.

@@ -9,11 +9,14 @@ weights.  Everything is seeded: the same configuration trains the same network.
 
 from __future__ import annotations
 
+import csv
+import json
 import random
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from mcts_course.games.base import GameState
@@ -75,12 +78,9 @@ class Adam:
 
 
 def _games(game: type[GameState], weights: str, seeds: list[int], iterations: int,
-           sample_moves: int) -> list[Example]:
+           sample_moves: int) -> list[list[Example]]:
     predictor = Predictor(weights)
-    out: list[Example] = []
-    for seed in seeds:
-        out.extend(self_play_game(game, predictor, iterations, seed, sample_moves))
-    return out
+    return [self_play_game(game, predictor, iterations, seed, sample_moves) for seed in seeds]
 
 
 def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
@@ -105,13 +105,19 @@ def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
     workers = max(1, n_jobs)
     for generation in range(1, config.generations + 1):
         seeds = [rng.randrange(2**31) for _ in range(config.games)]
-        chunks = [seeds[k::workers] for k in range(workers)]
+        chunks = [list(range(k, len(seeds), workers)) for k in range(workers)]
+        chunks = [chunk for chunk in chunks if chunk]
         weights = net.to_json()
         parts = Parallel(n_jobs=workers)(
-            delayed(_games)(game, weights, chunk, config.iterations, config.sample_moves)
-            for chunk in chunks if chunk)
-        for part in parts:
-            buffer.extend(part)
+            delayed(_games)(game, weights, [seeds[i] for i in chunk], config.iterations,
+                            config.sample_moves)
+            for chunk in chunks)
+        # The games back in the order of their seeds, whatever the number of workers.
+        played: dict[int, list[Example]] = {}
+        for chunk, part in zip(chunks, parts, strict=True):
+            played.update(zip(chunk, part, strict=True))
+        for index in range(len(seeds)):
+            buffer.extend(played[index])
         losses = []
         for _ in range(config.steps):
             sample = rng.sample(range(len(buffer)), min(config.batch, len(buffer)))
@@ -146,3 +152,55 @@ def log_rows(log: list[Generation]) -> list[dict[str, Any]]:
         row.update(row.pop("measures"))
         rows.append(row)
     return rows
+
+
+# -- the shipped networks' recipes ------------------------------------------------------------
+# One source of truth: `mcts-course train GAME` trains with CONFIGS[GAME], and the file shipped
+# in mcts_course/learn/data/GAME.json records this configuration (seed included) and was made by
+# that command, which remakes it bit for bit with the same numpy on the same machine.
+CONFIGS: dict[str, Config] = {
+    "tictactoe": Config(),
+    "connect4": Config(generations=4, games=20, iterations=50, steps=50, hidden=(64,)),
+}
+
+DIGITS = 7  # significant digits of a saved weight: a smaller file, the same play
+
+
+def network_json(net: PolicyValueNet, game: type[GameState], config: Config) -> str:
+    """The network as the package ships it: its game, the configuration that trained it, and
+    its weights (rounded to :data:`DIGITS` significant digits), which
+    :class:`~mcts_course.learn.network.Predictor` reads."""
+    params = {name: _rounded(value.tolist()) for name, value in net.params.items()}
+    return json.dumps({"game": game.NAME, "config": asdict(config), "hidden": list(net.hidden),
+                       "params": params}, separators=(",", ":"))
+
+
+def _rounded(values: Any) -> Any:
+    if isinstance(values, list):
+        return [_rounded(v) for v in values]
+    return float(f"{values:.{DIGITS}g}")
+
+
+def config_of(text: str) -> Config:
+    """The training configuration recorded in a network file's JSON text."""
+    recorded = json.loads(text)["config"]
+    known = {f.name for f in fields(Config)}
+    values = {k: v for k, v in recorded.items() if k in known}
+    if "hidden" in values:
+        values["hidden"] = tuple(values["hidden"])
+    return Config(**values)
+
+
+def write_log(log: list[Generation], path: str | Path) -> None:
+    """The training log as CSV: one row per generation (:func:`log_rows`)."""
+    rows = log_rows(log)
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["generation"])
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def read_log(path: str | Path) -> list[dict[str, float]]:
+    """A training log written by :func:`write_log`, its numbers as floats."""
+    with open(path, newline="") as handle:
+        return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(handle)]

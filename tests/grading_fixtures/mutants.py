@@ -13,7 +13,7 @@ import mcts_course.solutions as solutions
 
 SOLUTIONS = Path(solutions.__file__).parent
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
-SET_FILES = ("ttt_mcts", "connect4", "alphabeta", "bandits")
+SET_FILES = ("ttt_mcts", "connect4", "alphabeta", "bandits", "learning")
 
 
 def _seed_of(text: str) -> int:
@@ -386,6 +386,92 @@ MUTANTS = {
         "player = MonteCarloPlayer(playouts, name, seed=seed)",
         "bandits",
     ),
+    # -- learning (exercise 8) -----------------------------------------------------------------
+    "policy_target_power_tau": (  # n ** tau: the temperature read upside down
+        "learning",
+        "weights = {a: (n / top) ** (1 / temperature) for a, n in visits.items()}",
+        "weights = {a: (n / top) ** temperature for a, n in visits.items()}",
+        "learning",
+    ),
+    "policy_target_zero_first_max": (  # temperature 0 as the argmax: one move, even in a tie
+        "learning",
+        "        best = [a for a, n in visits.items() if n == top]\n",
+        "        best = [min(a for a, n in visits.items() if n == top)]\n",
+        "learning",
+    ),
+    "policy_target_zero_divides": (  # temperature 0 not handled: 1 / 0
+        "learning",
+        "    if temperature == 0:\n",
+        "    if temperature == 0 and False:\n",
+        "learning",
+    ),
+    "policy_target_overflows": (  # n ** (1 / temperature) without dividing by the largest
+        "learning",
+        "weights = {a: (n / top) ** (1 / temperature) for a, n in visits.items()}",
+        "weights = {a: float(n) ** (1 / temperature) for a, n in visits.items()}",
+        "learning",
+    ),
+    "value_targets_last_mover": (  # the perspective of the player who moved into the position
+        "learning",
+        "return [float(returns[position.current_player]) for position in positions]",
+        "return [float(returns[1 - position.current_player]) for position in positions]",
+        "learning",
+    ),
+    "value_targets_first_player": (  # player 0's result everywhere
+        "learning",
+        "return [float(returns[position.current_player]) for position in positions]",
+        "return [float(returns[0]) for position in positions]",
+        "learning",
+    ),
+    "value_targets_alternating": (  # signs alternating from the list's start: player 0 first
+        "learning",
+        "return [float(returns[position.current_player]) for position in positions]",
+        "return [float(returns[k % 2]) for k in range(len(positions))]",
+        "learning",
+    ),
+    "value_targets_rewards": (  # the tree's rewards in [0, 1], not the value head's [-1, 1]
+        "learning",
+        "return [float(returns[position.current_player]) for position in positions]",
+        "return [(returns[position.current_player] + 1) / 2 for position in positions]",
+        "learning",
+    ),
+    "puct_score_sqrt_n_plus_one": (  # off by one under the square root
+        "learning",
+        "return q + c * prior * math.sqrt(parent_visits) / (1 + visits)",
+        "return q + c * prior * math.sqrt(parent_visits + 1) / (1 + visits)",
+        "learning",
+    ),
+    "puct_score_no_one_plus": (  # divides by n (and by 1 for an unvisited child)
+        "learning",
+        "return q + c * prior * math.sqrt(parent_visits) / (1 + visits)",
+        "return q + c * prior * math.sqrt(parent_visits) / max(1, visits)",
+        "learning",
+    ),
+    "puct_score_unvisited_zero": (  # an unvisited child's Q taken as 0, not fpu
+        "learning",
+        "q = wins / visits if visits else fpu",
+        "q = wins / visits if visits else 0.0",
+        "learning",
+    ),
+    "puct_score_unvisited_inf": (  # UCB1's habit: an unvisited child first, whatever its prior
+        "learning",
+        "    q = wins / visits if visits else fpu\n",
+        "    if visits == 0:\n        return math.inf\n    q = wins / visits\n",
+        "learning",
+    ),
+    "puct_select_children_total": (  # N as the children's visits, not node.visits
+        "learning",
+        "node.children[a].wins, node.children[a].visits, node.visits, priors[a], c, fpu",
+        "node.children[a].wins, node.children[a].visits,\n"
+        "            sum(ch.visits for ch in node.children.values()), priors[a], c, fpu",
+        "learning",
+    ),
+    "puct_select_dict_order": (  # ties: the order the children were added in
+        "learning",
+        "    action = max(\n        sorted(node.children),\n        key=lambda a: puct_score(",
+        "    action = max(\n        list(node.children),\n        key=lambda a: puct_score(",
+        "learning",
+    ),
 }
 
 # The tests each of these mutants must fail: the checks that issues 16 and 19 added or made
@@ -418,6 +504,20 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "alphabeta_recorded_table": ("test_same_value_as_minimax",),
     "ucb1_choice_rigs_the_arms": ("test_ucb1_choice",),
     "compare_policies_player_seed_is_seed": ("test_compare_policies_seeds_as_documented",),
+    "policy_target_power_tau": ("test_policy_target_temperature",),
+    "policy_target_zero_first_max": ("test_policy_target_temperature_zero",),
+    "policy_target_zero_divides": ("test_policy_target_temperature_zero",),
+    "policy_target_overflows": ("test_policy_target_small_temperature",),
+    "value_targets_last_mover": ("test_value_targets", "test_value_targets_any_positions"),
+    "value_targets_first_player": ("test_value_targets", "test_value_targets_any_positions"),
+    "value_targets_alternating": ("test_value_targets_any_positions",),
+    "value_targets_rewards": ("test_value_targets", "test_value_targets_any_positions"),
+    "puct_score_sqrt_n_plus_one": ("test_puct_score_values", "test_puct_score_unvisited"),
+    "puct_score_no_one_plus": ("test_puct_score_values",),
+    "puct_score_unvisited_zero": ("test_puct_score_values", "test_puct_score_unvisited"),
+    "puct_score_unvisited_inf": ("test_puct_score_values", "test_puct_score_unvisited"),
+    "puct_select_children_total": ("test_puct_select",),
+    "puct_select_dict_order": ("test_puct_select_ties",),
 }
 
 # name: (file, text in the reference, replacement, what the grader must say)

@@ -19,7 +19,11 @@
     ["mcts:iterations=200", "MCTS, 200 iterations"],
     ["mcts:iterations=1000", "MCTS, 1000 iterations"],
     ["mcts:time=1", "MCTS, 1 second"],
+    // A third element: the games the opponent plays (a network exists for those only).
+    ["puct:prior=net,iterations=200", "Learned network (PUCT + net), 200 iterations", ["tictactoe", "connect4"]],
+    ["mcts:iterations=200,endgame=10", "MCTS, 200 iterations, exact from 10 empty squares", ["othello"]],
   ];
+  const DEFAULT_OPPONENT = "mcts:iterations=200";
   const GAMES = [
     ["tictactoe", "Tic-tac-toe"],
     ["connect4", "Connect Four"],
@@ -206,17 +210,31 @@
   }
 
   function table(thoughts) {
-    const names = { move: "move", visits: "visits", wins: "wins", mean: "mean", uct: "UCT", value: "value" };
+    const names = { move: "move", visits: "visits", wins: "wins", mean: "mean", uct: "UCT", value: "value", prior: "prior", puct: "PUCT" };
     const head = el("tr", {}, thoughts.columns.map((c) => el("th", { text: names[c] || c })));
     const rows = thoughts.rows.slice(0, 12).map((row) =>
       el(
         "tr",
         { class: row.action === thoughts.action ? "mp-chosen-row" : null },
-        thoughts.columns.map((c) => el("td", { text: fmt(row[c], c === "mean" || c === "uct" ? 3 : 1) })),
+        thoughts.columns.map((c) => el("td", { text: fmt(row[c], c === "mean" || c === "uct" || c === "puct" ? 3 : 1) })),
       ),
     );
     const more = thoughts.rows.length > 12 ? el("caption", { text: `(${thoughts.rows.length - 12} more moves)` }) : null;
     return el("table", { class: "mp-table" }, more, el("thead", {}, head), el("tbody", {}, rows));
+  }
+
+  // The network's value (its estimate of the result, from -1 a sure loss to +1 a sure win) of
+  // the position the agent moved from, for the agent, and of the position now, for the mover.
+  function netValue(view, t) {
+    const signed = (v) => (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(2);
+    const who = (p) => `${view.players[p]} (${p === view.human ? "you" : "the agent"})`;
+    let text = `The network's value (−1 a sure loss, +1 a sure win): ${signed(t.net_value)} for ${who(t.net_player)} before its move`;
+    if (t.net_value_after !== undefined && t.net_value_after !== null) {
+      text += `; ${signed(t.net_value_after)} for ${who(1 - t.net_player)} now.`;
+    } else {
+      text += ".";
+    }
+    return el("p", { class: "mp-net-value", text });
   }
 
   function thoughtsPanel(view) {
@@ -226,6 +244,11 @@
     if (t.kind === "visits") {
       const rate = t.seconds > 0 ? Math.round(t.iterations / t.seconds) : null;
       summary += ` after ${t.iterations} iterations${rate ? ` (${rate} per second)` : ""}; numbers: visits of each move.`;
+    } else if (t.kind === "net") {
+      const rate = t.seconds > 0 ? Math.round(t.iterations / t.seconds) : null;
+      summary += ` after ${t.iterations} iterations${rate ? ` (${rate} per second)` : ""} of PUCT guided by the network; numbers: the network's prior of each move.`;
+    } else if (t.kind === "exact") {
+      summary += `, solved exactly (${t.empties} empty squares); numbers: each move's final disc margin with perfect play, for the mover.`;
     } else if (t.kind === "playouts") {
       summary += "; numbers: playouts of each move.";
     } else if (t.kind === "weights") {
@@ -243,6 +266,7 @@
       "div",
       { class: "mp-thoughts" },
       el("p", { class: "mp-summary", text: summary }),
+      t.kind === "net" ? netValue(view, t) : null,
       t.rows.length ? el("div", { class: "mp-side" }, drawBoard(position, { overlay: t.rows, highlight: t.action }), table(t)) : null,
     );
   }
@@ -256,7 +280,15 @@
     const name = `board${boardCount++}`;
     const compact = root.dataset.compact !== undefined;
     const gameSel = select(id("game"), GAMES, root.dataset.game || "tictactoe");
-    const opponentSel = select(id("opponent"), OPPONENTS, root.dataset.opponent || "mcts:iterations=200");
+    const opponentSel = select(id("opponent"), OPPONENTS, root.dataset.opponent || DEFAULT_OPPONENT);
+    // Opponents that play some games only (the learned networks) are offered for those only.
+    function fitOpponents() {
+      for (const option of opponentSel.options) {
+        const games = (OPPONENTS.find(([spec]) => spec === option.value) || [])[2];
+        option.disabled = Boolean(games) && !games.includes(gameSel.value);
+      }
+      if (opponentSel.selectedOptions[0] && opponentSel.selectedOptions[0].disabled) opponentSel.value = DEFAULT_OPPONENT;
+    }
     const firstSel = select(id("first"), [["you", "you"], ["agent", "the agent"]], "you");
     const newButton = el("button", { id: id("new"), type: "button", text: "New game" });
     const undoButton = el("button", { id: id("undo"), type: "button", text: "Undo" });
@@ -414,6 +446,8 @@
       await run({ cmd: "undo" });
       await agentTurns();
     });
+    gameSel.addEventListener("change", fitOpponents);
+    fitOpponents();
     for (const s of [gameSel, opponentSel, firstSel]) s.addEventListener("change", newGame);
     loadingNote(note);
     root.dataset.state = "loading";
