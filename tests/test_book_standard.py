@@ -28,7 +28,7 @@ ALL_CHAPTERS = sorted(p for p in BOOK.glob("[0-9][0-9]_*.md") if "code-cell" in 
 # Chapters that run no experiment: nothing to claim about data.
 NO_EXPERIMENTS = {"01_introduction", "16_play"}
 # Exercise pages: their stub cells are shown whole (the student fills them in).
-EXERCISE_PAGES = {"17_tictactoe_exercises", "18_connect4_exercises", "21_learning_exercises"}
+EXERCISE_PAGES = {"17_tictactoe_exercises", "18_connect4_exercises", "19_learning_exercises"}
 MAX_VISIBLE_LINES = 20
 CHAPTERS = ALL_CHAPTERS
 CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)

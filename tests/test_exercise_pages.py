@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = {
     "17_tictactoe_exercises": ["ttt_mcts.py"],
     "18_connect4_exercises": ["connect4.py", "alphabeta.py", "bandits.py"],
-    "21_learning_exercises": ["learning.py"],
+    "19_learning_exercises": ["learning.py"],
 }
 
 

@@ -21,7 +21,7 @@ BOOK = ROOT / "book"
 NOTEBOOKS = {
     "17_tictactoe_exercises": ("ttt_mcts",),
     "18_connect4_exercises": ("connect4", "alphabeta", "bandits"),
-    "21_learning_exercises": ("learning",),
+    "19_learning_exercises": ("learning",),
 }
 
 

@@ -76,7 +76,7 @@ SETS: dict[str, ExerciseSet] = {
             "Training targets and PUCT's selection",
             ("learning",),
             ("policy_target", "value_targets", "puct_score", "puct_select"),
-            "21_learning_exercises",
+            "19_learning_exercises",
         ),
     )
 }
