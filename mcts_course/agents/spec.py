@@ -8,6 +8,7 @@ expand_threshold=10,playout_depth=20,tree_reuse=1``); short aliases stay valid: 
 
     random   cellscore   minimax:depth=2   alphabeta:depth=4   alphabeta:time=0.1
     montecarlo:playouts=200,policy=ucb1   mcts:iterations=200,c=1.4,threshold=10   mcts:time=0.1
+    mcts:iterations=200,rave=300   mcts:transpositions=1   alphabeta:depth=6,tt=1
 
 Every agent takes ``seed=N``.  A time alone searches for that time (no hidden budget).
 """
@@ -15,6 +16,7 @@ Every agent takes ``seed=N``.  A time alone searches for that time (no hidden bu
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from mcts_course.agents.base import Agent, RandomAgent
@@ -31,7 +33,8 @@ AGENT_SPECS: dict[str, str] = {
     "cellscore": "the move on the cell with the best positional weight",
     "minimax": "minimax search; depth=2, evaluate=cellscore|discs|mobility",
     "alphabeta": (
-        "alpha-beta search; depth=4 and/or time_limit=SECONDS (iterative deepening), evaluate="
+        "alpha-beta search; depth=4 and/or time_limit=SECONDS (iterative deepening), evaluate=, "
+        "tt=0|1 (a transposition table)"
     ),
     "montecarlo": (
         "flat Monte Carlo; playouts=200 (per decision, in total) or playouts_per_move=, "
@@ -40,7 +43,8 @@ AGENT_SPECS: dict[str, str] = {
     ),
     "mcts": (
         "UCT tree search; iterations=200 and/or time_limit=SECONDS, c=1.41, expand_threshold=1, "
-        "playout_depth=, tree_reuse=0|1, policy=ucb1|egreedy|softmax, epsilon=, temperature="
+        "playout_depth=, tree_reuse=0|1, policy=ucb1|egreedy|softmax, epsilon=, temperature=, "
+        "rave=K (RAVE, K the equivalence parameter, 0 = off), transpositions=0|1"
     ),
     "mcts-solver": "MCTS-Solver (proven wins, losses, draws); the keywords of mcts",
     "puct": "MCTS with the PUCT rule; the keywords of mcts, c=1.0, prior=cells|uniform, fpu=0.5",
@@ -81,7 +85,7 @@ _PARAMS: dict[str, dict[str, Callable[[str], Any]]] = {
     "random": {},
     "cellscore": {},
     "minimax": {"depth": int, "evaluate": _evaluation},
-    "alphabeta": {"depth": int, "time_limit": float, "evaluate": _evaluation},
+    "alphabeta": {"depth": int, "time_limit": float, "evaluate": _evaluation, "tt": _bool},
     "montecarlo": {
         "playouts": int,
         "playouts_per_move": int,
@@ -105,6 +109,8 @@ _PARAMS["mcts-solver"] = dict(_PARAMS["mcts"])
 _PARAMS["puct"] = {**_PARAMS["mcts"], "prior": _prior, "fpu": float}
 # Only plain MCTS swaps its bandit rule: the solver and PUCT have selections of their own.
 _PARAMS["mcts"].update(policy=_tree_policy, epsilon=float, temperature=float)
+# Variants of plain MCTS chosen by a key of its own (see _mcts_variant).
+_PARAMS["mcts"].update(rave=float, transpositions=_bool)
 # Short spec keys kept for the command line: alias -> constructor keyword.
 ALIASES = {
     "time": "time_limit",
@@ -123,6 +129,21 @@ _CLASSES: dict[str, Callable[..., Agent]] = {
     "mcts-solver": MCTSSolverAgent,
     "puct": PUCTAgent,
 }
+
+
+def _mcts_variant(kwargs: dict[str, Any]) -> Callable[..., Agent]:
+    """The class that ``mcts`` with these keywords names: RAVE when ``rave`` is not 0, the graph
+    search when ``transpositions=1``, else plain UCT (``kwargs`` loses the keys it decides)."""
+    from mcts_course.agents.rave import RAVEAgent
+    from mcts_course.agents.transpositions import TranspositionMCTSAgent
+
+    rave = kwargs.pop("rave", 0.0)
+    transpositions = kwargs.pop("transpositions", False)
+    if rave and transpositions:
+        raise ValueError("rave= and transpositions=1 cannot be combined (RAVE runs on the tree)")
+    if rave:
+        return partial(RAVEAgent, rave=rave)
+    return TranspositionMCTSAgent if transpositions else MCTSAgent
 
 
 def make_agent(spec: str) -> Agent:
@@ -155,6 +176,7 @@ def make_agent(spec: str) -> Agent:
             message = str(error) if parse not in (int, float) else f"not a number: {text!r}"
             raise ValueError(f"bad value for {key} in {spec!r}: {message}") from None
     try:
-        return _CLASSES[name](**kwargs)
+        cls = _mcts_variant(kwargs) if name == "mcts" else _CLASSES[name]
+        return cls(**kwargs)
     except ValueError as error:
         raise ValueError(f"bad spec {spec!r}: {error}") from None
