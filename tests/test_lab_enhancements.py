@@ -11,8 +11,11 @@ from mcts_course.lab.enhancements import (
     nodes_table,
     pairing,
     pairing_table,
+    OFFLINE_SWEEP,
     random_positions,
+    rave_sweep,
     savings_table,
+    sweep_table,
 )
 
 
@@ -51,3 +54,12 @@ def test_the_graph_has_fewer_nodes_than_the_tree():
     othello = graph_savings(random_positions(Othello, 4, 1, seed=4), iterations=50)
     assert othello.graph_nodes <= othello.tree_nodes
     assert "graph / tree" in savings_table([row, othello])._repr_markdown_()
+
+
+def test_the_sweep_rows_are_matches_of_rave_against_uct():
+    rows = rave_sweep(TicTacToe, 10, [0, 30], games=2, n_jobs=1)
+    assert [r.k for r in rows] == [0, 30] and all(r.games == 2 for r in rows)
+    for row in OFFLINE_SWEEP:
+        lo, hi = row.interval
+        assert lo <= row.score <= hi
+    assert "Othello" in sweep_table(OFFLINE_SWEEP)._repr_markdown_()

@@ -16,7 +16,7 @@ from mcts_course.agents.mcts import MCTSAgent
 from mcts_course.agents.minimax import AlphaBetaAgent
 from mcts_course.agents.rave import RAVEAgent
 from mcts_course.agents.transpositions import TranspositionMCTSAgent
-from mcts_course.arena import MatchResult, match
+from mcts_course.arena import MatchResult, match, wilson_interval
 from mcts_course.games import GameState
 from mcts_course.lab.present import Table, game_title
 from mcts_course.lab.puct import with_budget
@@ -57,6 +57,65 @@ def pairing_table(pairings: list[Pairing]) -> Table:
                          r.score, f"{lo:.1%} to {hi:.1%}"])
     return Table(["game", "match", "per move", "wins-draws-losses", "score", "95% interval"],
                  rows, {"score": ".1%"}, right=["wins-draws-losses", "score", "95% interval"])
+
+
+# -- choosing K: a small sweep, run offline ------------------------------------------------------
+@dataclass
+class SweepRow:
+    """RAVE with equivalence parameter ``k`` against UCT, equal iterations per move."""
+
+    game: str
+    iterations: int
+    k: float
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + self.draws / 2) / self.games
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.score, self.games)
+
+
+def rave_sweep(game: type[GameState], iterations: int, ks: list[float], games: int,
+               seed: int = 5, n_jobs: int | None = 2) -> list[SweepRow]:
+    """RAVE(K) against UCT for each K in ``ks``, ``games`` games each at ``iterations``."""
+    rows = []
+    for k in ks:
+        r = match(game, make_agent(f"mcts:iterations={iterations},rave={k}"),
+                  make_agent(f"mcts:iterations={iterations}"), games=games, seed=seed,
+                  n_jobs=n_jobs, keep_moves=False)
+        rows.append(SweepRow(game.NAME, iterations, k, r.wins, r.draws, r.losses))
+    return rows
+
+
+# The sweep as run when the chapter was written (rave_sweep with these arguments, seed 5): too
+# long for the book's build in Othello, whose RAVE playouts cost the most.
+OFFLINE_SWEEP = [
+    SweepRow("connect4", 200, 30, 28, 3, 29),
+    SweepRow("connect4", 200, 300, 26, 3, 31),
+    SweepRow("connect4", 200, 3000, 22, 2, 36),
+    SweepRow("othello", 100, 30, 18, 2, 10),
+    SweepRow("othello", 100, 300, 18, 2, 10),
+    SweepRow("othello", 100, 3000, 15, 0, 15),
+]
+
+
+def sweep_table(rows: list[SweepRow]) -> Table:
+    return Table(["game", "iterations per move", "K", "wins-draws-losses", "RAVE's score",
+                  "95% interval"],
+                 [[game_title(r.game), r.iterations, f"{r.k:g}", f"{r.wins}-{r.draws}-{r.losses}",
+                   r.score, f"{r.interval[0]:.1%} to {r.interval[1]:.1%}"] for r in rows],
+                 {"RAVE's score": ".1%"},
+                 right=["iterations per move", "K", "wins-draws-losses", "RAVE's score",
+                        "95% interval"])
 
 
 def random_positions(game: type[GameState], plies: int, count: int, seed: int) -> list[GameState]:
