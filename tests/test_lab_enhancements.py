@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mcts_course.games import ConnectFour, Othello, TicTacToe
 from mcts_course.lab.enhancements import (
+    OFFLINE_SWEEP,
     agreement_table,
     alphabeta_nodes,
     amaf_agreement,
@@ -11,7 +12,6 @@ from mcts_course.lab.enhancements import (
     nodes_table,
     pairing,
     pairing_table,
-    OFFLINE_SWEEP,
     random_positions,
     rave_sweep,
     savings_table,

@@ -135,7 +135,8 @@ def test_the_spec_picks_rave_and_refuses_bad_keys():
     assert isinstance(agent, RAVEAgent) and agent.rave == 250 and agent.iterations == 50
     assert type(make_agent("mcts:rave=0")) is MCTSAgent
     for spec, words in (("mcts:rave=-1", "rave"), ("mcts:rave=10,transpositions=1", "combined"),
-                        ("mcts:rave=10,policy=softmax", "policy"), ("mcts:rave=x", "number")):
+                        ("mcts:rave=10,policy=softmax", "policy"), ("mcts:rave=x", "number"),
+                        ("mcts:rave=nan", "rave"), ("mcts:rave=inf", "rave")):
         with pytest.raises(ValueError, match=words):
             make_agent(spec)
     assert math.isclose(make_agent("mcts:rave=2.5").rave, 2.5)

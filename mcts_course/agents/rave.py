@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 
 from mcts_course.agents.mcts import MCTSAgent, Node, Step
 from mcts_course.agents.rollout import reward
@@ -82,8 +83,9 @@ class RAVEAgent(MCTSAgent):
     """
 
     def __init__(self, iterations: int | None = None, *, rave: float = 300, **kwargs) -> None:
-        if rave < 0:
-            raise ValueError(f"rave (the equivalence parameter K) must be >= 0, not {rave}")
+        if not 0 <= rave < math.inf:  # (NaN fails too)
+            raise ValueError(f"rave (the equivalence parameter K) must be a number >= 0, "
+                             f"not {rave}")
         if kwargs.get("policy", "ucb1") != "ucb1":
             raise ValueError("RAVE selects by its own blend; policy= is for MCTSAgent")
         if kwargs.get("evaluator") is not None:
@@ -128,7 +130,7 @@ class RAVEAgent(MCTSAgent):
         return recorded_playout(node.state, self.rng, self.playout_depth)
 
     def backpropagate(  # type: ignore[override]
-        self, path: list[Node], returns: Returns, playout_moves: list[Move] = ()
+        self, path: list[Node], returns: Returns, playout_moves: Sequence[Move] = ()
     ) -> None:
         """UCT's statistics on the path, then AMAF: walking up from the leaf, the moves made
         from node ``s`` on (the playout's, then the tree's below ``s``) update every child of
