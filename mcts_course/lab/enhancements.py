@@ -167,13 +167,13 @@ def amaf_agreement(positions: list[GameState], iterations: int, seed: int = 0) -
 
 def agreement_table(rows: list[AmafAgreement]) -> Table:
     return Table(["game", "positions", "iterations", "AMAF's best = UCT's move",
-                  "mean |AMAF mean - mean|", "AMAF samples per visit"],
+                  "mean gap, AMAF mean to own mean", "AMAF samples per visit"],
                  [[game_title(r.game), r.positions, f"{r.iterations:,}", r.same_best / r.positions,
                    r.mean_gap, r.amaf_per_visit] for r in rows],
-                 {"AMAF's best = UCT's move": ".0%", "mean |AMAF mean - mean|": ".3f",
+                 {"AMAF's best = UCT's move": ".0%", "mean gap, AMAF mean to own mean": ".3f",
                   "AMAF samples per visit": ".1f"},
                  right=["positions", "iterations", "AMAF's best = UCT's move",
-                        "mean |AMAF mean - mean|", "AMAF samples per visit"])
+                        "mean gap, AMAF mean to own mean", "AMAF samples per visit"])
 
 
 # -- transpositions: what the tables save -----------------------------------------------------
