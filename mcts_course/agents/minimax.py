@@ -74,6 +74,21 @@ def minimax_value(
     return value(state, depth)
 
 
+@dataclass
+class TableEntry:
+    """What a transposition table remembers of a position searched ``depth`` plies deep: its
+    ``value`` for the searching player, whether that value is ``EXACT`` or only a ``LOWER`` or
+    ``UPPER`` bound (a cut-off stopped the search early), and the ``best`` move found there."""
+
+    depth: int
+    value: float
+    bound: str
+    best: int | None
+
+
+EXACT, LOWER, UPPER = "exact", "lower", "upper"
+
+
 def alphabeta_value(
     state: GameState,
     depth: int,
@@ -83,6 +98,7 @@ def alphabeta_value(
     beta: float = INF,
     stats: SearchStats | None = None,
     order: bool = True,
+    table: dict[GameState, TableEntry] | None = None,
 ) -> float:
     """The minimax value of ``state`` for ``player``, with alpha-beta pruning.
 
@@ -90,6 +106,13 @@ def alphabeta_value(
     sure of; a branch that cannot end between them is cut.  With the full window (the default)
     the result equals :func:`minimax_value`.  With ``order`` the children are searched best
     first by the static evaluation, which makes cut-offs come earlier.
+
+    ``table``, a transposition table (a dict kept by the caller for searches for the same
+    ``player``): a position already searched to the same depth is answered from it when its
+    stored value or bound settles the question for the current window, and the best move
+    stored for a position (from any depth, say the previous iteration of iterative deepening)
+    is searched first.  Entries are used only at the depth they were searched to, so the table
+    changes the work, never the value.
     """
     stats = SearchStats() if stats is None else stats
 
@@ -102,36 +125,68 @@ def alphabeta_value(
         _visit(stats)
         if d == 0 or s.is_terminal():
             return leaf(s, d)
-        v = -INF
-        for child in children(s, d, best_first=True):
-            v = max(v, value(child, d - 1, alpha, beta))
+        entry = lookup(s)
+        if settled(entry, d, alpha, beta):
+            return entry.value  # type: ignore[union-attr]
+        window, v, best = (alpha, beta), -INF, None
+        for action, child in children(s, d, True, entry):
+            w = value(child, d - 1, alpha, beta)
+            if w > v:
+                v, best = w, action
             if v >= beta:
-                return v  # the opponent will never let the game come here
+                break  # the opponent will never let the game come here
             alpha = max(alpha, v)
+        store(s, d, v, window, best)
         return v
 
     def min_value(s: GameState, d: int, alpha: float, beta: float) -> float:
         _visit(stats)
         if d == 0 or s.is_terminal():
             return leaf(s, d)
-        v = INF
-        for child in children(s, d, best_first=False):
-            v = min(v, value(child, d - 1, alpha, beta))
+        entry = lookup(s)
+        if settled(entry, d, alpha, beta):
+            return entry.value  # type: ignore[union-attr]
+        window, v, best = (alpha, beta), INF, None
+        for action, child in children(s, d, False, entry):
+            w = value(child, d - 1, alpha, beta)
+            if w < v:
+                v, best = w, action
             if v <= alpha:
-                return v  # we already have something better elsewhere
+                break  # we already have something better elsewhere
             beta = min(beta, v)
+        store(s, d, v, window, best)
         return v
 
-    def children(s: GameState, d: int, best_first: bool) -> list[GameState]:
-        kids = [s.play(a) for a in s.legal_actions()]
+    def children(s: GameState, d: int, best_first: bool,
+                 entry: TableEntry | None) -> list[tuple[int, GameState]]:
+        kids = [(a, s.play(a)) for a in s.legal_actions()]
         if order and d > 1 and len(kids) > 1:
-            kids.sort(key=lambda k: evaluate(k, player), reverse=best_first)
+            kids.sort(key=lambda kid: evaluate(kid[1], player), reverse=best_first)
+        if entry is not None and entry.best is not None:  # the table's best move first
+            kids.sort(key=lambda kid: kid[0] != entry.best)  # (a stable sort)
         return kids
 
     def leaf(s: GameState, d: int) -> float:
         if d == 0 and not s.is_terminal():
             stats.horizon += 1
         return evaluate(s, player)
+
+    # -- the transposition table (nothing happens without one) --
+    def lookup(s: GameState) -> TableEntry | None:
+        return None if table is None else table.get(s)
+
+    def settled(entry: TableEntry | None, d: int, alpha: float, beta: float) -> bool:
+        """Does the stored result, searched to this depth, answer the search in this window?"""
+        if entry is None or entry.depth != d:
+            return False
+        return (entry.bound == EXACT or (entry.bound == LOWER and entry.value >= beta)
+                or (entry.bound == UPPER and entry.value <= alpha))
+
+    def store(s: GameState, d: int, v: float, window: tuple[float, float],
+              best: int | None) -> None:
+        if table is not None:
+            bound = UPPER if v <= window[0] else LOWER if v >= window[1] else EXACT
+            table[s] = TableEntry(d, v, bound, best)
 
     return value(state, depth, alpha, beta)
 
@@ -175,6 +230,11 @@ class AlphaBetaAgent(Agent):
     played.  Neither a depth nor a time: depth 4.  Each iteration tries the previous best move
     first, then the others by static value; among moves of equal value the smallest action is
     played, whatever the search order.
+
+    ``tt``: keep a transposition table during each move's search (all its iterations): a
+    position reached again by another move order is answered from the table when an entry of
+    the same depth settles it, and the best move stored for a position is searched first.  The
+    move and value are those of the search without it; ``nodes`` says what it saves.
     """
 
     def __init__(
@@ -183,6 +243,7 @@ class AlphaBetaAgent(Agent):
         *,
         time_limit: float | None = None,
         evaluate: Evaluation | None = None,
+        tt: bool = False,
         seed: int | None = None,
     ):
         super().__init__(seed)
@@ -195,15 +256,18 @@ class AlphaBetaAgent(Agent):
         self.depth = depth
         self.time_limit = time_limit
         self.evaluate = evaluate or cell_score
+        self.tt = tt
+        self.table: dict[GameState, TableEntry] = {}  # the last move's transposition table
         self.nodes = 0
         self.depth_reached = 0
         budget = [] if depth is None else [f"{depth}"]
         budget += [] if time_limit is None else [f"{time_limit:g}s"]
+        budget += ["TT"] if tt else []
         self.name = f"AlphaBeta({','.join(budget)})"
 
     def select_action(self, state: GameState) -> int:
         actions = self._legal(state)
-        self.nodes, self.depth_reached = 0, 0
+        self.nodes, self.depth_reached, self.table = 0, 0, {}
         if len(actions) == 1:
             return actions[0]
         player = state.current_player
@@ -247,16 +311,19 @@ class AlphaBetaAgent(Agent):
         value, so that a tie comes back exact (and a worse move still fails low).
         """
         player = state.current_player
+        table = self.table if self.tt else None
         stats.nodes += 1
         best_action, alpha = actions[0], -INF
         for index, action in enumerate(actions):
             child = state.play(action)
             if index and action < best_action:
                 low = math.nextafter(alpha, -INF)
-                v = alphabeta_value(child, depth - 1, self.evaluate, player, low, INF, stats)
+                v = alphabeta_value(child, depth - 1, self.evaluate, player, low, INF, stats,
+                                    table=table)
                 better = v >= alpha
             else:
-                v = alphabeta_value(child, depth - 1, self.evaluate, player, alpha, INF, stats)
+                v = alphabeta_value(child, depth - 1, self.evaluate, player, alpha, INF, stats,
+                                    table=table)
                 better = v > alpha
             if better:
                 best_action, alpha = action, v

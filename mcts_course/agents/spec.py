@@ -8,6 +8,7 @@ expand_threshold=10,playout_depth=20,tree_reuse=1``); short aliases stay valid: 
 
     random   cellscore   minimax:depth=2   alphabeta:depth=4   alphabeta:time=0.1
     montecarlo:playouts=200,policy=ucb1   mcts:iterations=200,c=1.4,threshold=10   mcts:time=0.1
+    mcts:iterations=200,rave=300   mcts:transpositions=1   alphabeta:depth=6,tt=1
     endgame   mcts:time=0.1,endgame=10
 
 ``endgame=N`` (MCTS, MCTS-Solver, PUCT; Othello only) hands over to exact play, the agent
@@ -19,6 +20,7 @@ Every agent takes ``seed=N``.  A time alone searches for that time (no hidden bu
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from mcts_course.agents.base import Agent, RandomAgent
@@ -36,7 +38,8 @@ AGENT_SPECS: dict[str, str] = {
     "cellscore": "the move on the cell with the best positional weight",
     "minimax": "minimax search; depth=2, evaluate=cellscore|discs|mobility",
     "alphabeta": (
-        "alpha-beta search; depth=4 and/or time_limit=SECONDS (iterative deepening), evaluate="
+        "alpha-beta search; depth=4 and/or time_limit=SECONDS (iterative deepening), evaluate=, "
+        "tt=0|1 (a transposition table)"
     ),
     "montecarlo": (
         "flat Monte Carlo; playouts=200 (per decision, in total) or playouts_per_move=, "
@@ -46,6 +49,7 @@ AGENT_SPECS: dict[str, str] = {
     "mcts": (
         "UCT tree search; iterations=200 and/or time_limit=SECONDS, c=1.41, expand_threshold=1, "
         "playout_depth=, tree_reuse=0|1, policy=ucb1|egreedy|softmax, epsilon=, temperature=, "
+        "rave=K (RAVE, K the equivalence parameter, 0 = off), transpositions=0|1, "
         "endgame=N (Othello: exact play from N empty squares on; 0 = off)"
     ),
     "mcts-solver": "MCTS-Solver (proven wins, losses, draws); the keywords of mcts",
@@ -91,7 +95,7 @@ _PARAMS: dict[str, dict[str, Callable[[str], Any]]] = {
     "random": {},
     "cellscore": {},
     "minimax": {"depth": int, "evaluate": _evaluation},
-    "alphabeta": {"depth": int, "time_limit": float, "evaluate": _evaluation},
+    "alphabeta": {"depth": int, "time_limit": float, "evaluate": _evaluation, "tt": _bool},
     "montecarlo": {
         "playouts": int,
         "playouts_per_move": int,
@@ -115,6 +119,8 @@ _PARAMS["mcts-solver"] = dict(_PARAMS["mcts"])
 _PARAMS["puct"] = {**_PARAMS["mcts"], "prior": _prior, "fpu": float}
 # Only plain MCTS swaps its bandit rule: the solver and PUCT have selections of their own.
 _PARAMS["mcts"].update(policy=_tree_policy, epsilon=float, temperature=float)
+# Variants of plain MCTS chosen by a key of its own (see _mcts_variant).
+_PARAMS["mcts"].update(rave=float, transpositions=_bool)
 _PARAMS["endgame"] = {"max_empties": int}
 # The hand-over to exact Othello endgames wraps any of the MCTS agents (see make_agent).
 for _name in ("mcts", "mcts-solver", "puct"):
@@ -138,6 +144,21 @@ _CLASSES: dict[str, Callable[..., Agent]] = {
     "puct": PUCTAgent,
     "endgame": EndgameAgent,
 }
+
+
+def _mcts_variant(kwargs: dict[str, Any]) -> Callable[..., Agent]:
+    """The class that ``mcts`` with these keywords names: RAVE when ``rave`` is not 0, the graph
+    search when ``transpositions=1``, else plain UCT (``kwargs`` loses the keys it decides)."""
+    from mcts_course.agents.rave import RAVEAgent
+    from mcts_course.agents.transpositions import TranspositionMCTSAgent
+
+    rave = kwargs.pop("rave", 0.0)
+    transpositions = kwargs.pop("transpositions", False)
+    if rave and transpositions:
+        raise ValueError("rave= and transpositions=1 cannot be combined (RAVE runs on the tree)")
+    if rave:
+        return partial(RAVEAgent, rave=rave)
+    return TranspositionMCTSAgent if transpositions else MCTSAgent
 
 
 def make_agent(spec: str) -> Agent:
@@ -173,7 +194,8 @@ def make_agent(spec: str) -> Agent:
     try:
         if endgame < 0:
             raise ValueError(f"endgame must be >= 0 empty squares (0: off), not {endgame}")
-        agent = _CLASSES[name](**kwargs)
+        cls = _mcts_variant(kwargs) if name == "mcts" else _CLASSES[name]
+        agent = cls(**kwargs)
         if endgame:
             agent = EndgameHandover(agent, endgame, seed=kwargs.get("seed"))
         return agent
