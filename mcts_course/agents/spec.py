@@ -8,8 +8,12 @@ expand_threshold=10,playout_depth=20,tree_reuse=1``); short aliases stay valid: 
 
     random   cellscore   minimax:depth=2   alphabeta:depth=4   alphabeta:time=0.1
     montecarlo:playouts=200,policy=ucb1   mcts:iterations=200,c=1.4,threshold=10   mcts:time=0.1
+    mcts:time=0.1,workers=2   mcts:iterations=1000,workers=2,parallel=tree
 
-Every agent takes ``seed=N``.  A time alone searches for that time (no hidden budget).
+``workers=N`` (mcts only) searches with N workers, ``parallel=root`` (N independent trees in
+processes, the default) or ``parallel=tree`` (N threads in one tree): see
+:mod:`mcts_course.agents.parallel`.  Every agent takes ``seed=N``.  A time alone searches for
+that time (no hidden budget).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from mcts_course.agents.evaluation import EVALUATIONS
 from mcts_course.agents.mcts import TREE_POLICIES, MCTSAgent
 from mcts_course.agents.minimax import AlphaBetaAgent, MinimaxAgent
 from mcts_course.agents.montecarlo import POLICIES, MonteCarloAgent
+from mcts_course.agents.parallel import SCHEMES, parallel_agent
 from mcts_course.agents.puct import PRIORS, PUCTAgent
 from mcts_course.agents.solver import MCTSSolverAgent
 
@@ -40,7 +45,8 @@ AGENT_SPECS: dict[str, str] = {
     ),
     "mcts": (
         "UCT tree search; iterations=200 and/or time_limit=SECONDS, c=1.41, expand_threshold=1, "
-        "playout_depth=, tree_reuse=0|1, policy=ucb1|egreedy|softmax, epsilon=, temperature="
+        "playout_depth=, tree_reuse=0|1, policy=ucb1|egreedy|softmax, epsilon=, temperature=, "
+        "workers=1 (N searches in parallel; iterations= is their total), parallel=root|tree"
     ),
     "mcts-solver": "MCTS-Solver (proven wins, losses, draws); the keywords of mcts",
     "puct": "MCTS with the PUCT rule; the keywords of mcts, c=1.0, prior=cells|uniform, fpu=0.5",
@@ -105,6 +111,8 @@ _PARAMS["mcts-solver"] = dict(_PARAMS["mcts"])
 _PARAMS["puct"] = {**_PARAMS["mcts"], "prior": _prior, "fpu": float}
 # Only plain MCTS swaps its bandit rule: the solver and PUCT have selections of their own.
 _PARAMS["mcts"].update(policy=_tree_policy, epsilon=float, temperature=float)
+# Parallel search wraps the agent the other keys describe (make_agent takes these two out).
+_PARAMS["mcts"].update(workers=int, parallel=_one_of(SCHEMES, "parallel scheme"))
 # Short spec keys kept for the command line: alias -> constructor keyword.
 ALIASES = {
     "time": "time_limit",
@@ -154,7 +162,9 @@ def make_agent(spec: str) -> Agent:
         except ValueError as error:
             message = str(error) if parse not in (int, float) else f"not a number: {text!r}"
             raise ValueError(f"bad value for {key} in {spec!r}: {message}") from None
+    workers, scheme = kwargs.pop("workers", 1), kwargs.pop("parallel", "root")
     try:
-        return _CLASSES[name](**kwargs)
+        agent = _CLASSES[name](**kwargs)
+        return parallel_agent(agent, workers, scheme, kwargs.get("seed"))  # type: ignore[arg-type]
     except ValueError as error:
         raise ValueError(f"bad spec {spec!r}: {error}") from None
