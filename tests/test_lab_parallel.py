@@ -35,7 +35,7 @@ def test_iteration_rates_pair_each_turn():
     assert all(len(r) == 2 and min(r) > 0 for r in rates.rates.values())
     assert rates.speedups(SINGLE) == [1.0, 1.0]
     assert len(rates.overheads) == 2 and rates.game == "connect4"
-    assert len(rates_table([rates, rates]).rows) == 6
+    assert len(rates_table([rates, rates]).rows) == 6 and "0.02 s" in rates_table([rates]).data
 
 
 def test_speedups_and_overhead_from_hand_made_rates():

@@ -70,11 +70,13 @@ def rates_table(measured: list[Rates]) -> Table:
     for rates in measured:
         for label, values in rates.rates.items():
             ups = rates.speedups(label)
-            rows.append([game_title(rates.game), label, statistics.median(values),
-                         statistics.median(ups), f"{min(ups):.2f} to {max(ups):.2f}"])
+            rows.append([game_title(rates.game), f"{rates.time_limit:g} s", label,
+                         statistics.median(values), statistics.median(ups),
+                         f"{min(ups):.2f} to {max(ups):.2f}"])
     rate, median = "iterations per second (median)", "speedup (median)"
-    return Table(["game", "search", rate, median, "speedup (range)"], rows,
-                 {rate: ",.0f", median: ".2f"}, right=[rate, median, "speedup (range)"])
+    return Table(["game", "time per move", "search", rate, median, "speedup (range)"], rows,
+                 {rate: ",.0f", median: ".2f"},
+                 right=["time per move", rate, median, "speedup (range)"])
 
 
 def iteration_rates(states: list[GameState], time_limit: float = 0.1, repeats: int = 3,
