@@ -7,7 +7,6 @@ import copy
 import pickle
 import sys
 
-import psutil
 import pytest
 
 from mcts_course.agents import MCTSAgent, make_agent
@@ -217,8 +216,9 @@ def test_a_match_gives_the_same_games_in_one_process_or_two():
     assert one.returns == two.returns and one.moves == two.moves
 
 
-def _pool_workers() -> list[psutil.Process]:
+def _pool_workers() -> list:
     """joblib's (loky's) worker processes below this one, alive."""
+    psutil = pytest.importorskip("psutil")  # installed with ipykernel (the test extra)
     workers = []
     for process in psutil.Process().children(recursive=True):
         try:
