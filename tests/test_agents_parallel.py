@@ -235,3 +235,14 @@ def test_no_worker_process_is_left_behind():
     shutdown_workers()
     assert _pool_workers() == []
     shutdown_workers()  # nothing running: nothing to do
+
+
+def test_tree_parallel_reuses_its_tree_between_moves():
+    agent = make_agent("mcts:iterations=300,workers=2,parallel=tree,reuse=1,seed=4")
+    state = ConnectFour()
+    action = agent.select_action(state)
+    reply = state.play(action).play(3)
+    kept = agent.last_root.children[action].children[3]
+    visits = kept.visits
+    agent.select_action(reply)
+    assert agent.last_root is kept and kept.visits == visits + 300
