@@ -45,7 +45,7 @@ def test_a_total_budget_is_shared_out_evenly():
 
 def test_one_worker_search_is_the_plain_search_with_its_seed():
     state = ConnectFour.from_moves("4 4 3")
-    stats, done = search_one(MCTSAgent(300), state, seed=7, iterations=300, deadline=None)
+    stats, done = search_one(MCTSAgent(300), state, seed=7, iterations=300, time_limit=None)
     plain = MCTSAgent(300, seed=7)
     root = plain.search(state)
     assert done == 300

@@ -32,7 +32,9 @@ of the time spent under the tree's lock.
 
 Budgets, for both schemes: ``iterations`` is the total over all workers (so the same number of
 playouts as one search with that budget); ``time_limit`` is the time per move, on the clock on
-the wall: every worker searches until the move's deadline.
+the wall, that every worker searches.  A root-parallel move takes a little longer: the time to
+send the work to the processes and collect their roots (and, on the first move of a session or
+after the pool's idle timeout, to start the processes).
 """
 
 from __future__ import annotations
@@ -42,10 +44,12 @@ import math
 import random
 import threading
 import time
+from typing import Any
 
 from mcts_course.agents.base import Agent
 from mcts_course.agents.mcts import MCTSAgent, Node
-from mcts_course.games.base import GameState, Returns
+from mcts_course.games import GameState
+from mcts_course.games.base import Returns
 
 SCHEMES = ("root", "tree")
 
@@ -75,39 +79,44 @@ def split(iterations: int, workers: int) -> list[int]:
 
 
 def search_one(agent: MCTSAgent, state: GameState, seed: int, iterations: int | None,
-               deadline: float | None) -> tuple[RootStats, int]:
+               time_limit: float | None) -> tuple[RootStats, int]:
     """One worker's search (run in a worker process): a fresh copy of ``agent`` seeded with
-    ``seed``, ``iterations`` iterations and/or until ``deadline`` (``time.time()``, a clock all
-    the processes of the machine share); returns its root's statistics and its iterations."""
+    ``seed`` searches ``state`` for ``iterations`` iterations and/or ``time_limit`` seconds from
+    its start; returns its root's statistics and its iterations."""
     agent = copy.deepcopy(agent)  # a worker may also run in the calling process (nested joblib)
     agent.seed(seed)
-    agent.iterations = iterations
-    # The search always runs at least one iteration, even when the deadline has passed.
-    agent.time_limit = None if deadline is None else max(deadline - time.time(), 1e-6)
+    agent.iterations, agent.time_limit = iterations, time_limit
     root = agent.search(state)
     stats = {action: (child.visits, child.wins) for action, child in root.children.items()}
     return stats, agent.last_iterations
 
 
-def run_searches(calls: list[tuple]) -> list[tuple[RootStats, int]]:
-    """``search_one(*args)`` for every ``args`` in ``calls``, all at once in joblib's reusable
-    pool of worker processes, and their results in order.
-
-    joblib's ``Parallel`` would do the same, but its loop that collects results sleeps 10 ms at a
-    time, a tax on every move; submitting to its pool directly waits only for the searches.
-    Where joblib would not start processes (inside one of its own workers, or under another
-    configured backend), ``Parallel`` decides, as it does for the arena's games.
-    """
-    from joblib import Parallel, delayed
+def worker_pool(workers: int) -> Any:
+    """joblib's reusable pool of ``workers`` processes, or None where joblib would not start
+    processes: inside one of its own workers, or under another configured backend."""
     from joblib.executor import get_memmapping_executor
     from joblib.parallel import get_active_backend
 
     backend, _ = get_active_backend()
-    if type(backend).__name__ == "LokyBackend" and not backend.nesting_level:
-        pool = get_memmapping_executor(len(calls))
-        futures = [pool.submit(search_one, *args) for args in calls]
-        return [future.result() for future in futures]
-    return Parallel(n_jobs=len(calls))(delayed(search_one)(*args) for args in calls)
+    if type(backend).__name__ != "LokyBackend" or backend.nesting_level:
+        return None
+    return get_memmapping_executor(workers)
+
+
+def run_searches(pool: Any, calls: list[tuple]) -> list[tuple[RootStats, int]]:
+    """``search_one(*args)`` for every ``args`` in ``calls``, all at once, and their results in
+    order: submitted to ``pool`` (from :func:`worker_pool`), or given to joblib's ``Parallel``
+    where there is no pool, as the arena's games are.
+
+    ``Parallel`` alone would do, but its loop that collects results sleeps 10 ms at a time, a
+    tax on every move; submitting to the pool directly waits only for the searches.
+    """
+    if pool is None:
+        from joblib import Parallel, delayed
+
+        return Parallel(n_jobs=len(calls))(delayed(search_one)(*args) for args in calls)
+    futures = [pool.submit(search_one, *args) for args in calls]
+    return [future.result() for future in futures]
 
 
 def shutdown_workers() -> None:
@@ -196,11 +205,11 @@ class RootParallelAgent(ParallelAgent):
 
     def search(self, state: GameState) -> Node:
         """The searches, in parallel, and their roots merged into one (``last_root``)."""
-        deadline = None if self.time_limit is None else time.time() + self.time_limit
         seeds = [self.rng.randrange(2**32) for _ in range(self.workers)]
         shares = split(self.iterations, self.workers) if self.iterations else [None] * self.workers
-        results = run_searches([(self.base, state, seed, share, deadline)
-                                for seed, share in zip(seeds, shares, strict=True)])
+        calls = [(self.base, state, seed, share, self.time_limit)
+                 for seed, share in zip(seeds, shares, strict=True)]
+        results = run_searches(worker_pool(self.workers), calls)
         merged = merge_roots([stats for stats, _ in results])
         self.last_iterations = sum(done for _, done in results)
         self.last_root = merged_root(state, merged)

@@ -84,11 +84,12 @@ def iteration_rates(states: list[GameState], time_limit: float = 0.1, repeats: i
     """Every agent of :func:`specs` searches each of ``states`` (positions of one game) for
     ``time_limit`` seconds, the
     agents taking turns, ``repeats`` times; the rate is the iterations over the wall time of the
-    whole search (the root-parallel dispatch included).  The worker processes are started once
+    whole search (the root-parallel dispatch included).  The worker processes are started
     before, and that start is not counted."""
     agents = {label: make_agent(f"{spec},seed=1") for label, spec in specs(time_limit,
                                                                            workers).items()}
-    agents[ROOT].search(states[0])  # start the pool's processes (once per Python session)
+    for _ in range(2):  # start the pool's processes, and settle them (once per Python session)
+        agents[ROOT].search(states[0])  # type: ignore[attr-defined]
     rates: dict[str, list[float]] = {label: [] for label in agents}
     overheads = []
     for _ in range(repeats):
