@@ -9,12 +9,15 @@ expand_threshold=10,playout_depth=20,tree_reuse=1``); short aliases stay valid: 
     random   cellscore   minimax:depth=2   alphabeta:depth=4   alphabeta:time=0.1
     montecarlo:playouts=200,policy=ucb1   mcts:iterations=200,c=1.4,threshold=10   mcts:time=0.1
     mcts:iterations=200,rave=300   mcts:transpositions=1   alphabeta:depth=6,tt=1
+    mcts:time=0.1,workers=2   mcts:iterations=1000,workers=2,parallel=tree
     endgame   mcts:time=0.1,endgame=10
 
-``endgame=N`` (MCTS, MCTS-Solver, PUCT; Othello only) hands over to exact play, the agent
-``endgame``, once N or fewer squares are empty; 0, the default, never does.
-
-Every agent takes ``seed=N``.  A time alone searches for that time (no hidden budget).
+``workers=N`` (mcts only) searches with N workers, ``parallel=root`` (N independent trees in
+processes, the default) or ``parallel=tree`` (N threads in one tree): see
+:mod:`mcts_course.agents.parallel`.  ``endgame=N`` (MCTS, MCTS-Solver, PUCT; Othello only) hands
+over to exact play, the agent ``endgame``, once N or fewer squares are empty; 0, the default,
+never does.  Every agent takes ``seed=N``.  A time alone searches for
+that time (no hidden budget).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from mcts_course.agents.evaluation import EVALUATIONS
 from mcts_course.agents.mcts import TREE_POLICIES, MCTSAgent
 from mcts_course.agents.minimax import AlphaBetaAgent, MinimaxAgent
 from mcts_course.agents.montecarlo import POLICIES, MonteCarloAgent
+from mcts_course.agents.parallel import SCHEMES, parallel_agent
 from mcts_course.agents.puct import PRIORS, PUCTAgent
 from mcts_course.agents.solver import MCTSSolverAgent
 
@@ -50,7 +54,8 @@ AGENT_SPECS: dict[str, str] = {
         "UCT tree search; iterations=200 and/or time_limit=SECONDS, c=1.41, expand_threshold=1, "
         "playout_depth=, tree_reuse=0|1, policy=ucb1|egreedy|softmax, epsilon=, temperature=, "
         "rave=K (RAVE, K the equivalence parameter, 0 = off), transpositions=0|1, "
-        "endgame=N (Othello: exact play from N empty squares on; 0 = off)"
+        "endgame=N (Othello: exact play from N empty squares on; 0 = off), "
+        "workers=1 (N searches in parallel; iterations= is their total), parallel=root|tree"
     ),
     "mcts-solver": "MCTS-Solver (proven wins, losses, draws); the keywords of mcts",
     "puct": (
@@ -125,6 +130,8 @@ _PARAMS["endgame"] = {"max_empties": int}
 # The hand-over to exact Othello endgames wraps any of the MCTS agents (see make_agent).
 for _name in ("mcts", "mcts-solver", "puct"):
     _PARAMS[_name]["endgame"] = int
+# Parallel search wraps the agent the other keys describe (make_agent takes these two out).
+_PARAMS["mcts"].update(workers=int, parallel=_one_of(SCHEMES, "parallel scheme"))
 # Short spec keys kept for the command line: alias -> constructor keyword.
 ALIASES = {
     "time": "time_limit",
@@ -191,11 +198,12 @@ def make_agent(spec: str) -> Agent:
             message = str(error) if parse not in (int, float) else f"not a number: {text!r}"
             raise ValueError(f"bad value for {key} in {spec!r}: {message}") from None
     endgame = kwargs.pop("endgame", 0) if name != "endgame" else 0
+    workers, scheme = kwargs.pop("workers", 1), kwargs.pop("parallel", "root")
     try:
         if endgame < 0:
             raise ValueError(f"endgame must be >= 0 empty squares (0: off), not {endgame}")
         cls = _mcts_variant(kwargs) if name == "mcts" else _CLASSES[name]
-        agent = cls(**kwargs)
+        agent = parallel_agent(cls(**kwargs), workers, scheme, kwargs.get("seed"))  # type: ignore[arg-type]
         if endgame:
             agent = EndgameHandover(agent, endgame, seed=kwargs.get("seed"))
         return agent
