@@ -48,6 +48,7 @@ def test_the_handover_match_alternates_colours_and_times_the_solver():
     moves = match.solver_moves()
     assert moves and all(m.agent == 0 and m.empties <= 6 for m in moves)
     assert len(match.first_solver_seconds()) == 2
+    assert len(match.later_solver_seconds()) == len(moves) - 2
     assert 0 <= match.within_budget <= 1
     assert "6 empty squares" in match.table()._repr_markdown_()
 

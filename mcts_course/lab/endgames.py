@@ -211,6 +211,14 @@ class HandoverMatch:
             out += moves[:1]
         return out
 
+    def later_solver_seconds(self) -> list[float]:
+        """The seconds of the hybrid's other solver moves, after the first of each game."""
+        out = []
+        for g in self.games:
+            moves = [m.seconds for m in g if m.agent == 0 and m.empties <= self.endgame]
+            out += moves[1:]
+        return out
+
     @property
     def within_budget(self) -> float:
         """The share of the hybrid's solver moves that took no longer than the time per move."""
