@@ -192,7 +192,8 @@ def test_specs():
     assert hybrid.endgame == 12 and hybrid.agent.time_limit == 0.1 and hybrid.agent.c == 1.0
     assert make_agent("puct:iterations=10,endgame=8").endgame == 8
     assert make_agent("endgame:max_empties=14,seed=2").max_empties == 14
-    for bad in ("mcts:endgame=-1", "mcts:endgame=x", "endgame:depth=3", "alphabeta:endgame=4"):
+    for bad in ("mcts:endgame=-1", "mcts:endgame=61", "mcts:endgame=x", "endgame:depth=3",
+                "alphabeta:endgame=4"):
         with pytest.raises(ValueError):
             make_agent(bad)
 

@@ -370,8 +370,8 @@ class EndgameHandover(Agent):
 
     def __init__(self, agent: Agent, endgame: int, *, seed: int | None = None):
         super().__init__(seed)
-        if endgame < 1:
-            raise ValueError(f"endgame must be >= 1 empty squares, not {endgame}")
+        if not 1 <= endgame <= 60:
+            raise ValueError(f"endgame must be between 1 and 60 empty squares, not {endgame}")
         self.agent = agent
         self.endgame = endgame
         self.solver_agent = EndgameAgent(endgame, seed=seed)
