@@ -244,7 +244,7 @@ class HandoverMatch:
                      [[f"{self.time_per_move:g} s", f"{self.endgame} empty squares", r.games,
                        f"{r.wins}-{r.draws}-{r.losses}", r.score, f"{lo:.0%} to {hi:.0%}",
                        self.seconds_per_game(0), self.seconds_per_game(1)]],
-                     {"score": ".0%", "s per game, hybrid": ".1f", "s per game, MCTS": ".1f"},
+                     {"score": ".0%", "s per game, hybrid": ".2f", "s per game, MCTS": ".2f"},
                      right=["games", "score", "s per game, hybrid", "s per game, MCTS"])
 
 
