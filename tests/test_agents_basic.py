@@ -181,7 +181,8 @@ def test_make_agent_builds_the_right_agents():
     assert (timed.iterations, timed.time_limit) == (None, 0.1)
     assert timed.name == "MCTS(0.1s)" and make_agent("mcts").name == "MCTS(200)"
     assert set(AGENT_SPECS) == {
-        "random", "cellscore", "minimax", "alphabeta", "montecarlo", "mcts", "mcts-solver", "puct"
+        "random", "cellscore", "minimax", "alphabeta", "montecarlo", "mcts", "mcts-solver", "puct",
+        "endgame",
     }
 
 

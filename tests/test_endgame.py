@@ -192,6 +192,42 @@ def test_specs():
     assert hybrid.endgame == 12 and hybrid.agent.time_limit == 0.1 and hybrid.agent.c == 1.0
     assert make_agent("puct:iterations=10,endgame=8").endgame == 8
     assert make_agent("endgame:max_empties=14,seed=2").max_empties == 14
-    for bad in ("mcts:endgame=-1", "mcts:endgame=x", "endgame:depth=3", "alphabeta:endgame=4"):
+    for bad in ("mcts:endgame=-1", "mcts:endgame=61", "mcts:endgame=x", "endgame:depth=3",
+                "alphabeta:endgame=4"):
         with pytest.raises(ValueError):
             make_agent(bad)
+
+
+def test_the_solver_and_the_hybrid_run_without_numpy():
+    # The play page runs the package in the browser's Python, which has no numpy.
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import importlib.abc
+        import sys
+
+        class NoNumpy(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name == "numpy" or name.startswith("numpy."):
+                    raise ImportError(f"{name} is blocked in this test")
+                return None
+
+        sys.meta_path.insert(0, NoNumpy())
+        from mcts_course.agents import make_agent, solve_endgame
+        from mcts_course.games import Othello
+
+        state = Othello.from_moves("f5 d6 c3 d3 c4 f4 c5 b3 c2 e6 c6 b4 b5 d2 e3 a6")
+        agent = make_agent("mcts:iterations=20,endgame=8,seed=1")
+        while not state.is_terminal():
+            state = state.play(agent.select_action(state))
+        assert not any(m == "numpy" or m.startswith("numpy.") for m in sys.modules)
+        print("ok", solve_endgame(state))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] == "ok"

@@ -34,7 +34,10 @@ SPECS = {
     "mcts": "mcts:iterations=60,seed=1",
     "mcts-solver": "mcts-solver:iterations=60,seed=1",
     "puct": "puct:iterations=60,seed=1",
+    "endgame": "endgame:seed=1",
 }
+# Agents made for one game: on another they must refuse clearly, not play nonsense.
+ONE_GAME_ONLY = {"endgame": "Othello only"}
 
 
 @pytest.fixture(autouse=True)
@@ -51,6 +54,10 @@ def test_it_is_registered_like_the_others(fourth_game):
 @pytest.mark.parametrize("name", list(AGENT_SPECS))
 def test_every_agent_plays_it(name):
     agent = make_agent(SPECS[name])
+    if name in ONE_GAME_ONLY:
+        with pytest.raises(ValueError, match=ONE_GAME_ONLY[name]):
+            agent.select_action(TicTacToe4())
+        return
     record = play_game(TicTacToe4, agent, Dice())
     assert record.final.is_terminal()
     assert record.replay() == record.states

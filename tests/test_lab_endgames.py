@@ -48,5 +48,19 @@ def test_the_handover_match_alternates_colours_and_times_the_solver():
     moves = match.solver_moves()
     assert moves and all(m.agent == 0 and m.empties <= 6 for m in moves)
     assert len(match.first_solver_seconds()) == 2
+    assert len(match.later_solver_seconds()) == len(moves) - 2
     assert 0 <= match.within_budget <= 1
     assert "6 empty squares" in match.table()._repr_markdown_()
+
+
+def test_root_versus_exact_puts_the_published_margins_beside_the_visits():
+    from mcts_course.lab.endgames import reply_margins, root_versus_exact
+
+    position = FFO[4]  # #5: g8 wins by 32
+    seen = root_versus_exact(position, iterations=200, seed=0)
+    assert sum(r["visits"] for r in seen.rows) == 200  # every iteration goes through a child
+    assert seen.choice == seen.rows[0]["action"]
+    assert "+32" in seen.table()._repr_markdown_()
+    # After g8 every White reply loses (the published margin of g8 is +32 for Black).
+    replies = reply_margins(position, position.state.parse_action("g8"))
+    assert max(replies.values()) == -32

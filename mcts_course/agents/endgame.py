@@ -1,11 +1,11 @@
 """Exact Othello endgames: the final disc margin under perfect play, by alpha-beta to the end.
 
 In the last moves of an Othello game one wrong move can turn a win into a loss, and the
-averages of MCTS do not see the one exact line that matters.  Real programs (Logistello, Zebra,
-Edax) therefore stop estimating near the end and *solve*: from 20 to 30 empty squares on they
-search every line to the end of the game, and play the move of the best exact margin.  This
-module is such a solver, in plain Python (it runs in the browser too), specialised to Othello's
-bitboards where :mod:`mcts_course.agents.exact` is generic and small.
+averages of MCTS do not see the one exact line that matters.  Real programs (Logistello, Edax)
+therefore stop estimating near the end and *solve*: they search every line to the end of the
+game, and play the move of the best exact margin.  This module is such a solver, in plain
+Python (it runs in the browser too), specialised to Othello's bitboards where
+:mod:`mcts_course.agents.exact` is generic and small.
 
 The value of a position is its **final disc margin** for the player to move: their discs minus
 the opponent's at the end of perfect play, the empty squares counted for the winner.  It is
@@ -18,8 +18,8 @@ solver uses:
 * a **transposition table** at the nodes far from the end, holding bounds on the margin and the
   best move found, which is tried first when the position comes again;
 * **principal variation search**: after the first move, each move is only *tested* with a null
-  window (can it beat the best so far?), which is much cheaper than computing its margin, and
-  searched again with the full window when the test says yes;
+  window (can it beat the best so far?), which is cheaper than computing its margin, and
+  searched again for its margin only when the test says yes;
 * near the end, where most nodes are, no move list and no table: the empty squares are tried in
   a fixed order (corners first, and first those in regions with an odd number of empty squares,
   the **parity** heuristic: who plays last in a region gains there), and the last empty square
@@ -325,9 +325,9 @@ class EndgameAgent(Agent):
     Othello only: on another game :meth:`select_action` raises a ``ValueError`` that says so
     (the generic :class:`~mcts_course.agents.exact.PerfectAgent` plays small games of any kind).
     ``max_empties``: refuse positions with more empty squares than this (a ``ValueError``),
-    since each one more multiplies the time by about three (20 empty squares take minutes in
-    Python).  The transposition table is kept for the rest of the game: the positions searched
-    for one move come again in the next.
+    since each one more multiplies the time (by about two on the FFO positions #1-19, which
+    take up to about a second each with 16 empty squares).  The transposition table is kept
+    for the rest of the game: the positions searched for one move come again in the next.
     """
 
     name = "endgame"
@@ -370,8 +370,8 @@ class EndgameHandover(Agent):
 
     def __init__(self, agent: Agent, endgame: int, *, seed: int | None = None):
         super().__init__(seed)
-        if endgame < 1:
-            raise ValueError(f"endgame must be >= 1 empty squares, not {endgame}")
+        if not 1 <= endgame <= 60:
+            raise ValueError(f"endgame must be between 1 and 60 empty squares, not {endgame}")
         self.agent = agent
         self.endgame = endgame
         self.solver_agent = EndgameAgent(endgame, seed=seed)

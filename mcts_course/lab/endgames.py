@@ -18,7 +18,13 @@ from dataclasses import dataclass
 
 from joblib import Parallel, delayed
 
-from mcts_course.agents import AlphaBetaAgent, EndgameSolver, MCTSAgent, make_agent
+from mcts_course.agents import (
+    AlphaBetaAgent,
+    EndgameSolver,
+    MCTSAgent,
+    endgame_margins,
+    make_agent,
+)
 from mcts_course.agents.endgame import empty_squares
 from mcts_course.arena import MatchResult, game_seeds, play_game
 from mcts_course.games import Othello
@@ -68,6 +74,37 @@ def ffo_table(solutions: Sequence[FFOSolution]) -> Table:
                  {"nodes": ",", "ms": ",.0f"},
                  right=["#", "empty squares", "published margin", "solver's margin", "nodes",
                         "ms"])
+
+
+@dataclass
+class RootVersusExact:
+    """One MCTS search in an FFO position, its root statistics beside the exact margins."""
+
+    position: SolvedPosition
+    iterations: int
+    rows: list[dict]  # from MCTSAgent.root_table: action, move, visits, wins, mean, uct
+    choice: int  # the most visited move
+
+    def table(self) -> Table:
+        """Move, visits, mean reward (the mover's win rate in the sampled games), margin."""
+        return Table(["move", "MCTS visits", "MCTS mean", "exact margin"],
+                     [[r["move"], r["visits"], r["mean"],
+                       f"{self.position.margins[r['action']]:+d}"] for r in self.rows],
+                     {"MCTS visits": ",", "MCTS mean": ".3f"},
+                     right=["MCTS visits", "MCTS mean", "exact margin"])
+
+
+def root_versus_exact(position: SolvedPosition, iterations: int, seed: int = 0) -> RootVersusExact:
+    """Search ``position`` with MCTS (``iterations``, ``seed``) and keep its root table."""
+    agent = MCTSAgent(iterations, seed=seed)
+    choice = agent.select_action(position.state)
+    return RootVersusExact(position, iterations, agent.root_table(), choice)
+
+
+def reply_margins(position: SolvedPosition, action: int) -> dict[str, int]:
+    """The exact margin of every reply to ``action``, for the opponent (who replies)."""
+    child = position.state.play(action)
+    return {child.action_to_string(a): m for a, m in endgame_margins(child).items()}
 
 
 def solver_share(solutions: Sequence[FFOSolution]) -> Share:
@@ -174,6 +211,14 @@ class HandoverMatch:
             out += moves[:1]
         return out
 
+    def later_solver_seconds(self) -> list[float]:
+        """The seconds of the hybrid's other solver moves, after the first of each game."""
+        out = []
+        for g in self.games:
+            moves = [m.seconds for m in g if m.agent == 0 and m.empties <= self.endgame]
+            out += moves[1:]
+        return out
+
     @property
     def within_budget(self) -> float:
         """The share of the hybrid's solver moves that took no longer than the time per move."""
@@ -199,7 +244,7 @@ class HandoverMatch:
                      [[f"{self.time_per_move:g} s", f"{self.endgame} empty squares", r.games,
                        f"{r.wins}-{r.draws}-{r.losses}", r.score, f"{lo:.0%} to {hi:.0%}",
                        self.seconds_per_game(0), self.seconds_per_game(1)]],
-                     {"score": ".0%", "s per game, hybrid": ".1f", "s per game, MCTS": ".1f"},
+                     {"score": ".0%", "s per game, hybrid": ".2f", "s per game, MCTS": ".2f"},
                      right=["games", "score", "s per game, hybrid", "s per game, MCTS"])
 
 
