@@ -119,12 +119,15 @@ def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
         for index in range(len(seeds)):
             buffer.extend(played[index])
         losses = []
+        # The buffer as arrays once per generation; a minibatch is a set of their rows.
+        features = np.array([e.features for e in buffer])
+        masks = np.array([e.mask for e in buffer])
+        policies = np.array([e.policy for e in buffer])
+        values = np.array([e.value for e in buffer])
         for _ in range(config.steps):
             sample = rng.sample(range(len(buffer)), min(config.batch, len(buffer)))
-            x = np.array([buffer[i].features for i in sample])
-            mask = np.array([buffer[i].mask for i in sample])
-            target = np.array([buffer[i].policy for i in sample])
-            z = np.array([buffer[i].value for i in sample])
+            x, mask, target, z = (features[sample], masks[sample], policies[sample],
+                                  values[sample])
             loss, grads = net.gradients(x, mask, target, z)
             for name in grads:
                 if name.startswith("W"):  # L2 on the weights, not on the biases
