@@ -19,14 +19,22 @@ def late():
 
 def test_labels_are_the_exact_searchs_and_distinct(late):
     assert len({p.moves for p in late}) == len(late)
+    for p in late:  # a test position: a choice to make, no win on the spot
+        mover = p.state.current_player
+        assert p.is_test == (len(p.best) < len(p.values) and mover not in [
+            p.state.play(a).winner() for a in p.values])
     for p in late[:4]:
         assert p.values == move_values(p.state)
         assert not p.state.is_terminal()
 
 
+def test_labels_survive_saving(late):
+    assert lab.load_labelled(lab.save_labelled(late)) == late
+
+
 def test_the_shipped_labels_agree_with_the_exact_search():
-    held_out, train = lab.shipped_labelled("held_out"), lab.shipped_labelled("train")
-    assert not {p.moves for p in held_out} & {p.moves for p in train}
+    held_out = lab.held_out()
+    assert len({p.moves for p in held_out}) == len(held_out) == lab.HELD_OUT["count"]
     latest = sorted(held_out, key=lambda p: -len(p.moves))[:3]
     for p in latest:
         assert p.values == move_values(p.state)
@@ -74,7 +82,7 @@ class Oracle:
 def test_network_accuracy_counts_right_moves_and_results(late):
     right = lab.network_accuracy("oracle", Oracle(late), late)
     assert right.top_move == 1.0 and right.outcome == 1.0
-    assert right.choices == sum(p.has_choice for p in late) and right.positions == len(late)
+    assert right.choices == sum(p.is_test for p in late) and right.positions == len(late)
     wrong = lab.network_accuracy("anti", Oracle(late, wrong=True), late)
     assert wrong.top_move == 0.0
     assert wrong.outcome == sum(p.value == 0 for p in late) / len(late)  # -0 is still a draw
@@ -86,7 +94,7 @@ def test_optimal_shares_are_seeded_whatever_the_workers(late):
     one = lab.optimal_shares(late, iterations=20, supervised=small, n_jobs=1)
     two = lab.optimal_shares(late, iterations=20, supervised=small, n_jobs=2)
     assert one == two
-    assert one.positions == sum(p.has_choice for p in late)
+    assert one.positions == sum(p.is_test for p in late) > 0
     assert set(one.right) == {"PUCT + self-play net", "UCT", "PUCT + supervised net"}
     assert all(0 <= n <= one.positions for n in one.right.values())
     assert "95% interval" in lab.shares_table(one).data
@@ -108,7 +116,7 @@ def test_the_shipped_networks_and_the_learning_curve():
     assert len(figure.axes) == 2
     supervised, self_play = lab.supervised_network(), lab.self_play_network()
     assert supervised.hidden == self_play.hidden  # the same architecture
-    held_out = lab.shipped_labelled("held_out")[:40]
+    held_out = lab.held_out()[:40]
     rows = [lab.network_accuracy(n, p, held_out) for n, p in
             (("self-play", self_play), ("supervised", supervised))]
     assert all(0 <= a.top_move <= 1 and 0 <= a.outcome <= 1 for a in rows)

@@ -12,10 +12,11 @@ network of the same size trained on the exact solver's labels.
   size can learn when told the truth; :func:`network_accuracy` measures both networks' heads
   on held-out solved positions (the policy's top move optimal, the value's sign right).
 
-The labelled positions are late (24 plies played or more, where the exact search takes a
-second or less), drawn from random play; they are computed once (:func:`label_positions`,
-``python -m mcts_course.lab.learning_c4``, several minutes) and shipped in
-``mcts_course/lab/data/connect4_solved.json`` with the supervised network.
+The labelled positions are late (24 to 32 plies played, where the exact search takes a second
+or less), drawn from random play; they are computed once (:func:`make_labelled`, ``python -m
+mcts_course.lab.learning_c4``, half an hour): 8,000 to train the supervised network, 2,000
+others held out, which ship in ``mcts_course/lab/data/connect4_held_out.json`` with the
+supervised network (``connect4_supervised.json``).
 """
 
 from __future__ import annotations
@@ -55,6 +56,19 @@ class Labelled:
         """Some legal move gives the value away (else any move is optimal)."""
         return len(self.best) < len(self.values)
 
+    @property
+    def wins_at_once(self) -> bool:
+        """The mover has a move that wins on the spot (any search finds it at its first look)."""
+        state = self.state
+        me = state.current_player
+        return any(state.play(a).winner() == me for a in state.legal_actions())
+
+    @property
+    def is_test(self) -> bool:
+        """A position that tests a move choice: some move gives the value away, and the mover
+        cannot simply win on the spot."""
+        return self.has_choice and not self.wins_at_once
+
 
 def label_positions(count: int, plies: tuple[int, int], seed: int,
                     exclude: set[tuple[int, ...]] = frozenset()) -> list[Labelled]:
@@ -91,21 +105,33 @@ def make_labelled(count: int, plies: tuple[int, int], seed: int,
     return found
 
 
+_SIGNS = {1: "+", 0: "0", -1: "-"}
+
+
 def save_labelled(positions: list[Labelled]) -> str:
-    return json.dumps([{"moves": "".join(map(str, p.moves)),
-                        "values": {str(a): v for a, v in sorted(p.values.items())}}
-                       for p in positions], separators=(",", ":"))
+    """Labelled positions as JSON, one string each: the columns played, ``/``, and the value of
+    each column's move (``+`` win, ``0`` draw, ``-`` loss, ``.`` a full column)."""
+    rows = ["".join(map(str, p.moves)) + "/" + "".join(
+        _SIGNS[p.values[a]] if a in p.values else "." for a in range(ConnectFour.NUM_ACTIONS))
+        for p in positions]
+    return json.dumps(rows, indent=0)
 
 
 def load_labelled(text: str) -> list[Labelled]:
-    return [Labelled(tuple(int(c) for c in row["moves"]),
-                     {int(a): v for a, v in row["values"].items()}) for row in json.loads(text)]
+    """The positions :func:`save_labelled` wrote."""
+    values = {sign: v for v, sign in _SIGNS.items()}
+    found = []
+    for row in json.loads(text):
+        moves, _, signs = row.partition("/")
+        found.append(Labelled(tuple(int(c) for c in moves),
+                              {a: values[c] for a, c in enumerate(signs) if c != "."}))
+    return found
 
 
-def shipped_labelled(name: str) -> list[Labelled]:
-    """A set of labelled positions shipped in ``mcts_course/lab/data`` (``train`` or
-    ``held_out``)."""
-    path = resources.files("mcts_course.lab") / "data" / f"connect4_{name}.json"
+def held_out() -> list[Labelled]:
+    """The shipped held-out positions (``mcts_course/lab/data/connect4_held_out.json``): made
+    by ``make_labelled(**HELD_OUT, exclude=<the training positions>)``."""
+    path = resources.files("mcts_course.lab") / "data" / "connect4_held_out.json"
     return load_labelled(path.read_text())
 
 
@@ -162,15 +188,15 @@ def train_supervised(positions: list[Labelled], hidden: tuple[int, ...], steps: 
 
 @dataclass
 class Accuracy:
-    """A network's heads on labelled positions: ``top_move`` the share of positions with a
-    choice where the policy's most probable move is optimal, ``outcome`` the share of all
-    positions where the value's nearest result (win above 1/3, loss below -1/3, else draw) is
-    the exact one."""
+    """A network's heads on labelled positions: ``top_move`` the share of the test positions
+    (:attr:`Labelled.is_test`) where the policy's most probable move is optimal, ``outcome``
+    the share of all positions where the value's nearest result (win above 1/3, loss below
+    -1/3, else draw) is the exact one."""
 
     name: str
     top_move: float
     outcome: float
-    choices: int  # positions with a choice (the top-move share's denominator)
+    choices: int  # test positions (the top-move share's denominator)
     positions: int
 
 
@@ -185,7 +211,7 @@ def network_accuracy(name: str, predictor, positions: list[Labelled]) -> Accurac
     for position in positions:
         priors, value = predictor.predict(position.state)
         right_outcomes += outcome_of(value) == position.value
-        if position.has_choice:
+        if position.is_test:
             choices += 1
             top = max(sorted(priors), key=priors.__getitem__)
             right_moves += top in position.best
@@ -236,8 +262,8 @@ def net_vs_uct(games: int, seed: int, iterations: int | None = None,
 
 @dataclass
 class Shares:
-    """Searches' moves on labelled positions with a choice: per search, how many kept the
-    exact value (``right``) out of ``positions``."""
+    """Searches' moves on labelled test positions: per search, how many kept the exact value
+    (``right``) out of ``positions``."""
 
     iterations: int
     positions: int
@@ -262,16 +288,16 @@ def _right_moves(makers: dict, numbered: list[tuple[int, Labelled]]) -> dict[str
 
 def optimal_shares(positions: list[Labelled], iterations: int, supervised=None,
                    n_jobs: int = 2) -> Shares:
-    """On the positions with a choice, the share where each search's move keeps the exact
-    value: PUCT with the shipped network and UCT, ``iterations`` per move each (and PUCT with
-    the ``supervised`` network if given)."""
+    """On the test positions (:attr:`Labelled.is_test`), the share where each search's move
+    keeps the exact value: PUCT with the shipped network and UCT, ``iterations`` per move
+    each (and PUCT with the ``supervised`` network if given)."""
     from joblib import Parallel, delayed
 
     makers = {"PUCT + self-play net": lambda s: net_agent(iterations=iterations, seed=s),
               "UCT": lambda s: uct_agent(iterations=iterations, seed=s)}
     if supervised is not None:
         makers["PUCT + supervised net"] = lambda s: net_agent(supervised, iterations, seed=s)
-    chosen = [p for p in positions if p.has_choice]
+    chosen = [p for p in positions if p.is_test]
     chunks = [list(range(k, len(chosen), n_jobs)) for k in range(n_jobs)]
     parts = Parallel(n_jobs=n_jobs)(
         delayed(_right_moves)(makers, [(i, chosen[i]) for i in chunk])
@@ -366,7 +392,8 @@ def match_table(results: dict[str, object]):
 # -- making the shipped data (offline, minutes) ----------------------------------------------
 SUPERVISED_STEPS = 4000
 TRAIN_SET = dict(count=4000, plies=(24, 32), seed=1000)
-HELD_OUT = dict(count=400, plies=(24, 32), seed=2000)
+HELD_OUT = dict(count=2000, plies=(24, 32), seed=2000)  # without the TRAIN_SET positions
+MORE_TRAINING = dict(count=4000, plies=(24, 32), seed=5000)  # without both sets' positions
 
 
 def make_supervised(train: list[Labelled], steps: int = SUPERVISED_STEPS) -> str:
@@ -382,13 +409,15 @@ def make_supervised(train: list[Labelled], steps: int = SUPERVISED_STEPS) -> str
     return json.dumps(data, separators=(",", ":"))
 
 
-def main() -> None:  # pragma: no cover - minutes of exact search
-    """Remake the shipped labelled sets and the supervised network."""
+def main() -> None:  # pragma: no cover - a quarter of an hour of exact search
+    """Remake the shipped held-out positions and the supervised network (the training
+    positions are not shipped: the package is also the play page's download)."""
     folder = resources.files("mcts_course.lab") / "data"
     train = make_labelled(**TRAIN_SET)  # type: ignore[arg-type]
-    held_out = make_labelled(**HELD_OUT, exclude={p.moves for p in train})  # type: ignore
-    for name, positions in (("train", train), ("held_out", held_out)):
-        (folder / f"connect4_{name}.json").write_text(save_labelled(positions))  # type: ignore
+    test = make_labelled(**HELD_OUT, exclude={p.moves for p in train})  # type: ignore
+    train += make_labelled(**MORE_TRAINING,  # type: ignore[arg-type]
+                           exclude={p.moves for p in train + test})
+    (folder / "connect4_held_out.json").write_text(save_labelled(test))  # type: ignore
     (folder / "connect4_supervised.json").write_text(make_supervised(train))  # type: ignore
 
 
