@@ -121,3 +121,9 @@ def test_the_shipped_networks_and_the_learning_curve():
             (("self-play", self_play), ("supervised", supervised))]
     assert all(0 <= a.top_move <= 1 and 0 <= a.outcome <= 1 for a in rows)
     assert "top move optimal" in lab.accuracy_table(rows).data
+
+
+def test_iterations_in_a_time_limit(late):
+    rates = lab.iterations_in(0.002, late[:3])
+    assert set(rates) == {"PUCT + self-play net", "UCT"}
+    assert all(rate >= 1 for rate in rates.values())
