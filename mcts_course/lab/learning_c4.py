@@ -430,15 +430,29 @@ if __name__ == "__main__":
     main()
 
 
-def iterations_in(time_limit: float, positions: list[Labelled]) -> dict[str, float]:
-    """The mean iterations each search completes in ``time_limit`` seconds on ``positions``
+def iterations_in(time_limit: float, states: list[GameState]) -> dict[str, float]:
+    """The mean iterations each search completes in ``time_limit`` seconds on ``states``
     (measured here, so it depends on the machine and its load): what equal time gives each."""
     makers = {"PUCT + self-play net": lambda s: net_agent(time_limit=time_limit, seed=s),
               "UCT": lambda s: uct_agent(time_limit=time_limit, seed=s)}
     done: dict[str, list[int]] = {name: [] for name in makers}
-    for k, position in enumerate(positions):
+    net_agent(iterations=1).search(states[0])  # the network loaded before the clock runs
+    for k, state in enumerate(states):
         for name, make in makers.items():  # the two take turns on each position
             agent = make(k)
-            agent.search(position.state)
+            agent.search(state)
             done[name].append(agent.last_iterations)
     return {name: sum(counts) / len(counts) for name, counts in done.items()}
+
+
+def game_positions(count: int, seed: int, plies: tuple[int, int] = (0, 20)) -> list[GameState]:
+    """``count`` positions of random play after a number of plies drawn in ``plies``: the
+    phases a match goes through (for :func:`iterations_in`)."""
+    from mcts_course.lab.solved import random_position
+
+    rng, found = random.Random(seed), []
+    while len(found) < count:
+        state = random_position(ConnectFour, rng.randint(*plies), rng)
+        if state is not None:
+            found.append(state)
+    return found
