@@ -89,6 +89,17 @@ def test_network_accuracy_counts_right_moves_and_results(late):
     assert lab.outcome_of(0.5) == 1 and lab.outcome_of(-0.5) == -1 and lab.outcome_of(0.2) == 0
 
 
+def test_the_baseline_is_chance_and_the_most_common_result(late):
+    base = lab.baseline_accuracy(late)
+    tests = [p for p in late if p.is_test]
+    assert base.choices == len(tests)
+    assert 0 < base.top_move < 1
+    assert base.top_move == pytest.approx(
+        sum(len(p.best) / len(p.values) for p in tests) / len(tests))
+    most = max((1, 0, -1), key=lambda v: sum(p.value == v for p in late))
+    assert base.outcome == sum(p.value == most for p in late) / len(late) >= 1 / 3
+
+
 def test_optimal_shares_are_seeded_whatever_the_workers(late):
     small = Predictor(PolicyValueNet.for_game(ConnectFour, (8,), seed=1).to_json())
     one = lab.optimal_shares(late, iterations=20, supervised=small, n_jobs=1)

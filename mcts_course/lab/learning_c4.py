@@ -352,6 +352,17 @@ def learning_curve(log: list[dict[str, float]]):
     return fig
 
 
+def baseline_accuracy(positions: list[Labelled]) -> Accuracy:
+    """What knowing nothing scores: a uniformly random legal move's chance of being optimal on
+    the test positions, and always answering the most common exact result (random play's late
+    positions are mostly won for the player to move)."""
+    tests = [p for p in positions if p.is_test]
+    chance = sum(len(p.best) / len(p.values) for p in tests) / len(tests)
+    counts = [sum(p.value == v for p in positions) for v in (1, 0, -1)]
+    return Accuracy("random move / most common result", chance, max(counts) / len(positions),
+                    len(tests), len(positions))
+
+
 def accuracy_table(accuracies: list[Accuracy]):
     """One row per network: the policy's top move optimal, the value's result right."""
     from mcts_course.lab.present import Table
