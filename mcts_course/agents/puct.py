@@ -84,6 +84,11 @@ class ShippedNet:
     def __call__(self, state: GameState) -> dict[int, float]:
         return self.guide(state).prior(state)
 
+    def __deepcopy__(self, memo: dict) -> ShippedNet:
+        # A copy for another game (the arena copies agents): the network is the same, shared by
+        # load(); the cache of predictions starts empty instead of being copied state by state.
+        return ShippedNet()
+
     def evaluate(self, state: GameState, rng) -> tuple[float, float]:
         return self.guide(state).evaluate(state, rng)
 

@@ -42,7 +42,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import dataclasses
+    import os
     import sys
+
+    # One BLAS thread: the gradient steps' matrices are small, and on a busy machine OpenBLAS's
+    # threads wait for each other (25 times slower measured); also one summation order, so
+    # that a run is remade bit for bit.  Set before numpy is first imported (the CLI does not).
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
 
     from mcts_course.games import GAMES
     from mcts_course.learn.train import CONFIGS, network_json, train, write_log

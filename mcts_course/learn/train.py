@@ -39,6 +39,12 @@ class Config:
     hidden: tuple[int, ...] = (64,)
     sample_moves: int = 4
     seed: int = 0
+    # The learning rate falls linearly to this by the last generation (None: it stays fixed).
+    final_learning_rate: float | None = None
+    # Add each position's mirror image too (left-right: tic-tac-toe's and Connect Four's
+    # boards and rules look the same in a mirror, so a position and its image have the same
+    # value and mirrored visit counts): twice the examples for the same games.
+    mirror: bool = False
 
 
 @dataclass
@@ -83,6 +89,31 @@ def _games(game: type[GameState], weights: str, seeds: list[int], iterations: in
     return [self_play_game(game, predictor, iterations, seed, sample_moves) for seed in seeds]
 
 
+def mirror_actions(game: type[GameState]) -> list[int]:
+    """Each action's image in a left-right mirror: a column for a game played by columns
+    (Connect Four), a cell ``row * COLS + col`` for a game played on cells (tic-tac-toe)."""
+    cols = game.COLS
+    if game.NUM_ACTIONS == cols:
+        return [cols - 1 - a for a in range(cols)]
+    if game.NUM_ACTIONS == game.ROWS * cols:
+        return [row * cols + cols - 1 - col for row, col in map(lambda a: divmod(a, cols),
+                                                                range(game.NUM_ACTIONS))]
+    raise ValueError(f"{game.NAME} has no left-right mirror of its actions (mirror=False)")
+
+
+def mirrored(example: Example, game: type[GameState], flip: list[int]) -> Example:
+    """The example's position seen in a mirror: each row of each input plane reversed, the
+    actions' entries moved to their images; the same value."""
+    cols, rows = game.COLS, game.ROWS
+    planes = len(example.features) // (rows * cols)
+    features = [example.features[(p * rows + r) * cols + cols - 1 - c]
+                for p in range(planes) for r in range(rows) for c in range(cols)]
+    mask, policy = [0.0] * len(flip), [0.0] * len(flip)
+    for a, image in enumerate(flip):
+        mask[image], policy[image] = example.mask[a], example.policy[a]
+    return Example(features, mask, policy, example.value)
+
+
 def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
           measure: Callable[[PolicyValueNet], dict[str, float]] | None = None,
           progress: bool = False) -> tuple[PolicyValueNet, list[Generation]]:
@@ -103,7 +134,13 @@ def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
 
         bar = tqdm(total=config.generations, desc=f"training on {game.NAME}", unit="generation")
     workers = max(1, n_jobs)
+    if config.mirror:
+        flip = mirror_actions(game)
     for generation in range(1, config.generations + 1):
+        if config.final_learning_rate is not None and config.generations > 1:
+            done = (generation - 1) / (config.generations - 1)
+            optimiser.lr = config.learning_rate + done * (
+                config.final_learning_rate - config.learning_rate)
         seeds = [rng.randrange(2**31) for _ in range(config.games)]
         chunks = [list(range(k, len(seeds), workers)) for k in range(workers)]
         chunks = [chunk for chunk in chunks if chunk]
@@ -118,13 +155,18 @@ def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
             played.update(zip(chunk, part, strict=True))
         for index in range(len(seeds)):
             buffer.extend(played[index])
+            if config.mirror:
+                buffer.extend(mirrored(example, game, flip) for example in played[index])
         losses = []
+        # The buffer as arrays once per generation; a minibatch is a set of their rows.
+        features = np.array([e.features for e in buffer])
+        masks = np.array([e.mask for e in buffer])
+        policies = np.array([e.policy for e in buffer])
+        values = np.array([e.value for e in buffer])
         for _ in range(config.steps):
             sample = rng.sample(range(len(buffer)), min(config.batch, len(buffer)))
-            x = np.array([buffer[i].features for i in sample])
-            mask = np.array([buffer[i].mask for i in sample])
-            target = np.array([buffer[i].policy for i in sample])
-            z = np.array([buffer[i].value for i in sample])
+            x, mask, target, z = (features[sample], masks[sample], policies[sample],
+                                  values[sample])
             loss, grads = net.gradients(x, mask, target, z)
             for name in grads:
                 if name.startswith("W"):  # L2 on the weights, not on the biases
@@ -160,7 +202,10 @@ def log_rows(log: list[Generation]) -> list[dict[str, Any]]:
 # that command, which remakes it bit for bit with the same numpy on the same machine.
 CONFIGS: dict[str, Config] = {
     "tictactoe": Config(),
-    "connect4": Config(generations=4, games=20, iterations=50, steps=50, hidden=(64,)),
+    # 60 generations of 100 games, 100 PUCT iterations a move, mirror images added.
+    "connect4": Config(generations=60, games=100, iterations=100, steps=300, batch=256,
+                       learning_rate=0.002, final_learning_rate=0.0005, buffer_size=100_000,
+                       hidden=(128, 64), sample_moves=8, mirror=True),
 }
 
 DIGITS = 7  # significant digits of a saved weight: a smaller file, the same play
