@@ -29,10 +29,13 @@ from mcts_course.agents.minimax import (
     minimax_value,
 )
 from mcts_course.agents.montecarlo import MonteCarloAgent
+from mcts_course.agents.parallel import RootParallelAgent, TreeParallelAgent
 from mcts_course.agents.puct import PUCTAgent
+from mcts_course.agents.rave import RAVEAgent
 from mcts_course.agents.rollout import Evaluator, RandomRollout
 from mcts_course.agents.solver import MCTSSolverAgent
 from mcts_course.agents.spec import AGENT_SPECS, make_agent
+from mcts_course.agents.transpositions import TranspositionMCTSAgent
 
 __all__ = [
     "best_actions",
@@ -54,6 +57,10 @@ __all__ = [
     "MonteCarloAgent",
     "Node",
     "PUCTAgent",
+    "RAVEAgent",
+    "RootParallelAgent",
+    "TranspositionMCTSAgent",
+    "TreeParallelAgent",
     "PerfectAgent",
     "RandomAgent",
     "RandomRollout",
