@@ -17,6 +17,8 @@ checks the backward pass against finite differences.
 
 Play needs only the forward pass of one position: :class:`Predictor` runs it in plain Python
 from the same weights (lists of floats), for the browser's Python, which has no numpy.
+:class:`NumpyPredictor` computes the same numbers with numpy, some ten times faster, for
+self-play, where the network is asked thousands of times per generation.
 """
 
 from __future__ import annotations
@@ -97,28 +99,25 @@ class PolicyValueNet:
         cache["policy"], cache["value"], cache["h"] = policy, value, h
         return policy, value, cache
 
-    def loss(self, x, mask, target_policy, target_value) -> float:
-        """Cross-entropy to the target policy plus squared error to the target value, each
-        averaged over the batch."""
-        import numpy as np
-
+    def loss(self, x, mask, target_policy, target_value, value_weight: float = 1.0) -> float:
+        """Cross-entropy to the target policy plus ``value_weight`` times the squared error to
+        the target value, each averaged over the batch."""
         policy, value, _ = self.forward(x, mask)
-        safe = np.where(target_policy > 0, np.log(np.where(policy > 0, policy, 1.0)), 0.0)
-        cross_entropy = -(target_policy * safe).sum(axis=1).mean()
-        return float(cross_entropy + ((value - target_value) ** 2).mean())
+        return _loss(policy, value, target_policy, target_value, value_weight)
 
     # -- backward -----------------------------------------------------------------------------
-    def gradients(self, x, mask, target_policy, target_value) -> tuple[float, dict[str, Any]]:
+    def gradients(self, x, mask, target_policy, target_value,
+                  value_weight: float = 1.0) -> tuple[float, dict[str, Any]]:
         """The loss and its gradient with respect to every parameter (backpropagation)."""
 
         policy, value, cache = self.forward(x, mask)
         n = x.shape[0]
-        loss = self.loss(x, mask, target_policy, target_value)
+        loss = _loss(policy, value, target_policy, target_value, value_weight)
         grads: dict[str, Any] = {}
         # Softmax with cross-entropy: d loss / d logit = p - target (0 for illegal actions).
         d_logits = (policy - target_policy) / n
-        # tanh with squared error: d loss / d u = 2 (v - z) (1 - v^2).
-        d_u = (2 * (value - target_value) * (1 - value**2) / n)[:, None]
+        # tanh with squared error: d loss / d u = 2 w (v - z) (1 - v^2), w the value's weight.
+        d_u = (2 * value_weight * (value - target_value) * (1 - value**2) / n)[:, None]
         h = cache["h"]
         grads["Wp"], grads["bp"] = h.T @ d_logits, d_logits.sum(axis=0)
         grads["Wv"], grads["bv"] = h.T @ d_u, d_u.sum(axis=0)
@@ -153,6 +152,14 @@ class PolicyValueNet:
         return net
 
 
+def _loss(policy, value, target_policy, target_value, value_weight: float = 1.0) -> float:
+    import numpy as np
+
+    safe = np.where(target_policy > 0, np.log(np.where(policy > 0, policy, 1.0)), 0.0)
+    cross_entropy = -(target_policy * safe).sum(axis=1).mean()
+    return float(cross_entropy + value_weight * ((value - target_value) ** 2).mean())
+
+
 class Predictor:
     """The forward pass of one position in plain Python, from :meth:`PolicyValueNet.to_json`'s
     weights: ``predict(state) -> (priors, value)``."""
@@ -180,6 +187,35 @@ class Predictor:
         priors = {a: w / total for a, w in weights.items()}
         columns, bias = self.value
         return priors, math.tanh(_dot(h, columns[0]) + bias[0])
+
+
+class NumpyPredictor:
+    """:class:`Predictor`'s forward pass of one position with numpy (the same numbers up to
+    rounding): ``predict(state) -> (priors, value)``, for self-play and the lab."""
+
+    def __init__(self, text: str):
+        import numpy as np
+
+        data = json.loads(text)
+        self.hidden = tuple(data["hidden"])
+        p = {k: np.array(v, dtype=float) for k, v in data["params"].items()}
+        self.layers = [(p[f"W{k}"], p[f"b{k}"]) for k in range(1, len(self.hidden) + 1)]
+        self.policy = (p["Wp"], p["bp"])
+        self.value = (p["Wv"], p["bv"])
+
+    def predict(self, state: GameState) -> tuple[dict[int, float], float]:
+        """``priors``: {legal action: probability}; ``value``: in [-1, 1] for the mover."""
+        import numpy as np
+
+        h = np.array(encode(state))
+        for weights, bias in self.layers:
+            h = np.maximum(h @ weights + bias, 0.0)
+        legal = state.legal_actions()
+        logits = (h @ self.policy[0] + self.policy[1])[legal]
+        e = np.exp(logits - logits.max())
+        priors = e / e.sum()
+        value = math.tanh(float(h @ self.value[0][:, 0] + self.value[1][0]))
+        return dict(zip(legal, priors.tolist(), strict=True)), value
 
 
 def _columns(matrix: list[list[float]]) -> list[list[float]]:

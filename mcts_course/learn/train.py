@@ -9,6 +9,7 @@ weights.  Everything is seeded: the same configuration trains the same network.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import deque
@@ -17,8 +18,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mcts_course.games.base import GameState
-from mcts_course.learn.network import PolicyValueNet, Predictor
-from mcts_course.learn.selfplay import Example, self_play_game
+from mcts_course.learn.network import NumpyPredictor, PolicyValueNet
+from mcts_course.learn.selfplay import Example, NetGuide, self_play_game
 
 
 @dataclass(frozen=True)
@@ -31,10 +32,17 @@ class Config:
     steps: int = 100  # gradient steps per generation
     batch: int = 64
     learning_rate: float = 0.003
+    cosine: bool = False  # lower the learning rate to 0 along a half cosine over the run
+    value_weight: float = 1.0  # the squared error's weight in the loss
     weight_decay: float = 1e-4
     buffer_size: int = 20_000
     hidden: tuple[int, ...] = (64,)
-    sample_moves: int = 4
+    sample_moves: int = 4  # plies whose move is drawn from the visits, not the most visited
+    temperature: float = 1.0  # of that draw: visits ** (1 / temperature)
+    c: float = 1.5  # PUCT's exploration constant in self-play
+    alpha: float = 0.5  # Dirichlet noise on the root's prior: its concentration
+    fraction: float = 0.25  # and its weight
+    symmetries: bool = False  # train on a random rotation or reflection of each example
     seed: int = 0
 
 
@@ -74,12 +82,45 @@ class Adam:
             params[k] -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
 
 
-def _games(game: type[GameState], weights: str, seeds: list[int], iterations: int,
-           sample_moves: int) -> list[Example]:
-    predictor = Predictor(weights)
+def square_symmetries(n: int) -> list[list[int]]:
+    """The 8 rotations and reflections of an n x n board, each as a permutation of its cells
+    (numbered row by row): the transformed board's cell ``i`` holds the original's
+    ``perm[i]``.  Tic-tac-toe's rules do not change under them, nor do its game values."""
+    perms = []
+    for transpose in (False, True):
+        for flip_rows in (False, True):
+            for flip_cols in (False, True):
+                perm = []
+                for row in range(n):
+                    for col in range(n):
+                        r, c = (col, row) if transpose else (row, col)
+                        perm.append((n - 1 - r if flip_rows else r) * n
+                                    + (n - 1 - c if flip_cols else c))
+                perms.append(perm)
+    return perms
+
+
+def _symmetry_indices(game: type[GameState]) -> tuple[Any, Any]:
+    """For each symmetry of ``game``, the index arrays that transform an input (both planes)
+    and an action vector; refused for a game whose actions are not the cells of a square."""
+    import numpy as np
+
+    cells = game.ROWS * game.COLS
+    if game.ROWS != game.COLS or game.NUM_ACTIONS != cells:
+        raise ValueError(f"symmetries=True needs a square board whose actions are its cells, "
+                         f"as tic-tac-toe's; {game.NAME} is not one")
+    perms = np.array(square_symmetries(game.ROWS))
+    return np.concatenate([perms, perms + cells], axis=1), perms
+
+
+def _games(game: type[GameState], weights: str, seeds: list[int], config: Config
+           ) -> list[Example]:
+    guide = NetGuide(NumpyPredictor(weights))  # one cache for all the games of this network
     out: list[Example] = []
     for seed in seeds:
-        out.extend(self_play_game(game, predictor, iterations, seed, sample_moves))
+        out.extend(self_play_game(game, guide, config.iterations, seed, config.sample_moves,
+                                  c=config.c, alpha=config.alpha, fraction=config.fraction,
+                                  temperature=config.temperature))
     return out
 
 
@@ -103,23 +144,33 @@ def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
 
         bar = tqdm(total=config.generations, desc=f"training on {game.NAME}", unit="generation")
     workers = max(1, n_jobs)
+    if config.symmetries:
+        input_perms, action_perms = _symmetry_indices(game)
+        np_rng = np.random.default_rng(config.seed)
     for generation in range(1, config.generations + 1):
         seeds = [rng.randrange(2**31) for _ in range(config.games)]
         chunks = [seeds[k::workers] for k in range(workers)]
         weights = net.to_json()
         parts = Parallel(n_jobs=workers)(
-            delayed(_games)(game, weights, chunk, config.iterations, config.sample_moves)
+            delayed(_games)(game, weights, chunk, config)
             for chunk in chunks if chunk)
         for part in parts:
             buffer.extend(part)
+        inputs, masks, policies, values = (np.array([getattr(e, name) for e in buffer])
+                                           for name in ("features", "mask", "policy", "value"))
         losses = []
-        for _ in range(config.steps):
+        for step in range(config.steps):
+            if config.cosine:
+                done = ((generation - 1) * config.steps + step) / (config.generations * config.steps)
+                optimiser.lr = config.learning_rate * 0.5 * (1 + math.cos(math.pi * done))
             sample = rng.sample(range(len(buffer)), min(config.batch, len(buffer)))
-            x = np.array([buffer[i].features for i in sample])
-            mask = np.array([buffer[i].mask for i in sample])
-            target = np.array([buffer[i].policy for i in sample])
-            z = np.array([buffer[i].value for i in sample])
-            loss, grads = net.gradients(x, mask, target, z)
+            x, mask, target, z = inputs[sample], masks[sample], policies[sample], values[sample]
+            if config.symmetries:  # each example seen through one of the board's symmetries
+                which = np_rng.integers(0, len(action_perms), len(sample))
+                rows = np.arange(len(sample))[:, None]
+                x = x[rows, input_perms[which]]
+                mask, target = mask[rows, action_perms[which]], target[rows, action_perms[which]]
+            loss, grads = net.gradients(x, mask, target, z, config.value_weight)
             for name in grads:
                 if name.startswith("W"):  # L2 on the weights, not on the biases
                     grads[name] = grads[name] + 2 * config.weight_decay * net.params[name]
