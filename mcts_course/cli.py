@@ -16,7 +16,7 @@ from mcts_course.errors import UsageError
 __all__ = ["COMMANDS", "UsageError", "build_parser", "main"]
 
 # Subcommand modules, in the order `mcts-course --help` lists them.
-COMMANDS = ["perft", "bench", "match", "play", "check", "grade"]
+COMMANDS = ["perft", "bench", "match", "play", "check", "grade", "train"]
 
 
 class _Parser(argparse.ArgumentParser):

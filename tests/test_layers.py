@@ -51,6 +51,10 @@ def imports(name: str) -> set[str]:
 GRAPH = {name: imports(name) for name in MODULES}
 
 
+# The shipped network's forward pass, which PUCT's prior=net plays with (its training is layer 2).
+LEARNED_PLAY = ("mcts_course.learn", "mcts_course.learn.network", "mcts_course.learn.shipped")
+
+
 def layer(name: str) -> int:
     """0 games, 1 agents, 2 arena, pictures and the like, 3 the command line, 4 the book's
     laboratory (``mcts_course.lab``: experiments and claims that only the chapters use)."""
@@ -58,7 +62,7 @@ def layer(name: str) -> int:
         return 4
     if name.startswith("mcts_course.games"):
         return 0
-    if name.startswith("mcts_course.agents"):
+    if name.startswith("mcts_course.agents") or name in LEARNED_PLAY:
         return 1
     if name.startswith(("mcts_course.commands", "mcts_course.cli", "mcts_course.__main__")):
         return 3

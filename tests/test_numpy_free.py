@@ -1,4 +1,5 @@
-"""The games and the agents run on the standard library alone (as in a browser's Python).
+"""The games, the agents and the shipped networks run on the standard library alone (as in a
+browser's Python).
 
 A child process blocks ``import numpy`` with a meta-path finder, then imports
 :mod:`mcts_course.games` and :mod:`mcts_course.agents` and plays a game of each game between
@@ -46,6 +47,17 @@ SCRIPT = textwrap.dedent(
             agent, state = make_agent(spec), game()
             for _ in range(3):
                 state = state.play(agent.select_action(state))
+    from mcts_course.learn import available, load
+
+    for name in available():  # the shipped networks: plain-Python forward passes, PUCT on them
+        game = GAMES[name]
+        assert load(name).backend == "python"
+        priors, value = load(name).predict(game())
+        assert sorted(priors) == game().legal_actions() and -1 <= value <= 1
+        agent, state = make_agent("puct:prior=net,iterations=20,seed=1"), game()
+        for _ in range(3):
+            state = state.play(agent.select_action(state))
+        print("net", name)
     assert not any(m == "numpy" or m.startswith("numpy.") for m in sys.modules)
     print("ok")
     """
@@ -61,3 +73,4 @@ def test_games_and_agents_play_without_numpy():
     assert lines[-1] == "ok"
     for name in ("othello", "tictactoe", "connect4"):
         assert name in lines
+    assert lines.count("net") >= 2  # tictactoe and connect4 networks at least

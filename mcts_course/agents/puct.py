@@ -12,6 +12,9 @@ must earn its visits by its results.  Here no network is trained: the prior is t
 knowledge of chapter 3, the cell weights (Othello's square table, the number of winning lines
 through a cell elsewhere, which makes Connect Four's prior centre-first), turned into
 probabilities by a softmax; ``prior="uniform"`` gives every move the same probability.
+``prior="net"`` takes the policy-value network shipped for the game
+(:func:`mcts_course.learn.load`, trained by self-play) as the prior AND as the leaf's value, in
+place of the random playout, as AlphaZero does.
 
 Two phases of UCT change and nothing else:
 
@@ -31,7 +34,7 @@ from mcts_course.agents.evaluation import cell_weights
 from mcts_course.agents.mcts import MCTSAgent, Node
 from mcts_course.games.base import GameState
 
-PRIORS = ("cells", "uniform")
+PRIORS = ("cells", "uniform", "net")
 
 
 def cell_prior(state: GameState, temperature: float = 0.25) -> dict[int, float]:
@@ -58,12 +61,51 @@ def uniform_prior(state: GameState) -> dict[int, float]:
     return {a: 1.0 / len(actions) for a in actions}
 
 
+class ShippedNet:
+    """``prior="net"``: the network shipped for the game being played, as PUCT's prior
+    (``net(state)``) and as its evaluator (``evaluate(state, rng)``, the value head, no playout).
+    The game is known only when a position arrives, so the network is loaded then (one
+    :class:`~mcts_course.learn.network.NetGuide`, with its cache of predictions, per game)."""
+
+    __name__ = "net"
+
+    def __init__(self) -> None:
+        self.guides: dict[str, object] = {}
+
+    def guide(self, state: GameState):
+        from mcts_course.learn.network import NetGuide
+        from mcts_course.learn.shipped import load
+
+        name = state.NAME
+        if name not in self.guides:
+            self.guides[name] = NetGuide(load(name))
+        return self.guides[name]
+
+    def __call__(self, state: GameState) -> dict[int, float]:
+        return self.guide(state).prior(state)
+
+    def __deepcopy__(self, memo: dict) -> ShippedNet:
+        # A copy for another game (the arena copies agents): the network is the same, shared by
+        # load(); the cache of predictions starts empty instead of being copied state by state.
+        return ShippedNet()
+
+    def evaluate(self, state: GameState, rng) -> tuple[float, float]:
+        return self.guide(state).evaluate(state, rng)
+
+
 class PUCTAgent(MCTSAgent):
     """MCTS with the PUCT selection rule and a prior; UCT's other arguments are unchanged.
 
-    ``c`` weighs the prior-driven exploration (default 1.0), ``prior`` is ``"cells"`` or
-    ``"uniform"`` (or any function ``state -> {action: probability}``), ``prior_temperature``
-    the softmax temperature of the cell prior, ``fpu`` the value of an unvisited child.
+    ``c`` weighs the prior-driven exploration (default 1.0), ``prior`` is ``"cells"``,
+    ``"uniform"`` or ``"net"`` (or any function ``state -> {action: probability}``),
+    ``prior_temperature`` the softmax temperature of the cell prior, ``fpu`` the value of an
+    unvisited child.  With ``prior="net"`` the network also values the leaves (no playout).
+
+    Expansion returns the most probable child, which the evaluator then values.  With a network
+    as the evaluator this is AlphaZero's order of work: a new node is valued on its first visit
+    (a leaf), gets its children on its second, and that visit goes to the child AlphaZero's
+    selection would pick there, the most probable one (all children unvisited score fpu plus
+    their prior's term).
     """
 
     def __init__(
@@ -77,9 +119,16 @@ class PUCTAgent(MCTSAgent):
     ) -> None:
         if kwargs.get("policy", "ucb1") != "ucb1":  # the PUCT score is its selection rule
             raise ValueError("PUCT selects by its own score; policy= is for MCTSAgent")
-        super().__init__(*args, c=c, **kwargs)
         if isinstance(prior, str) and prior not in PRIORS:
             raise ValueError(f"unknown prior {prior!r}; choose one of: {', '.join(PRIORS)}")
+        net = None
+        if prior == "net":
+            if kwargs.get("evaluator") is not None or kwargs.get("playout_depth") is not None:
+                raise ValueError("prior=net values the leaves by the network: no evaluator or "
+                                 "playout_depth")
+            net = ShippedNet()
+            kwargs["evaluator"] = net
+        super().__init__(*args, c=c, **kwargs)
         if prior_temperature <= 0:
             raise ValueError(f"prior_temperature must be > 0, not {prior_temperature}")
         self.prior_name = prior if isinstance(prior, str) else getattr(prior, "__name__", "custom")
@@ -87,12 +136,15 @@ class PUCTAgent(MCTSAgent):
             self.prior = lambda state: cell_prior(state, prior_temperature)
         elif prior == "uniform":
             self.prior = uniform_prior
+        elif prior == "net":
+            self.prior = net  # type: ignore[assignment]
         else:
             self.prior = prior  # type: ignore[assignment]
         self.fpu = fpu
         # node -> its prior probability (Node's slots are UCT's; the priors live beside them)
         self.priors: dict[Node, float] = {}
         self.name = self.name.replace("MCTS(", f"PUCT({self.prior_name},", 1)
+
 
     def reset(self) -> None:
         super().reset()

@@ -43,7 +43,10 @@ AGENT_SPECS: dict[str, str] = {
         "playout_depth=, tree_reuse=0|1, policy=ucb1|egreedy|softmax, epsilon=, temperature="
     ),
     "mcts-solver": "MCTS-Solver (proven wins, losses, draws); the keywords of mcts",
-    "puct": "MCTS with the PUCT rule; the keywords of mcts, c=1.0, prior=cells|uniform, fpu=0.5",
+    "puct": (
+        "MCTS with the PUCT rule; the keywords of mcts, c=1.0, prior=cells|uniform|net, fpu=0.5 "
+        "(net: the shipped network as prior and leaf value, no playout)"
+    ),
 }
 
 

@@ -13,44 +13,14 @@ value target).
 from __future__ import annotations
 
 import random
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from mcts_course.agents.mcts import Node
 from mcts_course.agents.puct import PUCTAgent
-from mcts_course.games.base import GameState, Returns
-from mcts_course.learn.network import Predictor, encode, legal_mask
+from mcts_course.games.base import GameState
+from mcts_course.learn.network import NetGuide, Predictor, encode, legal_mask
 
-
-class NetGuide:
-    """The network as PUCT's prior and as its evaluator (no playout): ``prior(state)`` gives the
-    policy head's probabilities, ``evaluate(state, rng)`` the value head's result as returns
-    (r0, r1).  Predictions are cached, since a node's value and, later, its prior come from the
-    same forward pass."""
-
-    def __init__(self, predictor: Predictor, cache_size: int = 50_000):
-        self.predictor = predictor
-        self.cache: OrderedDict[GameState, tuple[dict[int, float], float]] = OrderedDict()
-        self.cache_size = cache_size
-
-    def predict(self, state: GameState) -> tuple[dict[int, float], float]:
-        found = self.cache.get(state)
-        if found is None:
-            found = self.predictor.predict(state)
-            self.cache[state] = found
-            if len(self.cache) > self.cache_size:
-                self.cache.popitem(last=False)
-        return found
-
-    def prior(self, state: GameState) -> dict[int, float]:
-        return self.predict(state)[0]
-
-    def evaluate(self, state: GameState, rng: random.Random) -> Returns:
-        if state.is_terminal():
-            return state.returns()
-        value = self.predict(state)[1]
-        me = state.current_player
-        return (value, -value) if me == 0 else (-value, value)  # type: ignore[return-value]
+__all__ = ["Example", "NetGuide", "SelfPlayPUCT", "self_play_game", "visit_distribution"]
 
 
 class SelfPlayPUCT(PUCTAgent):
@@ -94,14 +64,13 @@ def visit_distribution(root: Node, n_actions: int) -> list[float]:
 
 
 def self_play_game(game: type[GameState], predictor: Predictor | NetGuide, iterations: int,
-                   seed: int,
-                   sample_moves: int = 4, c: float = 1.5, alpha: float = 0.5,
+                   seed: int, sample_moves: int = 4, c: float = 1.5, alpha: float = 0.5,
                    fraction: float = 0.25, temperature: float = 1.0) -> list[Example]:
     """One game of the network against itself; its positions as examples.  For the first
     ``sample_moves`` plies the move is drawn with probability proportional to
     visits ** (1 / ``temperature``) (in proportion to the visits at temperature 1, more often
-    the most visited move below 1), then the most visited move is played.  ``predictor`` may be a :class:`NetGuide`, whose cache then serves
-    several games of the same network."""
+    the most visited move below 1), then the most visited move is played.  ``predictor`` may
+    be a :class:`NetGuide`, whose cache then serves several games of the same network."""
     rng = random.Random(seed)
     guide = predictor if isinstance(predictor, NetGuide) else NetGuide(predictor)
     agent = SelfPlayPUCT(guide, iterations, c=c, alpha=alpha, fraction=fraction,

@@ -9,17 +9,19 @@ weights.  Everything is seeded: the same configuration trains the same network.
 
 from __future__ import annotations
 
-import math
+import csv
+import json
 import random
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from mcts_course.games.base import GameState
-from mcts_course.learn.network import NumpyPredictor, PolicyValueNet
-from mcts_course.learn.selfplay import Example, NetGuide, self_play_game
+from mcts_course.learn.network import NetGuide, PolicyValueNet, Predictor
+from mcts_course.learn.selfplay import Example, self_play_game
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,6 @@ class Config:
     steps: int = 100  # gradient steps per generation
     batch: int = 64
     learning_rate: float = 0.003
-    cosine: bool = False  # lower the learning rate to 0 along a half cosine over the run
     value_weight: float = 1.0  # the squared error's weight in the loss
     weight_decay: float = 1e-4
     buffer_size: int = 20_000
@@ -44,6 +45,12 @@ class Config:
     fraction: float = 0.25  # and its weight
     symmetries: bool = False  # train on a random rotation or reflection of each example
     seed: int = 0
+    # The learning rate falls linearly to this by the last generation (None: it stays fixed).
+    final_learning_rate: float | None = None
+    # Add each position's mirror image too (left-right: tic-tac-toe's and Connect Four's
+    # boards and rules look the same in a mirror, so a position and its image have the same
+    # value and mirrored visit counts): twice the examples for the same games.
+    mirror: bool = False
 
 
 @dataclass
@@ -82,6 +89,31 @@ class Adam:
             params[k] -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
 
 
+def mirror_actions(game: type[GameState]) -> list[int]:
+    """Each action's image in a left-right mirror: a column for a game played by columns
+    (Connect Four), a cell ``row * COLS + col`` for a game played on cells (tic-tac-toe)."""
+    cols = game.COLS
+    if game.NUM_ACTIONS == cols:
+        return [cols - 1 - a for a in range(cols)]
+    if game.NUM_ACTIONS == game.ROWS * cols:
+        return [row * cols + cols - 1 - col for row, col in map(lambda a: divmod(a, cols),
+                                                                range(game.NUM_ACTIONS))]
+    raise ValueError(f"{game.NAME} has no left-right mirror of its actions (mirror=False)")
+
+
+def mirrored(example: Example, game: type[GameState], flip: list[int]) -> Example:
+    """The example's position seen in a mirror: each row of each input plane reversed, the
+    actions' entries moved to their images; the same value."""
+    cols, rows = game.COLS, game.ROWS
+    planes = len(example.features) // (rows * cols)
+    features = [example.features[(p * rows + r) * cols + cols - 1 - c]
+                for p in range(planes) for r in range(rows) for c in range(cols)]
+    mask, policy = [0.0] * len(flip), [0.0] * len(flip)
+    for a, image in enumerate(flip):
+        mask[image], policy[image] = example.mask[a], example.policy[a]
+    return Example(features, mask, policy, example.value)
+
+
 def square_symmetries(n: int) -> list[list[int]]:
     """The 8 rotations and reflections of an n x n board, each as a permutation of its cells
     (numbered row by row): the transformed board's cell ``i`` holds the original's
@@ -114,14 +146,11 @@ def _symmetry_indices(game: type[GameState]) -> tuple[Any, Any]:
 
 
 def _games(game: type[GameState], weights: str, seeds: list[int], config: Config
-           ) -> list[Example]:
-    guide = NetGuide(NumpyPredictor(weights))  # one cache for all the games of this network
-    out: list[Example] = []
-    for seed in seeds:
-        out.extend(self_play_game(game, guide, config.iterations, seed, config.sample_moves,
-                                  c=config.c, alpha=config.alpha, fraction=config.fraction,
-                                  temperature=config.temperature))
-    return out
+           ) -> list[list[Example]]:
+    guide = NetGuide(Predictor(weights))  # one cache for all the games of this network
+    return [self_play_game(game, guide, config.iterations, seed, config.sample_moves,
+                           c=config.c, alpha=config.alpha, fraction=config.fraction,
+                           temperature=config.temperature) for seed in seeds]
 
 
 def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
@@ -147,24 +176,38 @@ def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
     if config.symmetries:
         input_perms, action_perms = _symmetry_indices(game)
         np_rng = np.random.default_rng(config.seed)
+    if config.mirror:
+        flip = mirror_actions(game)
     for generation in range(1, config.generations + 1):
+        if config.final_learning_rate is not None and config.generations > 1:
+            done = (generation - 1) / (config.generations - 1)
+            optimiser.lr = config.learning_rate + done * (
+                config.final_learning_rate - config.learning_rate)
         seeds = [rng.randrange(2**31) for _ in range(config.games)]
-        chunks = [seeds[k::workers] for k in range(workers)]
+        chunks = [list(range(k, len(seeds), workers)) for k in range(workers)]
+        chunks = [chunk for chunk in chunks if chunk]
         weights = net.to_json()
         parts = Parallel(n_jobs=workers)(
-            delayed(_games)(game, weights, chunk, config)
-            for chunk in chunks if chunk)
-        for part in parts:
-            buffer.extend(part)
-        inputs, masks, policies, values = (np.array([getattr(e, name) for e in buffer])
-                                           for name in ("features", "mask", "policy", "value"))
+            delayed(_games)(game, weights, [seeds[i] for i in chunk], config)
+            for chunk in chunks)
+        # The games back in the order of their seeds, whatever the number of workers.
+        played: dict[int, list[Example]] = {}
+        for chunk, part in zip(chunks, parts, strict=True):
+            played.update(zip(chunk, part, strict=True))
+        for index in range(len(seeds)):
+            buffer.extend(played[index])
+            if config.mirror:
+                buffer.extend(mirrored(example, game, flip) for example in played[index])
         losses = []
-        for step in range(config.steps):
-            if config.cosine:
-                done = ((generation - 1) * config.steps + step) / (config.generations * config.steps)
-                optimiser.lr = config.learning_rate * 0.5 * (1 + math.cos(math.pi * done))
+        # The buffer as arrays once per generation; a minibatch is a set of their rows.
+        features = np.array([e.features for e in buffer])
+        masks = np.array([e.mask for e in buffer])
+        policies = np.array([e.policy for e in buffer])
+        values = np.array([e.value for e in buffer])
+        for _ in range(config.steps):
             sample = rng.sample(range(len(buffer)), min(config.batch, len(buffer)))
-            x, mask, target, z = inputs[sample], masks[sample], policies[sample], values[sample]
+            x, mask, target, z = (features[sample], masks[sample], policies[sample],
+                                  values[sample])
             if config.symmetries:  # each example seen through one of the board's symmetries
                 which = np_rng.integers(0, len(action_perms), len(sample))
                 rows = np.arange(len(sample))[:, None]
@@ -197,3 +240,58 @@ def log_rows(log: list[Generation]) -> list[dict[str, Any]]:
         row.update(row.pop("measures"))
         rows.append(row)
     return rows
+
+
+# -- the shipped networks' recipes ------------------------------------------------------------
+# One source of truth: `mcts-course train GAME` trains with CONFIGS[GAME], and the file shipped
+# in mcts_course/learn/data/GAME.json records this configuration (seed included) and was made by
+# that command, which remakes it bit for bit with the same numpy on the same machine.
+CONFIGS: dict[str, Config] = {
+    "tictactoe": Config(),
+    # 60 generations of 100 games, 100 PUCT iterations a move, mirror images added.
+    "connect4": Config(generations=60, games=100, iterations=100, steps=300, batch=256,
+                       learning_rate=0.002, final_learning_rate=0.0005, buffer_size=100_000,
+                       hidden=(128, 64), sample_moves=8, mirror=True),
+}
+
+DIGITS = 7  # significant digits of a saved weight: a smaller file, the same play
+
+
+def network_json(net: PolicyValueNet, game: type[GameState], config: Config) -> str:
+    """The network as the package ships it: its game, the configuration that trained it, and
+    its weights (rounded to :data:`DIGITS` significant digits), which
+    :class:`~mcts_course.learn.network.Predictor` reads."""
+    params = {name: _rounded(value.tolist()) for name, value in net.params.items()}
+    return json.dumps({"game": game.NAME, "config": asdict(config), "hidden": list(net.hidden),
+                       "params": params}, separators=(",", ":"))
+
+
+def _rounded(values: Any) -> Any:
+    if isinstance(values, list):
+        return [_rounded(v) for v in values]
+    return float(f"{values:.{DIGITS}g}")
+
+
+def config_of(text: str) -> Config:
+    """The training configuration recorded in a network file's JSON text."""
+    recorded = json.loads(text)["config"]
+    known = {f.name for f in fields(Config)}
+    values = {k: v for k, v in recorded.items() if k in known}
+    if "hidden" in values:
+        values["hidden"] = tuple(values["hidden"])
+    return Config(**values)
+
+
+def write_log(log: list[Generation], path: str | Path) -> None:
+    """The training log as CSV: one row per generation (:func:`log_rows`)."""
+    rows = log_rows(log)
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["generation"])
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def read_log(path: str | Path) -> list[dict[str, float]]:
+    """A training log written by :func:`write_log`, its numbers as floats."""
+    with open(path, newline="") as handle:
+        return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(handle)]
