@@ -19,6 +19,7 @@ player and against UCT at the same number of iterations per move.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -188,7 +189,8 @@ def curves_figure(run: LearningRun, goal: float = 0.95):
     ax.axhline(goal, color="grey", linestyle="--", linewidth=1, label=f"goal, {goal:.0%}")
     ax.set_xlabel("gradient steps")
     ax.set_ylabel("share of the positions")
-    ax.set_ylim(0, 1)
+    lowest = min(run.curve("value") + run.curve("policy"))
+    ax.set_ylim(min(0.7, math.floor((lowest - 0.02) * 20) / 20), 1.0)  # the curves, not 0 to 1
     ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda y, _: f"{y:.0%}"))
     ax.set_title("Tic-tac-toe: the network against the exact values")
     ax.legend(loc="lower right")
