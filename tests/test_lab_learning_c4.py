@@ -89,6 +89,17 @@ def test_network_accuracy_counts_right_moves_and_results(late):
     assert lab.outcome_of(0.5) == 1 and lab.outcome_of(-0.5) == -1 and lab.outcome_of(0.2) == 0
 
 
+def test_the_baseline_is_chance_and_the_most_common_result(late):
+    base = lab.baseline_accuracy(late)
+    tests = [p for p in late if p.is_test]
+    assert base.choices == len(tests)
+    assert 0 < base.top_move < 1
+    assert base.top_move == pytest.approx(
+        sum(len(p.best) / len(p.values) for p in tests) / len(tests))
+    most = max((1, 0, -1), key=lambda v: sum(p.value == v for p in late))
+    assert base.outcome == sum(p.value == most for p in late) / len(late) >= 1 / 3
+
+
 def test_optimal_shares_are_seeded_whatever_the_workers(late):
     small = Predictor(PolicyValueNet.for_game(ConnectFour, (8,), seed=1).to_json())
     one = lab.optimal_shares(late, iterations=20, supervised=small, n_jobs=1)
@@ -121,3 +132,11 @@ def test_the_shipped_networks_and_the_learning_curve():
             (("self-play", self_play), ("supervised", supervised))]
     assert all(0 <= a.top_move <= 1 and 0 <= a.outcome <= 1 for a in rows)
     assert "top move optimal" in lab.accuracy_table(rows).data
+
+
+def test_iterations_in_a_time_limit():
+    states = lab.game_positions(3, seed=1)
+    assert len(states) == 3 and not any(s.is_terminal() for s in states)
+    rates = lab.iterations_in(0.002, states)
+    assert set(rates) == {"PUCT + self-play net", "UCT"}
+    assert all(rate >= 1 for rate in rates.values())
