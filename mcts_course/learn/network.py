@@ -103,28 +103,25 @@ class PolicyValueNet:
         cache["policy"], cache["value"], cache["h"] = policy, value, h
         return policy, value, cache
 
-    def loss(self, x, mask, target_policy, target_value) -> float:
-        """Cross-entropy to the target policy plus squared error to the target value, each
-        averaged over the batch."""
-        import numpy as np
-
+    def loss(self, x, mask, target_policy, target_value, value_weight: float = 1.0) -> float:
+        """Cross-entropy to the target policy plus ``value_weight`` times the squared error to
+        the target value, each averaged over the batch."""
         policy, value, _ = self.forward(x, mask)
-        safe = np.where(target_policy > 0, np.log(np.where(policy > 0, policy, 1.0)), 0.0)
-        cross_entropy = -(target_policy * safe).sum(axis=1).mean()
-        return float(cross_entropy + ((value - target_value) ** 2).mean())
+        return _loss(policy, value, target_policy, target_value, value_weight)
 
     # -- backward -----------------------------------------------------------------------------
-    def gradients(self, x, mask, target_policy, target_value) -> tuple[float, dict[str, Any]]:
+    def gradients(self, x, mask, target_policy, target_value,
+                  value_weight: float = 1.0) -> tuple[float, dict[str, Any]]:
         """The loss and its gradient with respect to every parameter (backpropagation)."""
 
         policy, value, cache = self.forward(x, mask)
         n = x.shape[0]
-        loss = self.loss(x, mask, target_policy, target_value)
+        loss = _loss(policy, value, target_policy, target_value, value_weight)
         grads: dict[str, Any] = {}
         # Softmax with cross-entropy: d loss / d logit = p - target (0 for illegal actions).
         d_logits = (policy - target_policy) / n
-        # tanh with squared error: d loss / d u = 2 (v - z) (1 - v^2).
-        d_u = (2 * (value - target_value) * (1 - value**2) / n)[:, None]
+        # tanh with squared error: d loss / d u = 2 w (v - z) (1 - v^2), w the value's weight.
+        d_u = (2 * value_weight * (value - target_value) * (1 - value**2) / n)[:, None]
         h = cache["h"]
         grads["Wp"], grads["bp"] = h.T @ d_logits, d_logits.sum(axis=0)
         grads["Wv"], grads["bv"] = h.T @ d_u, d_u.sum(axis=0)
@@ -157,6 +154,14 @@ class PolicyValueNet:
         net.hidden = tuple(data["hidden"])
         net.params = params
         return net
+
+
+def _loss(policy, value, target_policy, target_value, value_weight: float = 1.0) -> float:
+    import numpy as np
+
+    safe = np.where(target_policy > 0, np.log(np.where(policy > 0, policy, 1.0)), 0.0)
+    cross_entropy = -(target_policy * safe).sum(axis=1).mean()
+    return float(cross_entropy + value_weight * ((value - target_value) ** 2).mean())
 
 
 class Predictor:

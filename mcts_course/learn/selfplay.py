@@ -63,14 +63,16 @@ def visit_distribution(root: Node, n_actions: int) -> list[float]:
     return policy
 
 
-def self_play_game(game: type[GameState], predictor: Predictor, iterations: int, seed: int,
-                   sample_moves: int = 4, c: float = 1.5, alpha: float = 0.5,
-                   fraction: float = 0.25) -> list[Example]:
+def self_play_game(game: type[GameState], predictor: Predictor | NetGuide, iterations: int,
+                   seed: int, sample_moves: int = 4, c: float = 1.5, alpha: float = 0.5,
+                   fraction: float = 0.25, temperature: float = 1.0) -> list[Example]:
     """One game of the network against itself; its positions as examples.  For the first
-    ``sample_moves`` plies the move is drawn in proportion to the visits, then the most
-    visited move is played."""
+    ``sample_moves`` plies the move is drawn with probability proportional to
+    visits ** (1 / ``temperature``) (in proportion to the visits at temperature 1, more often
+    the most visited move below 1), then the most visited move is played.  ``predictor`` may
+    be a :class:`NetGuide`, whose cache then serves several games of the same network."""
     rng = random.Random(seed)
-    guide = NetGuide(predictor)
+    guide = predictor if isinstance(predictor, NetGuide) else NetGuide(predictor)
     agent = SelfPlayPUCT(guide, iterations, c=c, alpha=alpha, fraction=fraction,
                          seed=rng.randrange(2**31))
     state, record = game(), []
@@ -79,7 +81,8 @@ def self_play_game(game: type[GameState], predictor: Predictor, iterations: int,
         policy = visit_distribution(root, state.NUM_ACTIONS)
         record.append((state, policy))
         if len(record) <= sample_moves:
-            action = rng.choices(range(len(policy)), weights=policy)[0]
+            action = rng.choices(range(len(policy)),
+                                 weights=[p ** (1 / temperature) for p in policy])[0]
         else:
             action = max(sorted(root.children), key=lambda a: root.children[a].visits)
         state = state.play(action)
