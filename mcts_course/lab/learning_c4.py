@@ -28,6 +28,7 @@ from importlib import resources
 
 from mcts_course.agents.exact import _TABLE, move_values
 from mcts_course.games import ConnectFour, GameState
+from mcts_course.lab.learning import outcome_of
 
 
 @dataclass(frozen=True)
@@ -190,19 +191,15 @@ def train_supervised(positions: list[Labelled], hidden: tuple[int, ...], steps: 
 class Accuracy:
     """A network's heads on labelled positions: ``top_move`` the share of the test positions
     (:attr:`Labelled.is_test`) where the policy's most probable move is optimal, ``outcome``
-    the share of all positions where the value's nearest result (win above 1/3, loss below
-    -1/3, else draw) is the exact one."""
+    the share of all positions where the value's nearest result (win above 1/2, loss below
+    -1/2, else draw: :func:`mcts_course.lab.learning.outcome_of`, as for tic-tac-toe) is the
+    exact one."""
 
     name: str
     top_move: float
     outcome: float
     choices: int  # test positions (the top-move share's denominator)
     positions: int
-
-
-def outcome_of(value: float) -> int:
-    """The result a value head's number stands for: +1 above 1/3, -1 below -1/3, else 0."""
-    return 1 if value > 1 / 3 else -1 if value < -1 / 3 else 0
 
 
 def network_accuracy(name: str, predictor, positions: list[Labelled]) -> Accuracy:
@@ -425,22 +422,6 @@ def make_supervised(train: list[Labelled], steps: int = SUPERVISED_STEPS) -> str
     return json.dumps(data, separators=(",", ":"))
 
 
-def main() -> None:  # pragma: no cover - a quarter of an hour of exact search
-    """Remake the shipped held-out positions and the supervised network (the training
-    positions are not shipped: the package is also the play page's download)."""
-    folder = resources.files("mcts_course.lab") / "data"
-    train = make_labelled(**TRAIN_SET)  # type: ignore[arg-type]
-    test = make_labelled(**HELD_OUT, exclude={p.moves for p in train})  # type: ignore
-    train += make_labelled(**MORE_TRAINING,  # type: ignore[arg-type]
-                           exclude={p.moves for p in train + test})
-    (folder / "connect4_held_out.json").write_text(save_labelled(test))  # type: ignore
-    (folder / "connect4_supervised.json").write_text(make_supervised(train))  # type: ignore
-
-
-if __name__ == "__main__":
-    main()
-
-
 def iterations_in(time_limit: float, states: list[GameState]) -> dict[str, float]:
     """The mean iterations each search completes in ``time_limit`` seconds on ``states``
     (measured here, so it depends on the machine and its load): what equal time gives each."""
@@ -467,3 +448,19 @@ def game_positions(count: int, seed: int, plies: tuple[int, int] = (0, 20)) -> l
         if state is not None:
             found.append(state)
     return found
+
+
+def main() -> None:  # pragma: no cover - a quarter of an hour of exact search
+    """Remake the shipped held-out positions and the supervised network (the training
+    positions are not shipped: the package is also the play page's download)."""
+    folder = resources.files("mcts_course.lab") / "data"
+    train = make_labelled(**TRAIN_SET)  # type: ignore[arg-type]
+    test = make_labelled(**HELD_OUT, exclude={p.moves for p in train})  # type: ignore
+    train += make_labelled(**MORE_TRAINING,  # type: ignore[arg-type]
+                           exclude={p.moves for p in train + test})
+    (folder / "connect4_held_out.json").write_text(save_labelled(test))  # type: ignore
+    (folder / "connect4_supervised.json").write_text(make_supervised(train))  # type: ignore
+
+
+if __name__ == "__main__":
+    main()
