@@ -86,7 +86,8 @@ def test_network_accuracy_counts_right_moves_and_results(late):
     wrong = lab.network_accuracy("anti", Oracle(late, wrong=True), late)
     assert wrong.top_move == 0.0
     assert wrong.outcome == sum(p.value == 0 for p in late) / len(late)  # -0 is still a draw
-    assert lab.outcome_of(0.5) == 1 and lab.outcome_of(-0.5) == -1 and lab.outcome_of(0.2) == 0
+    # the nearest result: a win above 1/2, a loss below -1/2, a draw between
+    assert lab.outcome_of(0.6) == 1 and lab.outcome_of(-0.6) == -1 and lab.outcome_of(0.4) == 0
 
 
 def test_the_baseline_is_chance_and_the_most_common_result(late):
