@@ -24,6 +24,21 @@ def match_result(wins: int, losses: int, draws: int = 0, game: str = "othello") 
     return MatchResult(game=game, names=("A", "B"), a_player=players, returns=returns)
 
 
+def positions(game, plies: int, count: int, seed: int) -> list:
+    """``count`` distinct unfinished positions after ``plies`` random moves."""
+    rng = random.Random(seed)
+    found: list = []
+    while len(found) < count:
+        s = game()
+        for _ in range(plies):
+            if s.is_terminal():
+                break
+            s = s.play(rng.choice(s.legal_actions()))
+        if not s.is_terminal() and s not in found:
+            found.append(s)
+    return found
+
+
 class FirstLegal:
     """A tiny deterministic agent: always the lowest legal action."""
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
+from helpers import positions
 
 from mcts_course.agents.exact import exact_value
 from mcts_course.agents.solver import LOSS, MCTSSolverAgent
@@ -17,19 +16,6 @@ def exact(state) -> float:
     return (exact_value(state) + 1) / 2
 
 
-def positions(game, plies: int, count: int, seed: int) -> list:
-    """``count`` distinct unfinished positions after ``plies`` random moves."""
-    rng = random.Random(seed)
-    found: list = []
-    while len(found) < count:
-        s = game()
-        for _ in range(plies):
-            if s.is_terminal():
-                break
-            s = s.play(rng.choice(s.legal_actions()))
-        if not s.is_terminal() and s not in found:
-            found.append(s)
-    return found
 
 
 CASES = [(TicTacToe, 1, 3, 30_000), (TicTacToe, 3, 12, 3_000), (ConnectFour, 30, 12, 5_000)]

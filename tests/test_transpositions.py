@@ -4,9 +4,8 @@ one, having searched fewer nodes."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
+from helpers import positions
 
 from mcts_course.agents import make_agent
 from mcts_course.agents.evaluation import cell_score
@@ -81,18 +80,6 @@ def test_a_seeded_graph_search_repeats_and_the_spec_builds_it():
         make_agent("mcts:transpositions=1,tree_reuse=1")
 
 
-def positions(game, plies: int, count: int, seed: int) -> list:
-    rng = random.Random(seed)
-    found: list = []
-    while len(found) < count:
-        s = game()
-        for _ in range(plies):
-            if s.is_terminal():
-                break
-            s = s.play(rng.choice(s.legal_actions()))
-        if not s.is_terminal() and s not in found:
-            found.append(s)
-    return found
 
 
 ALPHABETA_CASES = [(TicTacToe, 2, 6), (ConnectFour, 6, 5), (Othello, 12, 4)]
