@@ -9,18 +9,17 @@ the paths to it (Childs, Brodeur and Kocsis, 2008).  None of the three games can
 position (discs are only added), so the graph has no cycles.
 
 A node's ``visits`` and ``wins`` now count every iteration through the position, by any path.
-Which numbers should selection use?  Childs et al. compare several answers; we take the one
-they call UCT2: the *value* of a move is the mean of the shared child node (all the playouts
-through that position), while the *exploration* term counts how often this edge, this move from
-this parent, was taken::
+Which numbers should selection use?  Childs et al. compare several answers, which differ in
+what they take from the shared node and what from the edge; we take a simple one: the *value*
+of a move is the mean of the shared child node (all the playouts through that position), while
+the *exploration* term counts how often this edge, this move from this parent, was taken::
 
     score(a) = child.mean + c * sqrt(ln N / n(s, a))
 
 with ``N`` the parent's visits and ``n(s, a)`` the edge's.  The shared mean is the point of the
 table (more samples for the same value); the edge count keeps UCB1's bookkeeping honest at each
 parent: a move that this parent has rarely tried still gets its exploration bonus, even if the
-position behind it was visited often through other parents.  (Their UCT1 uses the node's count
-there as well; UCT3 goes further and recomputes a node's value from its children's.)
+position behind it was visited often through other parents.
 
 What changes in UCT is expansion (look the position up before making a node), backpropagation
 (count the edges as well as the nodes) and selection (the rule above).  Playouts and the final
@@ -97,7 +96,7 @@ class TranspositionMCTSAgent(MCTSAgent):
             self.edge_visits[edge] = self.edge_visits.get(edge, 0) + 1
 
     def select_child(self, node: Node) -> Node:
-        """UCT2: the shared child's mean plus the exploration bonus of the edge (ties: the
+        """The shared child's mean plus the exploration bonus of the edge (ties: the
         smallest action)."""
         log_n, c = math.log(node.visits), self.c
         best, best_value, best_action = None, -math.inf, -1

@@ -10,7 +10,7 @@ network of the same size trained on the exact solver's labels.
 * The **supervised bound**: the same architecture trained on solver labels (the policy target
   spread over the optimal moves, the value target the exact value), what a network of this
   size can learn when told the truth; :func:`network_accuracy` measures both networks' heads
-  on held-out solved positions (the policy's top move optimal, the value's sign right).
+  on held-out solved positions (the policy's top move optimal, the value's nearest result right).
 
 The labelled positions are late (24 to 32 plies played, where the exact search takes a second
 or less), drawn from random play; they are computed once (:func:`make_labelled`, ``python -m

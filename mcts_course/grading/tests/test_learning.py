@@ -181,7 +181,7 @@ def test_policy_target_temperature_zero(student):
     1,
     exercise="learning",
     hint="divide the counts by the largest before raising them to 1 / temperature: "
-    "400 ** 100 does not fit in a float",
+    "2000 ** 100 does not fit in a float",
 )
 def test_policy_target_small_temperature(student):
     """at temperature 0.01 the target is (nearly) the most visited move, without overflow"""
