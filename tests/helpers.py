@@ -9,6 +9,9 @@ agents, the arena, the pictures, the widget and the command line without changin
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+import textwrap
 from typing import ClassVar
 
 from mcts_course.arena import MatchResult
@@ -22,6 +25,40 @@ def match_result(wins: int, losses: int, draws: int = 0, game: str = "othello") 
     players = [i % 2 for i in range(len(outcomes))]
     returns = [(r, -r) if p == 0 else (-r, r) for r, p in zip(outcomes, players, strict=True)]
     return MatchResult(game=game, names=("A", "B"), a_player=players, returns=returns)
+
+
+# Prepended to the code run_without_numpy runs: a meta-path finder that refuses numpy, and a
+# check that it does (else the test would prove nothing).
+_BLOCK_NUMPY = """\
+import importlib.abc
+import sys
+
+class NoNumpy(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy" or name.startswith("numpy."):
+            raise ImportError(f"{name} is blocked in this test")
+        return None
+
+sys.meta_path.insert(0, NoNumpy())
+try:
+    import numpy  # noqa: F401
+except ImportError:
+    pass
+else:
+    raise SystemExit("numpy was importable: the test would prove nothing")
+"""
+# Appended: nothing imported numpy behind the finder's back.
+_NO_NUMPY_LOADED = """
+assert not any(m == "numpy" or m.startswith("numpy.") for m in sys.modules)
+"""
+
+
+def run_without_numpy(code: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run ``code`` (dedented) in a fresh Python in which ``import numpy`` fails, as in the
+    browser's Pyodide; it must not have imported numpy by the end."""
+    script = _BLOCK_NUMPY + textwrap.dedent(code) + _NO_NUMPY_LOADED
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def positions(game, plies: int, count: int, seed: int) -> list:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers import run_without_numpy
 
 from mcts_course.agents import (
     EndgameAgent,
@@ -200,22 +201,8 @@ def test_specs():
 
 def test_the_solver_and_the_hybrid_run_without_numpy():
     # The play page runs the package in the browser's Python, which has no numpy.
-    import subprocess
-    import sys
-    import textwrap
-
-    script = textwrap.dedent(
+    done = run_without_numpy(
         """
-        import importlib.abc
-        import sys
-
-        class NoNumpy(importlib.abc.MetaPathFinder):
-            def find_spec(self, name, path=None, target=None):
-                if name == "numpy" or name.startswith("numpy."):
-                    raise ImportError(f"{name} is blocked in this test")
-                return None
-
-        sys.meta_path.insert(0, NoNumpy())
         from mcts_course.agents import make_agent, solve_endgame
         from mcts_course.games import Othello
 
@@ -223,11 +210,8 @@ def test_the_solver_and_the_hybrid_run_without_numpy():
         agent = make_agent("mcts:iterations=20,endgame=8,seed=1")
         while not state.is_terminal():
             state = state.play(agent.select_action(state))
-        assert not any(m == "numpy" or m.startswith("numpy.") for m in sys.modules)
         print("ok", solve_endgame(state))
         """
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[0] == "ok"

@@ -8,29 +8,9 @@ MCTS and random play (and a few moves of every other agent).
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
+from helpers import run_without_numpy
 
-SCRIPT = textwrap.dedent(
-    """
-    import importlib.abc
-    import sys
-
-    class NoNumpy(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            if name == "numpy" or name.startswith("numpy."):
-                raise ImportError(f"{name} is blocked in this test")
-            return None
-
-    sys.meta_path.insert(0, NoNumpy())
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        raise SystemExit("numpy was importable: the test would prove nothing")
-
+SCRIPT = """
     from mcts_course.agents import MCTSAgent, RandomAgent, make_agent
     from mcts_course.games import GAMES
 
@@ -58,16 +38,12 @@ SCRIPT = textwrap.dedent(
         for _ in range(3):
             state = state.play(agent.select_action(state))
         print("net", name)
-    assert not any(m == "numpy" or m.startswith("numpy.") for m in sys.modules)
     print("ok")
-    """
-)
+"""
 
 
 def test_games_and_agents_play_without_numpy():
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300
-    )
+    done = run_without_numpy(SCRIPT)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.split()
     assert lines[-1] == "ok"

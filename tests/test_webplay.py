@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import math
 import random
-import subprocess
-import sys
 
 import pytest
+from helpers import run_without_numpy
 
 from mcts_course import webplay
 from mcts_course.games import GAMES, Othello, start_state
@@ -150,17 +149,6 @@ def test_step_from_a_position_given_by_its_moves():
 def test_webplay_imports_and_plays_without_numpy():
     # Pyodide's offline core has no numpy: the page must run on the standard library alone.
     code = (
-        "import sys\n"
-        "class Block:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'numpy' or name.startswith('numpy.'):\n"
-        "            raise ImportError('numpy is blocked')\n"
-        "sys.meta_path.insert(0, Block())\n"
-        "try:\n"
-        "    import numpy\n"
-        "    raise SystemExit('numpy was importable: the test would prove nothing')\n"
-        "except ImportError:\n"
-        "    pass\n"
         "import json\n"
         "from mcts_course import webplay\n"
         "for game in ('tictactoe', 'connect4', 'othello'):\n"
@@ -174,7 +162,7 @@ def test_webplay_imports_and_plays_without_numpy():
         "    assert json.loads(webplay.handle(json.dumps({'cmd': 'step', 'count': 5})))['ok']\n"
         "assert 'numpy' not in sys.modules\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = run_without_numpy(code)
     assert done.returncode == 0, done.stderr[-2000:]
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_without_numpy
 
 from mcts_course import webplay
 from mcts_course.games import start_state
@@ -63,12 +62,6 @@ def test_the_learned_and_hybrid_opponents_play_without_numpy():
     """Pyodide's core has no numpy: the network's forward pass runs in plain Python there, and
     the hybrid Othello opponent loads there."""
     code = (
-        "import sys\n"
-        "class Block:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'numpy' or name.startswith('numpy.'):\n"
-        "            raise ImportError('numpy is blocked')\n"
-        "sys.meta_path.insert(0, Block())\n"
         "import json\n"
         "from mcts_course import webplay\n"
         "for game in ('tictactoe', 'connect4'):\n"
@@ -81,7 +74,7 @@ def test_the_learned_and_hybrid_opponents_play_without_numpy():
         "assert json.loads(webplay.handle(json.dumps({'cmd': 'agent_move'})))['ok']\n"
         "assert 'numpy' not in sys.modules\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = run_without_numpy(code)
     assert done.returncode == 0, done.stderr[-2000:]
 
 
