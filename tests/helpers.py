@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from mcts_course.arena import MatchResult
 from mcts_course.games.base import Board, GameState, IllegalActionError, Returns
+from mcts_course.lab.solved import random_position
 
 
 def match_result(wins: int, losses: int, draws: int = 0, game: str = "othello") -> MatchResult:
@@ -66,13 +67,9 @@ def positions(game, plies: int, count: int, seed: int) -> list:
     rng = random.Random(seed)
     found: list = []
     while len(found) < count:
-        s = game()
-        for _ in range(plies):
-            if s.is_terminal():
-                break
-            s = s.play(rng.choice(s.legal_actions()))
-        if not s.is_terminal() and s not in found:
-            found.append(s)
+        state = random_position(game, plies, rng)
+        if state is not None and state not in found:
+            found.append(state)
     return found
 
 

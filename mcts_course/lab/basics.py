@@ -23,6 +23,7 @@ from mcts_course.agents.minimax import (
 )
 from mcts_course.arena import wilson_interval
 from mcts_course.games import ConnectFour, GameState, Othello
+from mcts_course.lab.solved import random_position
 
 # The running example of the search chapters: an opening position after nine moves.
 RUNNING_MOVES = "f5 d6 c3 d3 c4 f4 c5 b3 c2"
@@ -136,12 +137,8 @@ def random_positions(game: type[GameState], count: int, plies: tuple[int, int],
     rng = random.Random(seed)
     found: list[GameState] = []
     while len(found) < count:
-        state = game()
-        for _ in range(rng.randint(*plies)):
-            if state.is_terminal():
-                break
-            state = state.play(rng.choice(state.legal_actions()))
-        if not state.is_terminal() and state not in found:
+        state = random_position(game, rng.randint(*plies), rng)
+        if state is not None and state not in found:
             found.append(state)
     return found
 

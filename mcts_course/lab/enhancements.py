@@ -20,6 +20,7 @@ from mcts_course.arena import MatchResult, match, wilson_interval
 from mcts_course.games import GameState
 from mcts_course.lab.present import Table, game_title
 from mcts_course.lab.puct import with_budget
+from mcts_course.lab.solved import random_position
 
 
 @dataclass
@@ -123,12 +124,8 @@ def random_positions(game: type[GameState], plies: int, count: int, seed: int) -
     rng = random.Random(seed)
     found: list[GameState] = []
     while len(found) < count:
-        state = game()
-        for _ in range(plies):
-            if state.is_terminal():
-                break
-            state = state.play(rng.choice(state.legal_actions()))
-        if not state.is_terminal() and state not in found:
+        state = random_position(game, plies, rng)
+        if state is not None and state not in found:
             found.append(state)
     return found
 
