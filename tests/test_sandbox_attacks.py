@@ -334,6 +334,23 @@ def test_hostile_replies_cost_only_their_sender(tmp_path, kind):
     assert all(len(o.output) < 25_000 for o in grades[kind].outcomes)
 
 
+def test_a_crash_while_loading_is_reported_as_a_crash(tmp_path):
+    """A file that ends its process while loading (os._exit) gets 0 points with its exit
+    status, not a time-out, and costs the honest submission of the same batch nothing: the
+    process closes its pipe before the kernel reports it gone, and the grader must not read
+    that moment as the loading time running out."""
+    crasher = submission(tmp_path / "crasher", "import os\nos._exit(3)\n")
+    subs = [submission(tmp_path / "honest"), crasher]
+    for sub in subs:
+        sub.chmod(0o700)
+    grades = {g.name: g for g in grade(subs, sets=["bandits"], n_jobs=2)}
+    assert grades["crasher"].score == 0
+    assert grades["honest"].score == full_marks()
+    for outcome in grades["crasher"].outcomes:
+        assert "exited with status 3" in outcome.output, outcome.output
+        assert "took longer" not in outcome.output
+
+
 def test_a_full_pipe_does_not_block_the_grader(tmp_path):
     """The student's process keeps its channel from the grader open but never reads it again,
     with the pipe shrunk to one page: the grader's next request cannot be written."""

@@ -247,7 +247,10 @@ class StudentProcess:
             raise ImportFailed(f"loading your file took longer than {IMPORT_TIMEOUT:g} s")
         message = self._wait(("ready", "import_error"), deadline)
         if message is None:
-            if self.alive():
+            # Out of time, or the channel ended early.  Ask the clock, not the process: one
+            # that exits while loading closes its pipe before the kernel reports it gone, and
+            # the grader would otherwise blame a crash on the time limit.
+            if time.monotonic() >= deadline:
                 raise ImportFailed(f"loading your file took longer than {IMPORT_TIMEOUT:g} s")
             raise ImportFailed(self.death())
         if "import_error" in message:
