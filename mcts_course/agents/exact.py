@@ -25,6 +25,12 @@ _TABLE: dict[GameState, tuple[int, int]] = {}
 _TABLE_LIMIT = 2_000_000
 
 
+def forget() -> None:
+    """Empty the table: for a caller solving many unrelated positions, which share little and
+    would only fill memory."""
+    _TABLE.clear()
+
+
 def exact_value(state: GameState) -> int:
     """The game value of ``state`` for the player to move: +1 win, 0 draw, -1 loss."""
     if len(_TABLE) > _TABLE_LIMIT:

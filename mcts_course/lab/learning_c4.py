@@ -26,7 +26,7 @@ import random
 from dataclasses import dataclass
 from importlib import resources
 
-from mcts_course.agents.exact import _TABLE, move_values
+from mcts_course.agents.exact import forget, move_values
 from mcts_course.games import ConnectFour, GameState
 from mcts_course.lab.learning import outcome_of
 
@@ -89,7 +89,7 @@ def label_positions(count: int, plies: tuple[int, int], seed: int,
         if state.is_terminal() or tuple(moves) in seen:
             continue
         seen.add(tuple(moves))
-        _TABLE.clear()  # random positions share little: keep the table (and memory) small
+        forget()  # random positions share little: keep the table (and memory) small
         found.append(Labelled(tuple(moves), move_values(state)))
     return found
 
