@@ -49,7 +49,16 @@ notebooks: $(BOOK_STAMP)
 # JUPYTER_PREFER_ENV_PATH: run the chapters with this venv's kernel, whatever ~/.local has.
 book: notebooks play-assets
 	MPLBACKEND=agg $(BIN)/python -c "import matplotlib.pyplot"  # font cache, outside the notebooks
-	MCTS_COURSE_PROGRESS=0 JUPYTER_PREFER_ENV_PATH=1 $(BIN)/jupyter-book build . -W -n --keep-going
+	rm -rf _build/html/reports
+	MCTS_COURSE_PROGRESS=0 JUPYTER_PREFER_ENV_PATH=1 $(BIN)/jupyter-book build . -W -n --keep-going \
+	  || { $(MAKE) --no-print-directory book-failures; exit 1; }
+
+# The end of each failed chapter's traceback (a claim's words, an error), last in the log, where a
+# CI page that shows only the log's tail still shows it.
+.PHONY: book-failures
+book-failures:
+	@for log in $$(find _build/html/reports -name '*.err.log' 2>/dev/null); do \
+	  echo "== failed: $$log"; tail -n 3 "$$log"; done
 
 # The play page's Python: Pyodide's core (npm, pinned version and SHA-256, cached in .cache/) and
 # this package's wheel, into book/_static/play (copied into the book by Sphinx).

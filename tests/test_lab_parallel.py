@@ -44,6 +44,8 @@ def test_speedups_and_overhead_from_hand_made_rates():
     assert rates.speedups(ROOT) == [1.9, 1.8]
     assert abs(rates.median_speedup(ROOT) - 1.85) < 1e-12
     assert rates.overhead == 0.02
+    many = Rates("connect4", 0.1, {SINGLE: [100.0] * 5, ROOT: [190.0, 180.0, 200.0, 170.0, 900.0]})
+    assert many.middle_half(ROOT) == (1.8, 2.0)  # the paused turn (9.0) does not widen it
 
 
 def test_amdahls_bound():

@@ -56,6 +56,13 @@ class Rates:
     def median_speedup(self, label: str) -> float:
         return statistics.median(self.speedups(label))
 
+    def middle_half(self, label: str) -> tuple[float, float]:
+        """The quartiles of ``label``'s speedups: half of the turns lie between them.  (Not the
+        smallest and largest: one turn in which the machine paused a search can be off by a
+        factor of ten, and says nothing about the method.)"""
+        low, _, high = statistics.quantiles(self.speedups(label), n=4, method="inclusive")
+        return low, high
+
     @property
     def overhead(self) -> float:
         """The median extra wall time of a root-parallel move, in seconds."""
@@ -65,18 +72,18 @@ class Rates:
 
 def rates_table(measured: list[Rates]) -> Table:
     """One row per game and agent: the median rate, and the speedup over one search (median, and
-    the smallest to the largest over the turns)."""
+    the quartiles over the turns)."""
     rows = []
     for rates in measured:
         for label, values in rates.rates.items():
-            ups = rates.speedups(label)
+            low, high = rates.middle_half(label)
             rows.append([game_title(rates.game), f"{rates.time_limit:g} s", label,
-                         statistics.median(values), statistics.median(ups),
-                         f"{min(ups):.2f} to {max(ups):.2f}"])
-    rate, median = "iterations per second (median)", "speedup (median)"
-    return Table(["game", "time per move", "search", rate, median, "speedup (range)"], rows,
-                 {rate: ",.0f", median: ".2f"},
-                 right=["time per move", rate, median, "speedup (range)"])
+                         statistics.median(values), rates.median_speedup(label),
+                         f"{low:.2f} to {high:.2f}"])
+    rate, median, middle = ("iterations per second (median)", "speedup (median)",
+                            "speedup (middle half of the turns)")
+    return Table(["game", "time per move", "search", rate, median, middle], rows,
+                 {rate: ",.0f", median: ".2f"}, right=["time per move", rate, median, middle])
 
 
 def iteration_rates(states: list[GameState], time_limit: float = 0.1, repeats: int = 3,
