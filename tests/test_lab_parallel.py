@@ -3,6 +3,8 @@ share, and both matches at their budgets."""
 
 from __future__ import annotations
 
+import gc
+
 from mcts_course.games import ConnectFour, TicTacToe
 from mcts_course.lab.parallel import (
     ROOT,
@@ -35,6 +37,7 @@ def test_iteration_rates_pair_each_turn():
     assert all(len(r) == 2 and min(r) > 0 for r in rates.rates.values())
     assert rates.speedups(SINGLE) == [1.0, 1.0]
     assert len(rates.overheads) == 2 and rates.game == "connect4"
+    assert gc.get_freeze_count() == 0  # the objects set aside during the turns are back
     assert len(rates_table([rates, rates]).rows) == 6 and "0.02 s" in rates_table([rates]).data
 
 

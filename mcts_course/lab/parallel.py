@@ -16,6 +16,7 @@ Three measurements, each of the agents of :mod:`mcts_course.agents.parallel`:
 
 from __future__ import annotations
 
+import gc
 import random
 import statistics
 import sys
@@ -99,16 +100,30 @@ def iteration_rates(states: list[GameState], time_limit: float = 0.1, repeats: i
         agents[ROOT].search(states[0])  # type: ignore[attr-defined]
     rates: dict[str, list[float]] = {label: [] for label in agents}
     overheads = []
-    for _ in range(repeats):
-        for state in states:
-            for label, agent in agents.items():
-                started = time.perf_counter()
-                agent.search(state)  # type: ignore[attr-defined]
-                wall = time.perf_counter() - started
-                rates[label].append(agent.last_iterations / wall)  # type: ignore[attr-defined]
-                if label == ROOT:
-                    overheads.append(wall - time_limit)
+    try:
+        for _ in range(repeats):
+            for state in states:
+                for label, agent in agents.items():
+                    _settle_memory()
+                    started = time.perf_counter()
+                    agent.search(state)  # type: ignore[attr-defined]
+                    wall = time.perf_counter() - started
+                    rates[label].append(agent.last_iterations / wall)  # type: ignore[attr-defined]
+                    if label == ROOT:
+                        overheads.append(wall - time_limit)
+    finally:
+        gc.unfreeze()
     return Rates(states[0].NAME, time_limit, rates, overheads)
+
+
+def _settle_memory() -> None:
+    """Collect, then freeze what is left, so that the garbage collector, during the next search,
+    walks that search's own objects only.  Without it the searches in this process (one search,
+    the threads) pay for every object the caller holds (a notebook's earlier results: a full
+    collection then cost some turns half their iterations), and the worker processes, whose heaps
+    are small, do not."""
+    gc.collect()
+    gc.freeze()
 
 
 @dataclass
