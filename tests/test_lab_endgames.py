@@ -49,6 +49,8 @@ def test_the_handover_match_alternates_colours_and_times_the_solver():
     assert moves and all(m.agent == 0 and m.empties <= 6 for m in moves)
     assert len(match.first_solver_seconds()) == 2
     assert len(match.later_solver_seconds()) == len(moves) - 2
+    later = match.later_solver_seconds()
+    assert min(later) <= match.median_later_seconds <= max(later)
     assert 0 <= match.within_budget <= 1
     assert "6 empty squares" in match.table()._repr_markdown_()
 

@@ -203,8 +203,9 @@ class HandoverMatch:
         return [m for g in self.games for m in g if m.agent == 0 and m.empties <= self.endgame]
 
     def first_solver_seconds(self) -> list[float]:
-        """The seconds of the hybrid's first solver move in each game: its longest search,
-        since the later ones find much of their tree in the table."""
+        """The seconds of the hybrid's first solver move in each game: usually its longest
+        search, since the later ones have fewer empty squares and find part of their tree in the
+        table (a forced move or a pass takes no search, wherever it falls)."""
         out = []
         for g in self.games:
             moves = [m.seconds for m in g if m.agent == 0 and m.empties <= self.endgame]
@@ -228,6 +229,10 @@ class HandoverMatch:
     @property
     def median_first_seconds(self) -> float:
         return statistics.median(self.first_solver_seconds())
+
+    @property
+    def median_later_seconds(self) -> float:
+        return statistics.median(self.later_solver_seconds())
 
     def seconds_per_game(self, agent: int) -> float:
         """The mean seconds per game that ``agent`` (0 the hybrid, 1 plain MCTS) spent."""

@@ -96,7 +96,7 @@ def iteration_rates(states: list[GameState], time_limit: float = 0.1, repeats: i
     before, and that start is not counted."""
     agents = {label: make_agent(f"{spec},seed=1") for label, spec in specs(time_limit,
                                                                            workers).items()}
-    for _ in range(2):  # start the pool's processes, and settle them (once per Python session)
+    for _ in range(2):  # start the pool's processes (once per session) and settle them: untimed
         agents[ROOT].search(states[0])  # type: ignore[attr-defined]
     rates: dict[str, list[float]] = {label: [] for label in agents}
     overheads = []
