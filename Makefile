@@ -10,19 +10,23 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test,dask]"
+# The three homes, each its own distribution: the library (.), the book's laboratory (lab/) and
+# the grader (grader/).  The tests need all three.
+$(STAMP): pyproject.toml lab/pyproject.toml grader/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test,dask]" -e ./lab -e ./grader
 	touch $(STAMP)
 
-test: $(STAMP)
-	$(BIN)/ruff check .
+test: lint
 	$(BIN)/python -m pytest -q
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
 
+# ruff (format and lint) over the whole tree, mypy (strict) over the library.
 lint: $(STAMP)
+	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
@@ -36,8 +40,8 @@ BOOK_STAMP := $(VENV)/.installed-book
 
 .PHONY: book notebooks check-book play-assets
 
-$(BOOK_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[book]"
+$(BOOK_STAMP): pyproject.toml lab/pyproject.toml grader/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[book]" -e ./lab -e ./grader
 	touch $(BOOK_STAMP)
 
 # Write the chapters' Colab install cell (from _config.yml) and their .ipynb twins (jupytext).
@@ -78,5 +82,5 @@ check-book: $(BOOK_STAMP)
 GRADESCOPE_TESTS ?=
 .PHONY: gradescope
 gradescope: $(STAMP)
-	$(BIN)/python -m mcts_course.grading.gradescope dist/gradescope_autograder.zip \
+	$(BIN)/python -m mcts_grader.gradescope dist/gradescope_autograder.zip \
 		$(if $(GRADESCOPE_TESTS),--tests $(GRADESCOPE_TESTS))

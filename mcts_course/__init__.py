@@ -1,3 +1,3 @@
 """mcts-course: from random play to Monte Carlo Tree Search on three board games."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -10,13 +10,17 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from importlib.metadata import entry_points
 
 from mcts_course.errors import UsageError
 
 __all__ = ["COMMANDS", "UsageError", "build_parser", "main"]
 
 # Subcommand modules, in the order `mcts-course --help` lists them.
-COMMANDS = ["perft", "bench", "match", "play", "check", "grade", "train"]
+COMMANDS = ["perft", "bench", "match", "play", "check", "train"]
+# Commands other distributions add (the grader's `grade`), found by entry point, never imported
+# by name: the library does not know the grader.
+ENTRY_POINTS = "mcts_course.commands"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,7 +33,27 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMANDS:
         importlib.import_module(f"mcts_course.commands.{name}").add_parser(sub)
+    plugged = {entry.name: entry for entry in entry_points(group=ENTRY_POINTS)}
+    for entry in plugged.values():
+        entry.load().add_parser(sub)
+    if "grade" not in plugged:
+        _moved(
+            sub,
+            "grade",
+            "the grader is its own distribution: pip install ./grader (from a "
+            "checkout of the course), then mcts-course grade ... or mcts-course-grade ...",
+        )
     return parser
+
+
+def _moved(sub: argparse._SubParsersAction, name: str, message: str) -> None:
+    """A command that left the library: one line saying where it went, exit status 2."""
+
+    def refuse(args: argparse.Namespace) -> int:
+        raise UsageError(message)
+
+    parser = sub.add_parser(name, help=f"(not installed) {message}", add_help=False)
+    parser.set_defaults(func=refuse, passes_options_on=True, pytest_args=[])
 
 
 def main(argv: list[str] | None = None) -> int:

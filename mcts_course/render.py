@@ -62,12 +62,26 @@ class GameRecord(Protocol):
 Overlay = Mapping[int, float] | np.ndarray | None
 
 # Colours (RGB hex).  Per drawing style: the board, and the face/edge of each player's pieces.
-_OTHELLO = {"board": "#2e8b57", "frame": "#1b5e3a", "line": "#123d27",
-            "face": ("#151515", "#f7f7f2"), "edge": ("#000000", "#5b5b5b")}
-_TICTACTOE = {"board": "#fbf8ef", "line": "#3a3a3a", "face": ("#1f4e9c", "#d1495b"),
-              "last": "#ffe9a8"}
-_CONNECT4 = {"board": "#1f5fbf", "frame": "#17479a", "hole": "#ffffff",
-             "face": ("#e63946", "#ffd23f"), "edge": ("#a4161a", "#d9a400")}
+_OTHELLO = {
+    "board": "#2e8b57",
+    "frame": "#1b5e3a",
+    "line": "#123d27",
+    "face": ("#151515", "#f7f7f2"),
+    "edge": ("#000000", "#5b5b5b"),
+}
+_TICTACTOE = {
+    "board": "#fbf8ef",
+    "line": "#3a3a3a",
+    "face": ("#1f4e9c", "#d1495b"),
+    "last": "#ffe9a8",
+}
+_CONNECT4 = {
+    "board": "#1f5fbf",
+    "frame": "#17479a",
+    "hole": "#ffffff",
+    "face": ("#e63946", "#ffd23f"),
+    "edge": ("#a4161a", "#d9a400"),
+}
 _LAST_MOVE = "#e53935"
 _TEXT = "#333333"
 
@@ -196,8 +210,16 @@ def _draw_win_line(ax: Axes, state: GameState, unit: float) -> None:
     line = _winning_line(np.asarray(state.board()), winner, length)
     if line is not None:
         (r0, c0), (r1, c1) = line
-        ax.plot([c0 + 0.5, c1 + 0.5], [r0 + 0.5, r1 + 0.5], color="#222222", alpha=0.6,
-                lw=0.07 * unit, solid_capstyle="round", zorder=6, gid="win-line")
+        ax.plot(
+            [c0 + 0.5, c1 + 0.5],
+            [r0 + 0.5, r1 + 0.5],
+            color="#222222",
+            alpha=0.6,
+            lw=0.07 * unit,
+            solid_capstyle="round",
+            zorder=6,
+            gid="win-line",
+        )
 
 
 def _coordinates(ax: Axes, state: GameState, files: str, top: float, unit: float) -> None:
@@ -206,13 +228,19 @@ def _coordinates(ax: Axes, state: GameState, files: str, top: float, unit: float
     for col in range(state.COLS):
         ax.text(col + 0.5, top, files[col], ha="center", va="center", fontsize=size, color=_TEXT)
     for row in range(state.ROWS):
-        ax.text(-0.3, row + 0.5, str(row + 1), ha="center", va="center", fontsize=size,
-                color=_TEXT)
+        ax.text(-0.3, row + 0.5, str(row + 1), ha="center", va="center", fontsize=size, color=_TEXT)
 
 
-def _overlay_cells(ax: Axes, cells: np.ndarray, mappable: Any, fmt: str, unit: float,
-                   alpha: float = 0.9, board: np.ndarray | None = None,
-                   faces: tuple[str, str] | None = None) -> None:
+def _overlay_cells(
+    ax: Axes,
+    cells: np.ndarray,
+    mappable: Any,
+    fmt: str,
+    unit: float,
+    alpha: float = 0.9,
+    board: np.ndarray | None = None,
+    faces: tuple[str, str] | None = None,
+) -> None:
     """Colour the cells that have a value and write the value in them (in a colour that stands
     out from the disc in the cell, if ``board`` and the discs' ``faces`` are given)."""
     from matplotlib.colors import to_rgba
@@ -222,8 +250,9 @@ def _overlay_cells(ax: Axes, cells: np.ndarray, mappable: Any, fmt: str, unit: f
         if not np.isfinite(value):
             continue
         rgba = mappable.to_rgba(value)
-        ax.add_patch(Rectangle((col, row), 1, 1, facecolor=rgba, alpha=alpha, lw=0, zorder=1,
-                               gid="overlay"))
+        ax.add_patch(
+            Rectangle((col, row), 1, 1, facecolor=rgba, alpha=alpha, lw=0, zorder=1, gid="overlay")
+        )
         under = rgba
         if board is not None and faces is not None and board[row, col] >= 0:
             under = to_rgba(faces[board[row, col]])
@@ -235,9 +264,18 @@ def _value_text(ax: Axes, row: float, col: float, text: str, colour: str, unit: 
 
     size = max(5.0, min(14.0, 0.3 * unit, 1.15 * unit / max(len(text), 1)))
     halo = "#000000" if colour == "#ffffff" else "#ffffff"  # keeps numbers readable on discs
-    ax.text(col + 0.5, row + 0.5, text, ha="center", va="center", fontsize=size, color=colour,
-            zorder=8, fontweight="bold",
-            path_effects=[effects.withStroke(linewidth=size / 8, foreground=halo, alpha=0.35)])
+    ax.text(
+        col + 0.5,
+        row + 0.5,
+        text,
+        ha="center",
+        va="center",
+        fontsize=size,
+        color=colour,
+        zorder=8,
+        fontweight="bold",
+        path_effects=[effects.withStroke(linewidth=size / 8, foreground=halo, alpha=0.35)],
+    )
 
 
 def _status(state: GameState, last_action: int | None) -> str:
@@ -258,19 +296,24 @@ def _status(state: GameState, last_action: int | None) -> str:
 
 
 # -- the three drawing styles --------------------------------------------------------------------
-def _draw_grid_game(ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt,
-                    unit) -> None:
+def _draw_grid_game(
+    ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt, unit
+) -> None:
     """Discs on a grid of squares: Othello, and the default for any game on a grid."""
     from matplotlib.patches import Rectangle
 
     style = _OTHELLO
     rows, cols = state.ROWS, state.COLS
-    ax.add_patch(Rectangle((-0.12, -0.12), cols + 0.24, rows + 0.24, facecolor=style["frame"],
-                           lw=0, zorder=0))
+    ax.add_patch(
+        Rectangle(
+            (-0.12, -0.12), cols + 0.24, rows + 0.24, facecolor=style["frame"], lw=0, zorder=0
+        )
+    )
     ax.add_patch(Rectangle((0, 0), cols, rows, facecolor=style["board"], lw=0, zorder=0))
     if cells is not None:
-        _overlay_cells(ax, cells, mappable, fmt, unit, board=np.asarray(state.board()),
-                       faces=style["face"])
+        _overlay_cells(
+            ax, cells, mappable, fmt, unit, board=np.asarray(state.board()), faces=style["face"]
+        )
     for k in range(rows + 1):
         ax.plot([0, cols], [k, k], color=style["line"], lw=max(0.6, 0.03 * unit), zorder=2)
     for k in range(cols + 1):
@@ -281,8 +324,17 @@ def _draw_grid_game(ax: Axes, state: GameState, last_action, show_legal, cells, 
     board = np.asarray(state.board())
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
-            _circle(ax, row, col, 0.41, f"disc-{owner}", facecolor=style["face"][owner],
-                    edgecolor=style["edge"][owner], lw=max(0.5, 0.025 * unit), zorder=3)
+            _circle(
+                ax,
+                row,
+                col,
+                0.41,
+                f"disc-{owner}",
+                facecolor=style["face"][owner],
+                edgecolor=style["edge"][owner],
+                lw=max(0.5, 0.025 * unit),
+                zorder=3,
+            )
     if show_legal and not state.is_terminal():
         face = style["face"][state.current_player]
         for action in state.legal_actions():
@@ -301,8 +353,9 @@ def _dot(x: float, y: float, radius: float, colour: str):
     return Circle((x, y), radius, facecolor=colour, lw=0, zorder=2)
 
 
-def _draw_tictactoe(ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt,
-                    unit) -> None:
+def _draw_tictactoe(
+    ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt, unit
+) -> None:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Rectangle
 
@@ -311,8 +364,11 @@ def _draw_tictactoe(ax: Axes, state: GameState, last_action, show_legal, cells, 
     ax.add_patch(Rectangle((0, 0), n, n, facecolor=style["board"], lw=0, zorder=0))
     cell = None if last_action is None else state.cell_of(last_action)
     if cell is not None:
-        ax.add_patch(Rectangle((cell[1], cell[0]), 1, 1, facecolor=style["last"], lw=0, zorder=0.5,
-                               gid="last-move"))
+        ax.add_patch(
+            Rectangle(
+                (cell[1], cell[0]), 1, 1, facecolor=style["last"], lw=0, zorder=0.5, gid="last-move"
+            )
+        )
     if cells is not None:
         _overlay_cells(ax, cells, mappable, fmt, unit, alpha=0.85)
     for k in range(1, n):
@@ -324,11 +380,29 @@ def _draw_tictactoe(ax: Axes, state: GameState, last_action, show_legal, cells, 
             x, y, d = col + 0.5, row + 0.5, 0.28
             xs = [x - d, x + d, np.nan, x - d, x + d]
             ys = [y - d, y + d, np.nan, y + d, y - d]
-            ax.add_line(Line2D(xs, ys, color=style["face"][0], lw=width, solid_capstyle="round",
-                               zorder=4, gid="disc-0"))
+            ax.add_line(
+                Line2D(
+                    xs,
+                    ys,
+                    color=style["face"][0],
+                    lw=width,
+                    solid_capstyle="round",
+                    zorder=4,
+                    gid="disc-0",
+                )
+            )
         elif owner == 1:
-            _circle(ax, row, col, 0.29, "disc-1", fill=False, edgecolor=style["face"][1], lw=width,
-                    zorder=4)
+            _circle(
+                ax,
+                row,
+                col,
+                0.29,
+                "disc-1",
+                fill=False,
+                edgecolor=style["face"][1],
+                lw=width,
+                zorder=4,
+            )
     if show_legal and not state.is_terminal():
         face = style["face"][state.current_player]
         for action in state.legal_actions():
@@ -339,35 +413,71 @@ def _draw_tictactoe(ax: Axes, state: GameState, last_action, show_legal, cells, 
     _coordinates(ax, state, "abcdefghijklmnopqrstuvwxyz", -0.25, unit)
 
 
-def _draw_connect4(ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt,
-                   unit, columns=None) -> None:
+def _draw_connect4(
+    ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt, unit, columns=None
+) -> None:
     from matplotlib.patches import FancyBboxPatch, Rectangle
 
     style = _CONNECT4
     rows, cols = state.ROWS, state.COLS
-    ax.add_patch(FancyBboxPatch((0, 0), cols, rows, boxstyle="round,pad=0.08,rounding_size=0.25",
-                                facecolor=style["board"], edgecolor=style["frame"],
-                                lw=0.04 * unit, zorder=1))
+    ax.add_patch(
+        FancyBboxPatch(
+            (0, 0),
+            cols,
+            rows,
+            boxstyle="round,pad=0.08,rounding_size=0.25",
+            facecolor=style["board"],
+            edgecolor=style["frame"],
+            lw=0.04 * unit,
+            zorder=1,
+        )
+    )
     board = np.asarray(state.board())
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
-            _circle(ax, row, col, 0.4, f"disc-{owner}", facecolor=style["face"][owner],
-                    edgecolor=style["edge"][owner], lw=0.04 * unit, zorder=3)
+            _circle(
+                ax,
+                row,
+                col,
+                0.4,
+                f"disc-{owner}",
+                facecolor=style["face"][owner],
+                edgecolor=style["edge"][owner],
+                lw=0.04 * unit,
+                zorder=3,
+            )
         else:
             value = np.nan if cells is None else cells[row, col]
             face = style["hole"] if not np.isfinite(value) else mappable.to_rgba(value)
-            _circle(ax, row, col, 0.4, "hole", facecolor=face, edgecolor=style["frame"],
-                    lw=0.02 * unit, zorder=2)
+            _circle(
+                ax,
+                row,
+                col,
+                0.4,
+                "hole",
+                facecolor=face,
+                edgecolor=style["frame"],
+                lw=0.02 * unit,
+                zorder=2,
+            )
             if np.isfinite(value):
                 _value_text(ax, row, col, fmt.format(value), _text_colour(face), unit)
     if columns is not None:  # one value per column, in boxes above the board
         for col, value in enumerate(columns):
             if np.isfinite(value):
                 rgba = mappable.to_rgba(value)
-                ax.add_patch(Rectangle((col + 0.06, -1.1), 0.88, 0.88, facecolor=rgba, lw=0,
-                                       zorder=2, gid="overlay"))
-                _value_text(ax, -1.16, col, fmt.format(value),
-                            _text_colour(rgba), unit)
+                ax.add_patch(
+                    Rectangle(
+                        (col + 0.06, -1.1),
+                        0.88,
+                        0.88,
+                        facecolor=rgba,
+                        lw=0,
+                        zorder=2,
+                        gid="overlay",
+                    )
+                )
+                _value_text(ax, -1.16, col, fmt.format(value), _text_colour(rgba), unit)
     elif show_legal and not state.is_terminal():
         face = style["face"][state.current_player]
         for col in state.legal_actions():
@@ -375,13 +485,29 @@ def _draw_connect4(ax: Axes, state: GameState, last_action, show_legal, cells, m
     if last_action is not None and 0 <= last_action < cols:
         filled = np.flatnonzero(board[:, last_action] >= 0)
         if filled.size:
-            _circle(ax, filled[0], last_action, 0.1, "last-move", facecolor="#1b1b1b", alpha=0.8,
-                    lw=0, zorder=7)
+            _circle(
+                ax,
+                filled[0],
+                last_action,
+                0.1,
+                "last-move",
+                facecolor="#1b1b1b",
+                alpha=0.8,
+                lw=0,
+                zorder=7,
+            )
     _draw_win_line(ax, state, unit)
     size = max(6.0, min(11.0, 0.3 * unit))
     for col in range(cols):
-        ax.text(col + 0.5, rows + 0.42, str(col + 1), ha="center", va="center", fontsize=size,
-                color=_TEXT)
+        ax.text(
+            col + 0.5,
+            rows + 0.42,
+            str(col + 1),
+            ha="center",
+            va="center",
+            fontsize=size,
+            color=_TEXT,
+        )
 
 
 @dataclass(frozen=True)
@@ -397,7 +523,10 @@ class Look:
     per_column: bool = False
     button: str = "40px"
     buttons: tuple[tuple[str, str, str], ...] = (
-        ("", "black", "#2e7d32"), ("●", "black", "#2e7d32"), ("●", "white", "#2e7d32"))
+        ("", "black", "#2e7d32"),
+        ("●", "black", "#2e7d32"),
+        ("●", "white", "#2e7d32"),
+    )
 
 
 def _draw_discs(ax, state, last_action, show_legal, cells, mappable, fmt, unit, columns):
@@ -411,15 +540,32 @@ def _draw_marks(ax, state, last_action, show_legal, cells, mappable, fmt, unit, 
 # The drawing styles, by the name a game class gives as its DRAWING.  A game with a new look
 # registers it here with register_look(); an unknown style is drawn as discs on a grid.
 LOOKS: dict[str, Look] = {
-    "discs": Look(_draw_discs, lambda r, c: (-0.62, c + 0.14, -0.64, r + 0.14), (4.3, 4.3),
-                  button="38px"),
-    "marks": Look(_draw_marks, lambda r, c: (-0.55, c + 0.06, -0.5, r + 0.06), (3.0, 3.0),
-                  button="60px", buttons=(("", "black", "#fafafa"), ("X", "#c62828", "#fafafa"),
-                                          ("O", "#1565c0", "#fafafa"))),
-    "columns": Look(_draw_connect4, lambda r, c: (-0.15, c + 0.15, -1.75, r + 0.75), (4.4, 4.3),
-                    per_column=True, button="44px",
-                    buttons=(("", "white", "#1e40af"), ("●", "#ef4444", "#1e40af"),
-                             ("●", "#facc15", "#1e40af"))),
+    "discs": Look(
+        _draw_discs, lambda r, c: (-0.62, c + 0.14, -0.64, r + 0.14), (4.3, 4.3), button="38px"
+    ),
+    "marks": Look(
+        _draw_marks,
+        lambda r, c: (-0.55, c + 0.06, -0.5, r + 0.06),
+        (3.0, 3.0),
+        button="60px",
+        buttons=(
+            ("", "black", "#fafafa"),
+            ("X", "#c62828", "#fafafa"),
+            ("O", "#1565c0", "#fafafa"),
+        ),
+    ),
+    "columns": Look(
+        _draw_connect4,
+        lambda r, c: (-0.15, c + 0.15, -1.75, r + 0.75),
+        (4.4, 4.3),
+        per_column=True,
+        button="44px",
+        buttons=(
+            ("", "white", "#1e40af"),
+            ("●", "#ef4444", "#1e40af"),
+            ("●", "#facc15", "#1e40af"),
+        ),
+    ),
 }
 
 
@@ -512,8 +658,7 @@ def state_png(state: GameState, dpi: float = 80, **kwargs: Any) -> bytes:
     fig = _figure(state, kwargs.get("overlay") is not None, dpi)
     draw_board(state, fig.add_subplot(), **kwargs)
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight", pad_inches=0.05,
-                facecolor="white")
+    fig.savefig(buffer, format="png", bbox_inches="tight", pad_inches=0.05, facecolor="white")
     return buffer.getvalue()
 
 
@@ -529,8 +674,9 @@ def _frame_title(record: GameRecord, i: int) -> str:
     return text
 
 
-def animate_game(record: GameRecord, interval: int = 700, dpi: float = 72,
-                 show_legal: bool = False) -> FuncAnimation:
+def animate_game(
+    record: GameRecord, interval: int = 700, dpi: float = 72, show_legal: bool = False
+) -> FuncAnimation:
     """An animation of a game, one frame per state (``.to_jshtml()`` shows it without ffmpeg).
 
     See :func:`game_html` for a compact HTML player made from it.
@@ -545,13 +691,19 @@ def animate_game(record: GameRecord, interval: int = 700, dpi: float = 72,
     def draw(i: int) -> list:
         ax.clear()
         last = record.moves[i - 1] if i > 0 else None
-        draw_board(record.states[i], ax, last_action=last, show_legal=show_legal,
-                   title=_frame_title(record, i))
+        draw_board(
+            record.states[i],
+            ax,
+            last_action=last,
+            show_legal=show_legal,
+            title=_frame_title(record, i),
+        )
         return []
 
     draw(0)
-    return FuncAnimation(fig, draw, frames=len(record.states), interval=interval, blit=False,
-                         repeat=False)
+    return FuncAnimation(
+        fig, draw, frames=len(record.states), interval=interval, blit=False, repeat=False
+    )
 
 
 _FRAME = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=\\\n]+)")
@@ -591,8 +743,9 @@ def game_html(record: GameRecord, shrink: bool = True, **kwargs: Any):
     return HTML(page)
 
 
-def draw_boards(states: list[GameState], titles: list[str] | None = None, ncols: int = 4,
-                **kwargs: Any):
+def draw_boards(
+    states: list[GameState], titles: list[str] | None = None, ncols: int = 4, **kwargs: Any
+):
     """Several positions side by side (a new figure); returns the figure."""
     n = len(states)
     ncols = max(1, min(ncols, n))

@@ -192,7 +192,9 @@ def _triangle(ax: Axes, x: float, y: float, up: bool, size: float, **style: Any)
 
 
 def draw_game_tree(
-    tree: ExplicitTree, trace: SearchTrace | None = None, ax: Axes | None = None,
+    tree: ExplicitTree,
+    trace: SearchTrace | None = None,
+    ax: Axes | None = None,
     title: str | None = None,
 ) -> Axes:
     """The tree with MAX nodes as upward and MIN nodes as downward triangles, each visited node
@@ -212,17 +214,26 @@ def draw_game_tree(
         for kid in kids:
             seen = kid in visited
             (x0, y0), (x1, y1) = pos[parent], pos[kid]
-            ax.plot([x0, x1], [y0, y1], color="#444444" if seen else "#bbbbbb",
-                    linestyle="-" if seen else "--", linewidth=1.2, zorder=1,
-                    gid="edge" if seen else "pruned-edge")
+            ax.plot(
+                [x0, x1],
+                [y0, y1],
+                color="#444444" if seen else "#bbbbbb",
+                linestyle="-" if seen else "--",
+                linewidth=1.2,
+                zorder=1,
+                gid="edge" if seen else "pruned-edge",
+            )
     for path in paths:
         x, y = pos[path]
         seen = path in visited
         node = ExplicitTree(tree.nested, path)
-        style = {"facecolor": "#ffffff" if seen else "#eeeeee",
-                 "edgecolor": "#222222" if seen else "#bbbbbb",
-                 "linestyle": "-" if seen else "--", "zorder": 2,
-                 "gid": "node" if seen else "pruned-node"}
+        style = {
+            "facecolor": "#ffffff" if seen else "#eeeeee",
+            "edgecolor": "#222222" if seen else "#bbbbbb",
+            "linestyle": "-" if seen else "--",
+            "zorder": 2,
+            "gid": "node" if seen else "pruned-node",
+        }
         if node.is_terminal():
             from matplotlib.patches import Rectangle
 
@@ -230,11 +241,29 @@ def draw_game_tree(
         else:
             _triangle(ax, x, y, up=node.current_player == 0, size=0.4, **style)
         if path in values:
-            ax.text(x, y, f"{values[path]:g}", ha="center", va="center", fontsize=9,
-                    color="#222222" if seen else "#999999", zorder=3, gid="label")
+            ax.text(
+                x,
+                y,
+                f"{values[path]:g}",
+                ha="center",
+                va="center",
+                fontsize=9,
+                color="#222222" if seen else "#999999",
+                zorder=3,
+                gid="label",
+            )
         if not seen:
-            ax.text(x, y - 0.38, "pruned", ha="center", va="top", fontsize=7, color="#999999",
-                    zorder=3, gid="pruned-label")
+            ax.text(
+                x,
+                y - 0.38,
+                "pruned",
+                ha="center",
+                va="top",
+                fontsize=7,
+                color="#999999",
+                zorder=3,
+                gid="pruned-label",
+            )
     ax.set_xlim(-0.7, width - 0.3)
     ax.set_ylim(-depth - 0.8, 0.6)
     ax.set_aspect("equal")
@@ -308,21 +337,46 @@ def draw_search_tree(
         for kid in children[id(node)]:
             hot = id(node) in on_path and kid in on_path
             (x0, y0), (x1, y1) = pos[id(node)], pos[kid]
-            ax.plot([x0, x1], [y0, y1], color="#d1495b" if hot else "#888888",
-                    linewidth=2.4 if hot else 1.0, zorder=1, gid="path-edge" if hot else "edge")
+            ax.plot(
+                [x0, x1],
+                [y0, y1],
+                color="#d1495b" if hot else "#888888",
+                linewidth=2.4 if hot else 1.0,
+                zorder=1,
+                gid="path-edge" if hot else "edge",
+            )
     for node in nodes:
         x, y = pos[id(node)]
         hot = id(node) in on_path
         is_new = new is not None and node is new
-        ax.text(x, y, _node_label(node, label), ha="center", va="center", fontsize=8, zorder=3,
-                gid="label",
-                bbox={"boxstyle": "round,pad=0.25",
-                      "facecolor": "#ffe3e6" if hot else "#ffffff",
-                      "edgecolor": "#2a9d8f" if is_new else ("#d1495b" if hot else "#555555"),
-                      "linewidth": 2.2 if is_new else 1.0})
+        ax.text(
+            x,
+            y,
+            _node_label(node, label),
+            ha="center",
+            va="center",
+            fontsize=8,
+            zorder=3,
+            gid="label",
+            bbox={
+                "boxstyle": "round,pad=0.25",
+                "facecolor": "#ffe3e6" if hot else "#ffffff",
+                "edgecolor": "#2a9d8f" if is_new else ("#d1495b" if hot else "#555555"),
+                "linewidth": 2.2 if is_new else 1.0,
+            },
+        )
         if node.action is not None:
-            ax.text(x, y + 0.36, node.state.action_to_string(node.action), ha="center",
-                    va="bottom", fontsize=7, color="#555555", zorder=3, gid="move")
+            ax.text(
+                x,
+                y + 0.36,
+                node.state.action_to_string(node.action),
+                ha="center",
+                va="bottom",
+                fontsize=7,
+                color="#555555",
+                zorder=3,
+                gid="move",
+            )
     ax.set_xlim(-0.8, width - 0.2)
     ax.set_ylim(-depth - 0.6, 0.8)
     if title:

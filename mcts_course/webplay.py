@@ -56,7 +56,7 @@ def coordinates(state: GameState) -> dict[str, list[str]]:
     for row in range(state.ROWS):
         name = state.action_to_string(state.action_at(row, 0))
         letters = name.rstrip(digits)
-        rows.append(name[len(letters):] if letters else "")
+        rows.append(name[len(letters) :] if letters else "")
     return {"col_labels": columns, "row_labels": rows if any(rows) else []}
 
 
@@ -101,8 +101,12 @@ def agent_thoughts(agent: Agent, state: GameState) -> dict[str, Any] | None:
             for action, margin in endgame_margins(state).items()
         ]
         rows.sort(key=lambda row: (-row["value"], row["action"]))
-        return {"kind": "exact", "empties": empty_squares(state), "columns": ["move", "value"],
-                "rows": rows}
+        return {
+            "kind": "exact",
+            "empties": empty_squares(state),
+            "columns": ["move", "value"],
+            "rows": rows,
+        }
     if isinstance(agent, PUCTAgent) and agent.prior_name == "net":
         return net_thoughts(agent, state)
     if isinstance(agent, MCTSAgent):

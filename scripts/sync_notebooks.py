@@ -49,8 +49,12 @@ def install_cell_code(url: str, branch: str) -> str:
         'if "google.colab" in sys.modules:\n'
         "    import subprocess\n"
         "\n"
-        f'    url = "git+{url}@{branch}"\n'
-        '    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", url], check=True)'
+        f'    source = "git+{url}@{branch}"\n'
+        "    # the library with what the chapters use, and the book's laboratory (lab/)\n"
+        '    packages = [f"mcts-course[notebook,check] @ {source}",\n'
+        '                f"mcts-course-lab @ {source}#subdirectory=lab"]\n'
+        '    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *packages],\n'
+        "                   check=True)"
     )
 
 

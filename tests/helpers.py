@@ -14,9 +14,10 @@ import sys
 import textwrap
 from typing import ClassVar
 
+from mcts_course.agents.endgame import empty_squares
 from mcts_course.arena import MatchResult
-from mcts_course.games.base import Board, GameState, IllegalActionError, Returns
-from mcts_course.lab.solved import random_position
+from mcts_course.games import PASS, Othello
+from mcts_course.games.base import Board, GameState, IllegalActionError, Returns, random_position
 
 
 def match_result(wins: int, losses: int, draws: int = 0, game: str = "othello") -> MatchResult:
@@ -58,8 +59,9 @@ def run_without_numpy(code: str, timeout: float = 300) -> subprocess.CompletedPr
     """Run ``code`` (dedented) in a fresh Python in which ``import numpy`` fails, as in the
     browser's Pyodide; it must not have imported numpy by the end."""
     script = _BLOCK_NUMPY + textwrap.dedent(code) + _NO_NUMPY_LOADED
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout
+    )
 
 
 def positions(game, plies: int, count: int, seed: int) -> list:
@@ -110,8 +112,10 @@ class Dice:
 def _lines(size: int) -> tuple[tuple[int, ...], ...]:
     rows = [tuple(r * size + c for c in range(size)) for r in range(size)]
     cols = [tuple(r * size + c for r in range(size)) for c in range(size)]
-    diagonals = [tuple(i * size + i for i in range(size)),
-                 tuple(i * size + size - 1 - i for i in range(size))]
+    diagonals = [
+        tuple(i * size + i for i in range(size)),
+        tuple(i * size + size - 1 - i for i in range(size)),
+    ]
     return tuple(rows + cols + diagonals)
 
 
@@ -177,7 +181,7 @@ class TicTacToe4(GameState):
         return self._cut_rollout(rng, 16 if max_plies is None else max_plies)
 
     def board(self) -> Board:
-        return tuple(self._cells[row * 4:row * 4 + 4] for row in range(4))
+        return tuple(self._cells[row * 4 : row * 4 + 4] for row in range(4))
 
     def _key(self) -> tuple:
         return (self._cells, self._player)
@@ -222,3 +226,29 @@ def random_state(game: type[GameState], rng: random.Random, plies: int) -> GameS
             break
         state = state.play(rng.choice(state.legal_actions()))
     return state
+
+
+def late_positions(empties: int, count: int, seed: int, passes: bool = False) -> list[Othello]:
+    """Positions with ``empties`` empty squares from random games; with ``passes``, only those
+    where the player to move must pass or a pass comes within the next few plies."""
+    found = _late(empties, seed, passes)
+    return [next(found) for _ in range(count)]
+
+
+def _late(empties: int, seed: int, passes: bool = False):
+    rng = random.Random(seed)
+    while True:
+        state = Othello()
+        while not state.is_terminal() and empty_squares(state) > empties:
+            state = state.play(rng.choice(state.legal_actions()))
+        if state.is_terminal() or empty_squares(state) != empties:
+            continue
+        if not passes or _pass_ahead(state, 3):
+            yield state
+
+
+def _pass_ahead(state: Othello, plies: int) -> bool:
+    if state.is_terminal() or plies == 0:
+        return False
+    actions = state.legal_actions()
+    return actions == [PASS] or any(_pass_ahead(state.play(a), plies - 1) for a in actions)

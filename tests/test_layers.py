@@ -36,8 +36,10 @@ def imports(name: str) -> set[str]:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
             # "from package import module" imports the module; "from module import name" not.
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
-                       for alias in node.names]
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+                for alias in node.names
+            ]
         else:
             continue
         for target in targets:
@@ -57,8 +59,8 @@ LEARNED_PLAY = ("mcts_course.learn", "mcts_course.learn.network", "mcts_course.l
 
 def layer(name: str) -> int:
     """0 games, 1 agents, 2 arena, pictures and the like, 3 the command line, 4 the book's
-    laboratory (``mcts_course.lab``: experiments and claims that only the chapters use)."""
-    if name.startswith("mcts_course.lab"):
+    laboratory (``mcts_lab``: experiments and claims that only the chapters use)."""
+    if name.startswith("mcts_lab"):
         return 4
     if name.startswith("mcts_course.games"):
         return 0
@@ -80,8 +82,11 @@ def test_the_graph_was_read():
 def test_no_module_imports_a_higher_layer(name):
     if name in ("mcts_course", "mcts_course.errors"):
         return  # the root package (imports nothing) and the errors module (imports nothing)
-    higher = sorted(t for t in GRAPH[name] if t != "mcts_course" and layer(t) > layer(name)
-                    and t != "mcts_course.errors")
+    higher = sorted(
+        t
+        for t in GRAPH[name]
+        if t != "mcts_course" and layer(t) > layer(name) and t != "mcts_course.errors"
+    )
     assert not higher, f"{name} (layer {layer(name)}) imports {higher}"
 
 
@@ -100,8 +105,11 @@ def test_games_and_agents_leave_numpy_to_the_functions_that_need_it():
         tree = ast.parse(path.read_text())
         for node in tree.body:  # module level statements only
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [
-                    node.module or ""]
+                modules = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                )
                 assert not any(m.split(".")[0] == "numpy" for m in modules), name
 
 

@@ -47,4 +47,3 @@ class RandomAgent(Agent):
 
     def select_action(self, state: GameState) -> int:
         return self.rng.choice(self._legal(state))
-

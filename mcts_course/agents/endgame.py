@@ -55,14 +55,70 @@ SHALLOW = 6
 # The order in which the plain loop tries squares: corners, then the squares next to nothing
 # dangerous, then the C- and X-squares next to the corners last (a usual static order).
 _SQUARE_ORDER = [
-    0, 7, 56, 63,  # corners
-    2, 5, 16, 23, 40, 47, 58, 61,  # A-squares
-    3, 4, 24, 31, 32, 39, 59, 60,  # B-squares
-    18, 21, 42, 45,  # the inner corners of the centre
-    19, 20, 26, 29, 34, 37, 43, 44, 27, 28, 35, 36,  # the centre
-    10, 11, 12, 13, 17, 22, 25, 30, 33, 38, 41, 46, 50, 51, 52, 53,  # the second ring
-    1, 6, 8, 15, 48, 55, 57, 62,  # C-squares
-    9, 14, 49, 54,  # X-squares
+    0,
+    7,
+    56,
+    63,  # corners
+    2,
+    5,
+    16,
+    23,
+    40,
+    47,
+    58,
+    61,  # A-squares
+    3,
+    4,
+    24,
+    31,
+    32,
+    39,
+    59,
+    60,  # B-squares
+    18,
+    21,
+    42,
+    45,  # the inner corners of the centre
+    19,
+    20,
+    26,
+    29,
+    34,
+    37,
+    43,
+    44,
+    27,
+    28,
+    35,
+    36,  # the centre
+    10,
+    11,
+    12,
+    13,
+    17,
+    22,
+    25,
+    30,
+    33,
+    38,
+    41,
+    46,
+    50,
+    51,
+    52,
+    53,  # the second ring
+    1,
+    6,
+    8,
+    15,
+    48,
+    55,
+    57,
+    62,  # C-squares
+    9,
+    14,
+    49,
+    54,  # X-squares
 ]
 # The quadrant bit of each square, for the parity heuristic.
 _QUADRANT = [1 << ((sq // 8 >= 4) * 2 + (sq % 8 >= 4)) for sq in range(64)]
@@ -101,8 +157,15 @@ class EndgameSolver:
         move = self.best_move(mover, opponent, margin)
         return Solution(margin, move, self.nodes - nodes, time.perf_counter() - started)
 
-    def search(self, mover: int, opponent: int, empties: list[int], alpha: int, beta: int,
-               passed: bool = False) -> int:
+    def search(
+        self,
+        mover: int,
+        opponent: int,
+        empties: list[int],
+        alpha: int,
+        beta: int,
+        passed: bool = False,
+    ) -> int:
         """Negamax alpha-beta: the margin if it lies in (alpha, beta), otherwise a bound on the
         same side (fail-soft).  ``empties``: the empty squares (in the static order; the list
         is changed during the search and restored)."""
@@ -159,8 +222,9 @@ class EndgameSolver:
         raise AssertionError("no move reaches the position's margin")  # pragma: no cover
 
     # -- far from the end: move lists, ordering, the table, null windows ---------------------
-    def _deep(self, mover: int, opponent: int, empties: list[int], alpha: int, beta: int,
-              passed: bool) -> int:
+    def _deep(
+        self, mover: int, opponent: int, empties: list[int], alpha: int, beta: int, passed: bool
+    ) -> int:
         self.nodes += 1
         key = (mover, opponent)
         entry = self.table.get(key)
@@ -200,8 +264,7 @@ class EndgameSolver:
             else:  # a null-window test first: does this move beat alpha at all?
                 value = -self.search(child_mover, child_opponent, empties, -alpha - 1, -alpha)
                 if alpha < value < beta:  # it does: now its margin, at least value
-                    value = -self.search(child_mover, child_opponent, empties, -beta,
-                                         1 - value)
+                    value = -self.search(child_mover, child_opponent, empties, -beta, 1 - value)
             _insert(empties, sq)
             if value > best:
                 best, best_move = value, sq
@@ -219,8 +282,9 @@ class EndgameSolver:
         return best
 
     # -- near the end: a plain loop over the empty squares -----------------------------------
-    def _shallow(self, mover: int, opponent: int, empties: list[int], alpha: int, beta: int,
-                 passed: bool) -> int:
+    def _shallow(
+        self, mover: int, opponent: int, empties: list[int], alpha: int, beta: int, passed: bool
+    ) -> int:
         n = len(empties)
         if n == 1:
             return self._last(mover, opponent, empties[0])
@@ -245,8 +309,9 @@ class EndgameSolver:
                 if not f:
                     continue
                 del empties[i]
-                value = -self._shallow(opponent ^ f, mover | f | BIT[sq], empties, -beta, -alpha,
-                                       False)
+                value = -self._shallow(
+                    opponent ^ f, mover | f | BIT[sq], empties, -beta, -alpha, False
+                )
                 empties.insert(i, sq)
                 if value > best:
                     best = value

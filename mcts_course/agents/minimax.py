@@ -157,8 +157,9 @@ def alphabeta_value(
         store(s, d, v, window, best)
         return v
 
-    def children(s: GameState, d: int, best_first: bool,
-                 entry: TableEntry | None) -> list[tuple[int, GameState]]:
+    def children(
+        s: GameState, d: int, best_first: bool, entry: TableEntry | None
+    ) -> list[tuple[int, GameState]]:
         kids = [(a, s.play(a)) for a in s.legal_actions()]
         if order and d > 1 and len(kids) > 1:
             kids.sort(key=lambda kid: evaluate(kid[1], player), reverse=best_first)
@@ -179,11 +180,15 @@ def alphabeta_value(
         """Does the stored result, searched to this depth, answer the search in this window?"""
         if entry is None or entry.depth != d:
             return False
-        return (entry.bound == EXACT or (entry.bound == LOWER and entry.value >= beta)
-                or (entry.bound == UPPER and entry.value <= alpha))
+        return (
+            entry.bound == EXACT
+            or (entry.bound == LOWER and entry.value >= beta)
+            or (entry.bound == UPPER and entry.value <= alpha)
+        )
 
-    def store(s: GameState, d: int, v: float, window: tuple[float, float],
-              best: int | None) -> None:
+    def store(
+        s: GameState, d: int, v: float, window: tuple[float, float], best: int | None
+    ) -> None:
         if table is not None:
             bound = UPPER if v <= window[0] else LOWER if v >= window[1] else EXACT
             table[s] = TableEntry(d, v, bound, best)
@@ -318,12 +323,14 @@ class AlphaBetaAgent(Agent):
             child = state.play(action)
             if index and action < best_action:
                 low = math.nextafter(alpha, -INF)
-                v = alphabeta_value(child, depth - 1, self.evaluate, player, low, INF, stats,
-                                    table=table)
+                v = alphabeta_value(
+                    child, depth - 1, self.evaluate, player, low, INF, stats, table=table
+                )
                 better = v >= alpha
             else:
-                v = alphabeta_value(child, depth - 1, self.evaluate, player, alpha, INF, stats,
-                                    table=table)
+                v = alphabeta_value(
+                    child, depth - 1, self.evaluate, player, alpha, INF, stats, table=table
+                )
                 better = v > alpha
             if better:
                 best_action, alpha = action, v

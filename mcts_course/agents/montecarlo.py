@@ -125,8 +125,13 @@ class MonteCarloAgent(Agent):
             visits[i] += 1
             t += 1
         self.last_stats = [
-            {"action": a, "move": state.action_to_string(a), "visits": n, "wins": w,
-             "mean": w / n if n else 0.0}
+            {
+                "action": a,
+                "move": state.action_to_string(a),
+                "visits": n,
+                "wins": w,
+                "mean": w / n if n else 0.0,
+            }
             for a, w, n in zip(actions, wins, visits, strict=True)
         ]
         # The best mean among the moves tried (a budget below the number of moves leaves some

@@ -78,8 +78,9 @@ def split(iterations: int, workers: int) -> list[int]:
     return [share + (k < extra) for k in range(workers)]
 
 
-def search_one(agent: MCTSAgent, state: GameState, seed: int, iterations: int | None,
-               time_limit: float | None) -> tuple[RootStats, int]:
+def search_one(
+    agent: MCTSAgent, state: GameState, seed: int, iterations: int | None, time_limit: float | None
+) -> tuple[RootStats, int]:
     """One worker's search (run in a worker process): a fresh copy of ``agent`` seeded with
     ``seed`` searches ``state`` for ``iterations`` iterations and/or ``time_limit`` seconds from
     its start; returns its root's statistics and its iterations."""
@@ -199,16 +200,20 @@ class RootParallelAgent(ParallelAgent):
 
     def __init__(self, base: MCTSAgent, workers: int = 2, seed: int | None = None):
         if base.tree_reuse:
-            raise ValueError("tree_reuse keeps one tree between moves; root parallelization "
-                             "starts fresh trees in its workers (use parallel=tree, or no reuse)")
+            raise ValueError(
+                "tree_reuse keeps one tree between moves; root parallelization "
+                "starts fresh trees in its workers (use parallel=tree, or no reuse)"
+            )
         super().__init__(base, workers, seed)
 
     def search(self, state: GameState) -> Node:
         """The searches, in parallel, and their roots merged into one (``last_root``)."""
         seeds = [self.rng.randrange(2**32) for _ in range(self.workers)]
         shares = split(self.iterations, self.workers) if self.iterations else [None] * self.workers
-        calls = [(self.base, state, seed, share, self.time_limit)
-                 for seed, share in zip(seeds, shares, strict=True)]
+        calls = [
+            (self.base, state, seed, share, self.time_limit)
+            for seed, share in zip(seeds, shares, strict=True)
+        ]
         results = run_searches(worker_pool(self.workers), calls)
         merged = merge_roots([stats for stats, _ in results])
         self.last_iterations = sum(done for _, done in results)
@@ -237,8 +242,10 @@ class TreeParallelAgent(ParallelAgent):
 
     def __init__(self, base: MCTSAgent, workers: int = 2, seed: int | None = None):
         if type(base) is not MCTSAgent:
-            raise ValueError(f"parallel=tree runs plain UCT's phases in threads, not those of "
-                             f"{type(base).__name__} (use parallel=root)")
+            raise ValueError(
+                f"parallel=tree runs plain UCT's phases in threads, not those of "
+                f"{type(base).__name__} (use parallel=root)"
+            )
         super().__init__(base, workers, seed)
         self.lock = threading.Lock()
 
@@ -306,8 +313,9 @@ class TreeParallelAgent(ParallelAgent):
         self.lock = threading.Lock()
 
 
-def parallel_agent(base: MCTSAgent, workers: int, scheme: str = "root",
-                   seed: int | None = None) -> Agent:
+def parallel_agent(
+    base: MCTSAgent, workers: int, scheme: str = "root", seed: int | None = None
+) -> Agent:
     """``base`` searched by ``workers`` workers with ``scheme`` (``"root"`` or ``"tree"``);
     one worker is ``base`` itself, plain MCTS."""
     if scheme not in SCHEMES:

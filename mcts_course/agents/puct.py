@@ -124,8 +124,9 @@ class PUCTAgent(MCTSAgent):
         net = None
         if prior == "net":
             if kwargs.get("evaluator") is not None or kwargs.get("playout_depth") is not None:
-                raise ValueError("prior=net values the leaves by the network: no evaluator or "
-                                 "playout_depth")
+                raise ValueError(
+                    "prior=net values the leaves by the network: no evaluator or playout_depth"
+                )
             net = ShippedNet()
             kwargs["evaluator"] = net
         super().__init__(*args, c=c, **kwargs)
@@ -144,7 +145,6 @@ class PUCTAgent(MCTSAgent):
         # node -> its prior probability (Node's slots are UCT's; the priors live beside them)
         self.priors: dict[Node, float] = {}
         self.name = self.name.replace("MCTS(", f"PUCT({self.prior_name},", 1)
-
 
     def reset(self) -> None:
         super().reset()

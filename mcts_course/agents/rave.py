@@ -84,13 +84,16 @@ class RAVEAgent(MCTSAgent):
 
     def __init__(self, iterations: int | None = None, *, rave: float = 300, **kwargs) -> None:
         if not 0 <= rave < math.inf:  # (NaN fails too)
-            raise ValueError(f"rave (the equivalence parameter K) must be a number >= 0, "
-                             f"not {rave}")
+            raise ValueError(
+                f"rave (the equivalence parameter K) must be a number >= 0, not {rave}"
+            )
         if kwargs.get("policy", "ucb1") != "ucb1":
             raise ValueError("RAVE selects by its own blend; policy= is for MCTSAgent")
         if kwargs.get("evaluator") is not None:
-            raise ValueError("RAVE needs the moves of a random playout; evaluator= is for "
-                             "MCTSAgent (playout_depth= cuts RAVE's playouts)")
+            raise ValueError(
+                "RAVE needs the moves of a random playout; evaluator= is for "
+                "MCTSAgent (playout_depth= cuts RAVE's playouts)"
+            )
         super().__init__(iterations, **kwargs)
         self.rave = rave
         self.name = self.name.replace("MCTS(", "RAVE(", 1).replace(")", f",K={rave:g})")
@@ -157,8 +160,7 @@ class RAVEAgent(MCTSAgent):
         for child in node.children.values():
             amaf_wins, amaf_count = self.amaf(child)
             amaf_mean = amaf_wins / amaf_count if amaf_count else child.mean
-            value = ((1 - beta) * child.mean + beta * amaf_mean
-                     + c * math.sqrt(log_n / child.visits))
+            value = (1 - beta) * child.mean + beta * amaf_mean + c * math.sqrt(log_n / child.visits)
             if value > best_value or (value == best_value and child.action < best.action):
                 best, best_value = child, value
         return best  # type: ignore[return-value]

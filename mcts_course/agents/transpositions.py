@@ -41,11 +41,14 @@ class TranspositionMCTSAgent(MCTSAgent):
 
     def __init__(self, *args, **kwargs) -> None:
         if kwargs.get("policy", "ucb1") != "ucb1":
-            raise ValueError("MCTS with transpositions selects by UCB1 only; policy= is for "
-                             "MCTSAgent")
+            raise ValueError(
+                "MCTS with transpositions selects by UCB1 only; policy= is for MCTSAgent"
+            )
         if kwargs.get("tree_reuse"):
-            raise ValueError("tree_reuse is not supported with transpositions (the table is "
-                             "built afresh for each search)")
+            raise ValueError(
+                "tree_reuse is not supported with transpositions (the table is "
+                "built afresh for each search)"
+            )
         super().__init__(*args, **kwargs)
         self.name = self.name.replace("MCTS(", "MCTS-TT(", 1)
         self.table: dict[GameState, Node] = {}  # position -> its one node
@@ -105,4 +108,3 @@ class TranspositionMCTSAgent(MCTSAgent):
             if value > best_value or (value == best_value and action < best_action):
                 best, best_value, best_action = child, value, action
         return best  # type: ignore[return-value]
-

@@ -22,21 +22,38 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "default seed and games it remakes the shipped file (same numpy, same machine).",
     )
     parser.add_argument("game", metavar="GAME", help=games)
-    parser.add_argument("--seed", type=number(int, minimum=0), default=None,
-                        help="seed of the run (default: the shipped network's)")
-    parser.add_argument("--games", type=number(int, minimum=1), default=None,
-                        help="self-play games in all, in whole generations (default: the "
-                        "shipped network's)")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="the network file (default: GAME.json here); the log goes to the "
-                        "same name with .csv")
-    parser.add_argument("--jobs", type=number(int, minimum=1), default=2,
-                        help="parallel self-play processes (2)")
+    parser.add_argument(
+        "--seed",
+        type=number(int, minimum=0),
+        default=None,
+        help="seed of the run (default: the shipped network's)",
+    )
+    parser.add_argument(
+        "--games",
+        type=number(int, minimum=1),
+        default=None,
+        help="self-play games in all, in whole generations (default: the shipped network's)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="the network file (default: GAME.json here); the log goes to the same name with .csv",
+    )
+    parser.add_argument(
+        "--jobs", type=number(int, minimum=1), default=2, help="parallel self-play processes (2)"
+    )
     bar = parser.add_mutually_exclusive_group()
-    bar.add_argument("--progress", dest="progress", action="store_true", default=None,
-                     help="always show a progress bar (default: only on a terminal)")
-    bar.add_argument("--no-progress", dest="progress", action="store_false",
-                     help="never show a progress bar")
+    bar.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always show a progress bar (default: only on a terminal)",
+    )
+    bar.add_argument(
+        "--no-progress", dest="progress", action="store_false", help="never show a progress bar"
+    )
     parser.set_defaults(func=run)
 
 
@@ -55,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
     from mcts_course.learn.train import CONFIGS, network_json, train, write_log
 
     if args.game not in CONFIGS:
-        raise UsageError(f"no training recipe for {args.game!r}; choose one of: "
-                         f"{', '.join(CONFIGS)}")
+        raise UsageError(
+            f"no training recipe for {args.game!r}; choose one of: {', '.join(CONFIGS)}"
+        )
     game = GAMES[args.game]
     config = CONFIGS[args.game]
     if args.seed is not None:
@@ -76,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     out.write_text(network_json(net, game, config))
     write_log(log, out.with_suffix(".csv"))
     last = log[-1]
-    print(f"{game.NAME}: {last.games} self-play games in {last.seconds:.0f} s, final loss "
-          f"{last.loss:.3f}; wrote {out} and {out.with_suffix('.csv')}")
+    print(
+        f"{game.NAME}: {last.games} self-play games in {last.seconds:.0f} s, final loss "
+        f"{last.loss:.3f}; wrote {out} and {out.with_suffix('.csv')}"
+    )
     return 0

@@ -266,3 +266,13 @@ class GameState(ABC):
         (None, i.e. the text, before)."""
         renderer = GameState.png_renderer
         return None if renderer is None else renderer(self)
+
+
+def random_position(game: type[GameState], plies: int, rng: random.Random) -> GameState | None:
+    """The position after ``plies`` random moves, or None if the game ended before."""
+    state = game()
+    for _ in range(plies):
+        if state.is_terminal():
+            return None
+        state = state.play(rng.choice(state.legal_actions()))
+    return None if state.is_terminal() else state

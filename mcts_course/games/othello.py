@@ -264,11 +264,13 @@ class Othello(GameState):
             black, white = BIT[28] | BIT[35], BIT[27] | BIT[36]
         for name, bits in (("black", black), ("white", white)):
             if type(bits) is not int or not 0 <= bits <= FULL:
-                raise ValueError(f"{name} must be a 64-bit bitboard (an int in 0..2**64-1), "
-                                 f"not {bits!r}")
+                raise ValueError(
+                    f"{name} must be a 64-bit bitboard (an int in 0..2**64-1), not {bits!r}"
+                )
         if black & white:
-            squares_ = ", ".join(FILES[sq % SIZE] + str(sq // SIZE + 1)
-                                 for sq in squares(black & white))
+            squares_ = ", ".join(
+                FILES[sq % SIZE] + str(sq // SIZE + 1) for sq in squares(black & white)
+            )
             raise ValueError(f"black and white overlap on {squares_}")
         if type(player) is not int or player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, not {player!r}")
@@ -380,8 +382,10 @@ class Othello(GameState):
     def board(self) -> Board:
         black, white = self.black, self.white
         return tuple(
-            tuple(0 if black >> sq & 1 else 1 if white >> sq & 1 else -1
-                  for sq in range(row * SIZE, row * SIZE + SIZE))
+            tuple(
+                0 if black >> sq & 1 else 1 if white >> sq & 1 else -1
+                for sq in range(row * SIZE, row * SIZE + SIZE)
+            )
             for row in range(SIZE)
         )
 

@@ -132,8 +132,10 @@ class TicTacToe(GameState):
     def board(self) -> Board:
         x, o = self._x, self._o
         return tuple(
-            tuple(0 if x >> cell & 1 else 1 if o >> cell & 1 else -1
-                  for cell in range(row * 3, row * 3 + 3))
+            tuple(
+                0 if x >> cell & 1 else 1 if o >> cell & 1 else -1
+                for cell in range(row * 3, row * 3 + 3)
+            )
             for row in range(3)
         )
 

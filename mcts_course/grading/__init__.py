@@ -1,6 +1,6 @@
 """Autograding of the exercises: the referee owns the truth, the student's code only answers.
 
-The grading tests are pytest modules (``mcts_course/grading/tests/test_*.py``, one per exercise
+The grading tests are pytest modules (``grader/mcts_grader/tests/test_*.py``, one per exercise
 set); the package's pytest plugin (:mod:`~mcts_course.grading.plugin`, enabled by installing the
 package) gives them the ``student`` fixture, the ``points`` marker, the points table and the
 results files.  The tests run in pytest's process with the reference solutions; the student's
@@ -17,7 +17,7 @@ One pytest run, several front ends:
   same tests, in the notebook's own process: feedback, not a grade; :mod:`.notebook`);
 * an instructor: ``mcts-course grade SUBMISSION... --out DIR [--tests hidden/]`` (one pytest
   run per submission; grades.csv, results.json), or Gradescope
-  (:mod:`~mcts_course.grading.gradescope`).
+  (:mod:`~mcts_grader.gradescope`).
 """
 
 from __future__ import annotations

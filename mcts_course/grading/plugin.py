@@ -34,6 +34,7 @@ pytest run of the environment, the project's own tests included.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import random
 import signal
@@ -44,6 +45,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +61,28 @@ from mcts_course.grading.report import (
 from mcts_course.grading.sets import SET_OF, SETS
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
-SHIPPED = Path(__file__).resolve().parent / "tests"  # the package's own grading tests
+TESTS_ENTRY_POINTS = "mcts_course.grading_tests"  # the grader's test packages, by entry point
+
+
+def shipped_folders() -> tuple[Path, ...]:
+    """The course's own grading tests: the public checks shipped here, and the test packages
+    another distribution (the grader's reference tests) declares by entry point.  Found without
+    naming the grader: the library never imports it by name."""
+    folders = [Path(__file__).resolve().parent / "tests"]
+    for entry in entry_points(group=TESTS_ENTRY_POINTS):
+        spec = importlib.util.find_spec(entry.value)
+        if spec is not None and spec.submodule_search_locations:
+            folders.extend(Path(p).resolve() for p in spec.submodule_search_locations)
+    return tuple(folders)
+
+
+SHIPPED = shipped_folders()
+
+
+def is_shipped(path: Path) -> bool:
+    return any(path.is_relative_to(folder) for folder in SHIPPED)
+
+
 HIDDEN_VISIBILITY = "after_due_date"  # an instructor's tests: seen after the due date only
 OUTPUT_CAP = 20_000  # characters of one test's feedback (a message may quote student data)
 REFUSED = 75  # the exit status of a run that refused to grade (student code not confinable)
@@ -90,7 +113,7 @@ def read_marker(item: pytest.Item, scale: float = 1.0) -> Points | str:
     """The item's ``points`` marker as Points, or the reason it is unusable (a message)."""
     mark = item.get_closest_marker("points")
     assert mark is not None
-    shipped = Path(str(item.path)).resolve().is_relative_to(SHIPPED)
+    shipped = is_shipped(Path(str(item.path)).resolve())
     doc = (getattr(getattr(item, "function", None), "__doc__", None) or "").strip().splitlines()
     name = doc[0] if doc else getattr(item, "originalname", item.name)
     if getattr(item, "callspec", None) is not None:
@@ -184,8 +207,10 @@ class Grading:
             given = os.environ.get(PUBLIC_ENV)
             if given:
                 info = os.lstat(given)
-                if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or (
-                    info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+                if (
+                    not stat.S_ISDIR(info.st_mode)
+                    or info.st_uid != os.geteuid()
+                    or (info.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
                 ):
                     raise SandboxError(f"{PUBLIC_ENV}={given}: not a folder of the grader's alone")
                 self._public = Path(given)
@@ -333,10 +358,14 @@ def pytest_collection_modifyitems(
         # own tests (a mount over them, as root): no permission of theirs is changed.
         # The folders given on the command line go too (a hidden test's helpers and data), but
         # not one holding this package or the interpreter (`pytest . --submission ...`).
-        hidden = {str(i.path) for i in items if not Path(str(i.path)).is_relative_to(SHIPPED)}
+        hidden = {str(i.path) for i in items if not is_shipped(Path(str(i.path)))}
         for arg in config.args:
             path = Path(arg.split("::")[0]).resolve()
-            needed = (SHIPPED.parent, Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve())
+            needed = (
+                *(f.parent for f in SHIPPED),
+                Path(sys.prefix).resolve(),
+                Path(sys.base_prefix).resolve(),
+            )
             if path.exists() and not any(n.is_relative_to(path) for n in needed):
                 hidden.add(str(path))
         process.EXTRA_PRIVATE[:] = sorted(hidden)
@@ -350,9 +379,7 @@ def _wanted(item: pytest.Item, exercises: list[str] | None, sets: list[str] | No
     points = item.stash[POINTS]
     if not isinstance(points, Points):
         return True  # kept, to fail with the marker's error
-    return (not exercises or points.exercise in exercises) and (
-        not sets or points.set_name in sets
-    )
+    return (not exercises or points.exercise in exercises) and (not sets or points.set_name in sets)
 
 
 # -- the student fixture and the verdicts -------------------------------------------------

@@ -112,9 +112,7 @@ def outcomes_of(results: dict) -> list[Outcome]:
 def grades_csv(rows: list[tuple[str, list[Outcome]]]) -> str:
     """``submission, score, max_score`` and the points of each exercise (the shipped ones, then
     any new exercise of the instructor's tests); one row per ``(name, outcomes)``."""
-    extra = [
-        o.exercise for _, outcomes in rows for o in outcomes if o.exercise not in EXERCISES
-    ]
+    extra = [o.exercise for _, outcomes in rows for o in outcomes if o.exercise not in EXERCISES]
     columns = list(EXERCISES) + list(dict.fromkeys(extra))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

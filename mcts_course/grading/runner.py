@@ -162,7 +162,7 @@ def process_run(
     if where is not None:
         why = (
             f"no points for this exercise: {source.path.name} imports the reference "
-            f"solutions (mcts_course.solutions, {where})"
+            f"solutions (mcts_grader.solutions, {where})"
         )
         return SetRun(set_name, None, why, notes)
 

@@ -370,7 +370,7 @@ BASE_ENV = "MCTS_SANDBOX_BASE"  # a batch's folder of sandboxes, handed to its p
 
 def _base() -> Path:
     """The root-owned folder of this grader's sandboxes (0711: a sandbox's id may enter its own
-    folder, by name, but list nothing).  A batch (:func:`mcts_course.grading.grader.grade`) makes
+    folder, by name, but list nothing).  A batch (:func:`mcts_grader.batch.grade`) makes
     it once and hands it to each submission's pytest run in ``$MCTS_SANDBOX_BASE``: the runs
     share its locked registry of user ids, so no two sandboxes of a batch get the same id."""
     with _BASE_LOCK:

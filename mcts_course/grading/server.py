@@ -26,7 +26,7 @@ from typing import Any
 from mcts_course.grading.protocol import Decoder, Encoder, ProtocolError, sync
 
 OUTPUT_CAP = 2000  # characters of printed output kept per request
-BLOCKED = ("mcts_course.solutions", "mcts_course.grading.tests")
+BLOCKED = ("mcts_grader.solutions", "mcts_grader.tests")
 
 
 class CappedWriter(io.TextIOBase):

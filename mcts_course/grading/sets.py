@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ExerciseSet:
-    name: str  # the file stem: exercises/<name>.py, mcts_course/solutions/<name>.py
+    name: str  # the file stem: exercises/<name>.py, grader/mcts_grader/solutions/<name>.py
     title: str
     exercises: tuple[str, ...]  # exercise ids, one column each in grades.csv
     functions: tuple[str, ...]  # names a submission defines (used to recognise notebooks)
@@ -15,11 +15,11 @@ class ExerciseSet:
 
     @property
     def tests_module(self) -> str:
-        return f"mcts_course.grading.tests.test_{self.name}"
+        return f"mcts_grader.tests.test_{self.name}"
 
     @property
     def solution_module(self) -> str:
-        return f"mcts_course.solutions.{self.name}"
+        return f"mcts_grader.solutions.{self.name}"
 
 
 SETS: dict[str, ExerciseSet] = {

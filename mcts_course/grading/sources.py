@@ -121,7 +121,7 @@ def notebook_code(notebook: dict) -> tuple[str, str, list[str]]:
 
 
 def solutions_import(code: str) -> str | None:
-    """The line where ``code`` uses mcts_course.solutions, or None (static check)."""
+    """The line where ``code`` uses mcts_grader.solutions, or None (static check)."""
     try:
         tree = parse(code)
     except SyntaxError:
@@ -129,10 +129,10 @@ def solutions_import(code: str) -> str | None:
     for node in ast.walk(tree):
         hit = False
         if isinstance(node, ast.Import):
-            hit = any(a.name.startswith("mcts_course.solutions") for a in node.names)
+            hit = any(a.name.startswith("mcts_grader.solutions") for a in node.names)
         elif isinstance(node, ast.ImportFrom):
             module = node.module or ""
-            hit = module.startswith("mcts_course.solutions") or (
+            hit = module.startswith("mcts_grader.solutions") or (
                 module == "mcts_course" and any(a.name == "solutions" for a in node.names)
             )
         elif isinstance(node, ast.Attribute):
@@ -142,7 +142,7 @@ def solutions_import(code: str) -> str | None:
                 and node.value.id == "mcts_course"
             )
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            hit = "mcts_course.solutions" in node.value
+            hit = "mcts_grader.solutions" in node.value
         if hit:
             return f"line {getattr(node, 'lineno', '?')}"
     return None

@@ -52,8 +52,7 @@ def legal_mask(state: GameState) -> list[float]:
 class PolicyValueNet:
     """The network for training: numpy arrays ``W1, b1, ..., Wp, bp, Wv, bv``."""
 
-    def __init__(self, n_inputs: int, n_actions: int, hidden: Sequence[int] = (64,),
-                 seed: int = 0):
+    def __init__(self, n_inputs: int, n_actions: int, hidden: Sequence[int] = (64,), seed: int = 0):
         import numpy as np
 
         rng = np.random.default_rng(seed)
@@ -62,8 +61,9 @@ class PolicyValueNet:
         sizes = [n_inputs, *self.hidden]
         for k in range(len(self.hidden)):
             # He initialisation keeps the ReLU activations' scale from layer to layer.
-            self.params[f"W{k + 1}"] = rng.normal(0, math.sqrt(2 / sizes[k]),
-                                                  (sizes[k], sizes[k + 1]))
+            self.params[f"W{k + 1}"] = rng.normal(
+                0, math.sqrt(2 / sizes[k]), (sizes[k], sizes[k + 1])
+            )
             # A small positive bias: the empty board (all inputs 0) starts every unit active,
             # off the rectifier's kink at 0.
             self.params[f"b{k + 1}"] = np.full(sizes[k + 1], 0.01)
@@ -74,8 +74,9 @@ class PolicyValueNet:
         self.params["bv"] = np.zeros(1)
 
     @classmethod
-    def for_game(cls, game: type[GameState], hidden: Sequence[int] = (64,),
-                 seed: int = 0) -> PolicyValueNet:
+    def for_game(
+        cls, game: type[GameState], hidden: Sequence[int] = (64,), seed: int = 0
+    ) -> PolicyValueNet:
         return cls(2 * game.ROWS * game.COLS, game.NUM_ACTIONS, hidden, seed)
 
     def parameter_count(self) -> int:
@@ -110,8 +111,9 @@ class PolicyValueNet:
         return _loss(policy, value, target_policy, target_value, value_weight)
 
     # -- backward -----------------------------------------------------------------------------
-    def gradients(self, x, mask, target_policy, target_value,
-                  value_weight: float = 1.0) -> tuple[float, dict[str, Any]]:
+    def gradients(
+        self, x, mask, target_policy, target_value, value_weight: float = 1.0
+    ) -> tuple[float, dict[str, Any]]:
         """The loss and its gradient with respect to every parameter (backpropagation)."""
 
         policy, value, cache = self.forward(x, mask)
@@ -141,8 +143,9 @@ class PolicyValueNet:
     # -- saving -------------------------------------------------------------------------------
     def to_json(self) -> str:
         """The weights as JSON (lists of floats), which :class:`Predictor` reads."""
-        return json.dumps({"hidden": list(self.hidden),
-                           "params": {k: v.tolist() for k, v in self.params.items()}})
+        return json.dumps(
+            {"hidden": list(self.hidden), "params": {k: v.tolist() for k, v in self.params.items()}}
+        )
 
     @classmethod
     def from_json(cls, text: str) -> PolicyValueNet:
@@ -189,14 +192,19 @@ class Predictor:
             else:
                 backend = "numpy"
         self.backend = backend
-        self.parameters = sum(len(b) * (1 + len(w)) for w, b in (
-            [(p[f"W{k}"], p[f"b{k}"]) for k in range(1, len(self.hidden) + 1)]
-            + [(p["Wp"], p["bp"]), (p["Wv"], p["bv"])]))
+        self.parameters = sum(
+            len(b) * (1 + len(w))
+            for w, b in (
+                [(p[f"W{k}"], p[f"b{k}"]) for k in range(1, len(self.hidden) + 1)]
+                + [(p["Wp"], p["bp"]), (p["Wv"], p["bv"])]
+            )
+        )
         if backend == "numpy":
             import numpy as np
 
-            self._arrays = [(np.array(p[f"W{k}"]), np.array(p[f"b{k}"]))
-                            for k in range(1, len(self.hidden) + 1)]
+            self._arrays = [
+                (np.array(p[f"W{k}"]), np.array(p[f"b{k}"])) for k in range(1, len(self.hidden) + 1)
+            ]
             self._heads = np.hstack([np.array(p["Wp"]), np.array(p["Wv"])])
             self._head_bias = np.concatenate([np.array(p["bp"]), np.array(p["bv"])])
             return
@@ -213,8 +221,7 @@ class Predictor:
         else:
             h = encode(state)
             for columns, bias in self.layers:
-                h = [max(0.0, _dot(h, column) + b)
-                     for column, b in zip(columns, bias, strict=True)]
+                h = [max(0.0, _dot(h, column) + b) for column, b in zip(columns, bias, strict=True)]
             columns, bias = self.policy
             logits = {a: _dot(h, columns[a]) + bias[a] for a in legal}
             columns, bias = self.value

@@ -27,8 +27,16 @@ class SelfPlayPUCT(PUCTAgent):
     """PUCT guided by a network, with Dirichlet noise on the root's prior (AlphaZero's
     exploration for self-play): P(a) <- (1 - fraction) P(a) + fraction * Dir(alpha)."""
 
-    def __init__(self, guide: NetGuide, iterations: int, *, c: float = 1.5,
-                 alpha: float = 0.5, fraction: float = 0.25, seed: int | None = None):
+    def __init__(
+        self,
+        guide: NetGuide,
+        iterations: int,
+        *,
+        c: float = 1.5,
+        alpha: float = 0.5,
+        fraction: float = 0.25,
+        seed: int | None = None,
+    ):
         super().__init__(iterations, c=c, prior=guide.prior, evaluator=guide, seed=seed)
         self.alpha, self.fraction = alpha, fraction
 
@@ -40,7 +48,8 @@ class SelfPlayPUCT(PUCTAgent):
             total = sum(noise) or 1.0
             for (_, kid), eta in zip(sorted(node.children.items()), noise, strict=True):
                 self.priors[kid] = (1 - self.fraction) * self.priors[kid] + (
-                    self.fraction * eta / total)
+                    self.fraction * eta / total
+                )
         return child
 
 
@@ -63,9 +72,17 @@ def visit_distribution(root: Node, n_actions: int) -> list[float]:
     return policy
 
 
-def self_play_game(game: type[GameState], predictor: Predictor | NetGuide, iterations: int,
-                   seed: int, sample_moves: int = 4, c: float = 1.5, alpha: float = 0.5,
-                   fraction: float = 0.25, temperature: float = 1.0) -> list[Example]:
+def self_play_game(
+    game: type[GameState],
+    predictor: Predictor | NetGuide,
+    iterations: int,
+    seed: int,
+    sample_moves: int = 4,
+    c: float = 1.5,
+    alpha: float = 0.5,
+    fraction: float = 0.25,
+    temperature: float = 1.0,
+) -> list[Example]:
     """One game of the network against itself; its positions as examples.  For the first
     ``sample_moves`` plies the move is drawn with probability proportional to
     visits ** (1 / ``temperature``) (in proportion to the visits at temperature 1, more often
@@ -73,19 +90,22 @@ def self_play_game(game: type[GameState], predictor: Predictor | NetGuide, itera
     be a :class:`NetGuide`, whose cache then serves several games of the same network."""
     rng = random.Random(seed)
     guide = predictor if isinstance(predictor, NetGuide) else NetGuide(predictor)
-    agent = SelfPlayPUCT(guide, iterations, c=c, alpha=alpha, fraction=fraction,
-                         seed=rng.randrange(2**31))
+    agent = SelfPlayPUCT(
+        guide, iterations, c=c, alpha=alpha, fraction=fraction, seed=rng.randrange(2**31)
+    )
     state, record = game(), []
     while not state.is_terminal():
         root = agent.search(state)
         policy = visit_distribution(root, state.NUM_ACTIONS)
         record.append((state, policy))
         if len(record) <= sample_moves:
-            action = rng.choices(range(len(policy)),
-                                 weights=[p ** (1 / temperature) for p in policy])[0]
+            action = rng.choices(
+                range(len(policy)), weights=[p ** (1 / temperature) for p in policy]
+            )[0]
         else:
             action = max(sorted(root.children), key=lambda a: root.children[a].visits)
         state = state.play(action)
     returns = state.returns()
-    return [Example(encode(s), legal_mask(s), p, float(returns[s.current_player]))
-            for s, p in record]
+    return [
+        Example(encode(s), legal_mask(s), p, float(returns[s.current_player])) for s, p in record
+    ]

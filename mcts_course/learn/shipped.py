@@ -22,16 +22,18 @@ __all__ = ["available", "load", "shipped_text"]
 def available() -> list[str]:
     """The names of the games that have a shipped network, sorted."""
     folder = resources.files("mcts_course.learn") / "data"
-    return sorted(entry.name[: -len(".json")] for entry in folder.iterdir()
-                  if entry.name.endswith(".json"))
+    return sorted(
+        entry.name[: -len(".json")] for entry in folder.iterdir() if entry.name.endswith(".json")
+    )
 
 
 def shipped_text(game_name: str) -> str:
     """The JSON text of the network shipped for ``game_name``."""
     names = available()
     if game_name not in names:
-        raise ValueError(f"no network is shipped for {game_name!r}; networks exist for: "
-                         f"{', '.join(names)}")
+        raise ValueError(
+            f"no network is shipped for {game_name!r}; networks exist for: {', '.join(names)}"
+        )
     return (resources.files("mcts_course.learn") / "data" / f"{game_name}.json").read_text()
 
 

@@ -68,8 +68,14 @@ class Generation:
 class Adam:
     """Adam (Kingma and Ba, 2015): gradient steps scaled by running moments of the gradient."""
 
-    def __init__(self, params: dict[str, Any], learning_rate: float, beta1: float = 0.9,
-                 beta2: float = 0.999, eps: float = 1e-8):
+    def __init__(
+        self,
+        params: dict[str, Any],
+        learning_rate: float,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        eps: float = 1e-8,
+    ):
         import numpy as np
 
         self.lr, self.beta1, self.beta2, self.eps = learning_rate, beta1, beta2, eps
@@ -96,8 +102,10 @@ def mirror_actions(game: type[GameState]) -> list[int]:
     if game.NUM_ACTIONS == cols:
         return [cols - 1 - a for a in range(cols)]
     if game.NUM_ACTIONS == game.ROWS * cols:
-        return [row * cols + cols - 1 - col for row, col in map(lambda a: divmod(a, cols),
-                                                                range(game.NUM_ACTIONS))]
+        return [
+            row * cols + cols - 1 - col
+            for row, col in map(lambda a: divmod(a, cols), range(game.NUM_ACTIONS))
+        ]
     raise ValueError(f"{game.NAME} has no left-right mirror of its actions (mirror=False)")
 
 
@@ -106,8 +114,12 @@ def mirrored(example: Example, game: type[GameState], flip: list[int]) -> Exampl
     actions' entries moved to their images; the same value."""
     cols, rows = game.COLS, game.ROWS
     planes = len(example.features) // (rows * cols)
-    features = [example.features[(p * rows + r) * cols + cols - 1 - c]
-                for p in range(planes) for r in range(rows) for c in range(cols)]
+    features = [
+        example.features[(p * rows + r) * cols + cols - 1 - c]
+        for p in range(planes)
+        for r in range(rows)
+        for c in range(cols)
+    ]
     mask, policy = [0.0] * len(flip), [0.0] * len(flip)
     for a, image in enumerate(flip):
         mask[image], policy[image] = example.mask[a], example.policy[a]
@@ -126,8 +138,9 @@ def square_symmetries(n: int) -> list[list[int]]:
                 for row in range(n):
                     for col in range(n):
                         r, c = (col, row) if transpose else (row, col)
-                        perm.append((n - 1 - r if flip_rows else r) * n
-                                    + (n - 1 - c if flip_cols else c))
+                        perm.append(
+                            (n - 1 - r if flip_rows else r) * n + (n - 1 - c if flip_cols else c)
+                        )
                 perms.append(perm)
     return perms
 
@@ -139,23 +152,41 @@ def _symmetry_indices(game: type[GameState]) -> tuple[Any, Any]:
 
     cells = game.ROWS * game.COLS
     if game.ROWS != game.COLS or game.NUM_ACTIONS != cells:
-        raise ValueError(f"symmetries=True needs a square board whose actions are its cells, "
-                         f"as tic-tac-toe's; {game.NAME} is not one")
+        raise ValueError(
+            f"symmetries=True needs a square board whose actions are its cells, "
+            f"as tic-tac-toe's; {game.NAME} is not one"
+        )
     perms = np.array(square_symmetries(game.ROWS))
     return np.concatenate([perms, perms + cells], axis=1), perms
 
 
-def _games(game: type[GameState], weights: str, seeds: list[int], config: Config
-           ) -> list[list[Example]]:
+def _games(
+    game: type[GameState], weights: str, seeds: list[int], config: Config
+) -> list[list[Example]]:
     guide = NetGuide(Predictor(weights))  # one cache for all the games of this network
-    return [self_play_game(game, guide, config.iterations, seed, config.sample_moves,
-                           c=config.c, alpha=config.alpha, fraction=config.fraction,
-                           temperature=config.temperature) for seed in seeds]
+    return [
+        self_play_game(
+            game,
+            guide,
+            config.iterations,
+            seed,
+            config.sample_moves,
+            c=config.c,
+            alpha=config.alpha,
+            fraction=config.fraction,
+            temperature=config.temperature,
+        )
+        for seed in seeds
+    ]
 
 
-def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
-          measure: Callable[[PolicyValueNet], dict[str, float]] | None = None,
-          progress: bool = False) -> tuple[PolicyValueNet, list[Generation]]:
+def train(
+    game: type[GameState],
+    config: Config = Config(),
+    n_jobs: int = 1,
+    measure: Callable[[PolicyValueNet], dict[str, float]] | None = None,
+    progress: bool = False,
+) -> tuple[PolicyValueNet, list[Generation]]:
     """Train a network for ``game`` by self-play; return it and the log (``measure(net)``, if
     given, adds its numbers to each generation's row)."""
     import numpy as np
@@ -182,14 +213,15 @@ def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
         if config.final_learning_rate is not None and config.generations > 1:
             done = (generation - 1) / (config.generations - 1)
             optimiser.lr = config.learning_rate + done * (
-                config.final_learning_rate - config.learning_rate)
+                config.final_learning_rate - config.learning_rate
+            )
         seeds = [rng.randrange(2**31) for _ in range(config.games)]
         chunks = [list(range(k, len(seeds), workers)) for k in range(workers)]
         chunks = [chunk for chunk in chunks if chunk]
         weights = net.to_json()
         parts = Parallel(n_jobs=workers)(
-            delayed(_games)(game, weights, [seeds[i] for i in chunk], config)
-            for chunk in chunks)
+            delayed(_games)(game, weights, [seeds[i] for i in chunk], config) for chunk in chunks
+        )
         # The games back in the order of their seeds, whatever the number of workers.
         played: dict[int, list[Example]] = {}
         for chunk, part in zip(chunks, parts, strict=True):
@@ -206,8 +238,7 @@ def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
         values = np.array([e.value for e in buffer])
         for _ in range(config.steps):
             sample = rng.sample(range(len(buffer)), min(config.batch, len(buffer)))
-            x, mask, target, z = (features[sample], masks[sample], policies[sample],
-                                  values[sample])
+            x, mask, target, z = (features[sample], masks[sample], policies[sample], values[sample])
             if config.symmetries:  # each example seen through one of the board's symmetries
                 which = np_rng.integers(0, len(action_perms), len(sample))
                 rows = np.arange(len(sample))[:, None]
@@ -219,8 +250,13 @@ def train(game: type[GameState], config: Config = Config(), n_jobs: int = 1,
                     grads[name] = grads[name] + 2 * config.weight_decay * net.params[name]
             optimiser.step(net.params, grads)
             losses.append(loss)
-        row = Generation(generation, generation * config.games, len(buffer),
-                         float(np.mean(losses)), time.perf_counter() - start)
+        row = Generation(
+            generation,
+            generation * config.games,
+            len(buffer),
+            float(np.mean(losses)),
+            time.perf_counter() - start,
+        )
         if measure is not None:
             row.measures = measure(net)
         log.append(row)
@@ -250,13 +286,32 @@ CONFIGS: dict[str, Config] = {
     # 40 generations of 100 games, 25 PUCT iterations a move, the first 5 moves drawn from the
     # visits; three hidden layers (two reach about 93% on the value measure of the book's
     # chapter 15, three 95-96% over three seeds); the board's 8 symmetries.
-    "tictactoe": Config(generations=40, games=100, iterations=25, steps=1000, batch=128,
-                        learning_rate=0.003, final_learning_rate=0.0003,
-                        hidden=(128, 128, 128), sample_moves=5, symmetries=True),
+    "tictactoe": Config(
+        generations=40,
+        games=100,
+        iterations=25,
+        steps=1000,
+        batch=128,
+        learning_rate=0.003,
+        final_learning_rate=0.0003,
+        hidden=(128, 128, 128),
+        sample_moves=5,
+        symmetries=True,
+    ),
     # 60 generations of 100 games, 100 PUCT iterations a move, mirror images added.
-    "connect4": Config(generations=60, games=100, iterations=100, steps=300, batch=256,
-                       learning_rate=0.002, final_learning_rate=0.0005, buffer_size=100_000,
-                       hidden=(128, 64), sample_moves=8, mirror=True),
+    "connect4": Config(
+        generations=60,
+        games=100,
+        iterations=100,
+        steps=300,
+        batch=256,
+        learning_rate=0.002,
+        final_learning_rate=0.0005,
+        buffer_size=100_000,
+        hidden=(128, 64),
+        sample_moves=8,
+        mirror=True,
+    ),
 }
 
 DIGITS = 7  # significant digits of a saved weight: a smaller file, the same play
@@ -267,8 +322,10 @@ def network_json(net: PolicyValueNet, game: type[GameState], config: Config) -> 
     its weights (rounded to :data:`DIGITS` significant digits), which
     :class:`~mcts_course.learn.network.Predictor` reads."""
     params = {name: _rounded(value.tolist()) for name, value in net.params.items()}
-    return json.dumps({"game": game.NAME, "config": asdict(config), "hidden": list(net.hidden),
-                       "params": params}, separators=(",", ":"))
+    return json.dumps(
+        {"game": game.NAME, "config": asdict(config), "hidden": list(net.hidden), "params": params},
+        separators=(",", ":"),
+    )
 
 
 def _rounded(values: Any) -> Any:

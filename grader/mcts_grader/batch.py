@@ -1,0 +1,401 @@
+"""Grading many submissions: one pytest run each, several at once, then grades.csv.
+
+``grade(submissions, out_dir)`` runs ``python -m pytest --pyargs mcts_course.grading
+--submission S --results-json ...`` for every submission (``n_jobs`` at a time, each in a
+process of its own: what one submission's answers change in the grader's memory, a cached input
+among them, dies with its run), then writes OUT/S/results.json and pytest.log and OUT/grades.csv.
+The tests, the points and the messages are those of any other pytest run of the plugin
+(:mod:`mcts_course.grading.plugin`); this module only starts runs and reads their results.  A
+run that ends without results (pytest itself failed) still gets a results.json with 0 and the
+end of its output, so that every other grade is written.
+
+As root (Gradescope, an instructor's batch) the batch is prepared before any student code runs:
+the submissions must be closed to other users (each sandbox is such a user), the output folders
+are made, checked and held open (results are written through those handles, never through a
+path a student could have prepared), the runs write into a folder only root can enter, and the
+package the student's processes import is copied once.  A run that cannot confine student code
+refuses (:class:`SandboxError`): the whole batch stops, no grade is written.  No permission of
+the package the grader runs from is changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcts_course.grading import sandbox
+from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
+from mcts_course.grading.report import Outcome, by_exercise, grades_csv, outcomes_of
+from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
+
+GRADING = Path(__file__).resolve().parent / "tests"  # the grading tests, as a folder
+RUN_CAP = 3600  # seconds of one submission's pytest run, whatever its tests allow
+TERM_GRACE = 10.0  # seconds a run has to close its sandboxes after SIGTERM
+LOG_TAIL = 3000  # characters of a failed run's output quoted in its results.json
+LOG_CAP = 2 << 20  # bytes of a run's output kept in pytest.log
+
+
+@dataclass
+class Graded:
+    """One submission's grade: its outcomes, read back from its run's results."""
+
+    name: str
+    path: Path
+    outcomes: list[Outcome] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # set -> the file graded
+    log: str = ""  # pytest's output
+
+    @property
+    def score(self) -> float:
+        return sum(o.score for o in self.outcomes)
+
+    @property
+    def max_score(self) -> float:
+        return sum(o.max_score for o in self.outcomes)
+
+    def by_exercise(self) -> dict[str, tuple[float, float]]:
+        return by_exercise(self.outcomes)
+
+
+def pytest_command(
+    submission: Path,
+    results: Path,
+    tests: Iterable[str | Path] = (),
+    options: Iterable[str] = (),
+) -> list[str]:
+    """The pytest run that grades ``submission`` into ``results`` (absolute paths: the run's
+    folder is not the caller's)."""
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "--pyargs",
+        str(GRADING),
+        *(str(Path(t).resolve()) for t in tests),
+        # one token each: pytest would look for its configuration in a loose path argument
+        f"--submission={submission.resolve()}",
+        f"--results-json={results.resolve()}",
+        *options,
+    ]
+
+
+class Runs:
+    """The pytest runs under way, so that a refusal (or an interrupt) stops all of them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.procs: set[subprocess.Popen] = set()
+        self.stopped = False
+        self.refusal: SandboxError | None = None  # the first run's refusal, if one refused
+
+    def stop_all(self, refusal: SandboxError | None = None) -> None:
+        with self.lock:
+            self.stopped = True
+            self.refusal = self.refusal or refusal
+            procs = list(self.procs)
+        for proc in procs:
+            _stop(proc)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM first: the run closes its sandboxes (kills their processes) on the way out."""
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(TERM_GRACE)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def run_one(
+    submission: Path,
+    scratch: Path,
+    tests: Iterable[str | Path] = (),
+    options: Iterable[str] = (),
+    env: dict[str, str] | None = None,
+    runs: Runs | None = None,
+) -> tuple[dict, str]:
+    """Grade one submission in its own pytest process; ``(results.json data, its output)``.
+
+    The run writes into ``scratch`` (a folder of the grader's: as root, only root may enter it);
+    the caller writes the results where they belong.  Raises SandboxError when the run refused
+    to grade."""
+    scratch.mkdir(mode=0o700)
+    results = scratch / "results.json"
+    command = pytest_command(submission, results, tests, options)
+    with tempfile.TemporaryFile() as out:  # unnamed: nothing to swap for a link
+        proc = None
+        if runs is not None:
+            with runs.lock:
+                if not runs.stopped:
+                    proc = _popen(command, out, scratch, env)
+                    runs.procs.add(proc)
+        else:
+            proc = _popen(command, out, scratch, env)
+        if proc is None:
+            raise SandboxError("grading stopped: another run refused")
+        try:
+            proc.wait(RUN_CAP)
+            ended = f"exit status {proc.returncode}"
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            ended = f"stopped after {RUN_CAP} s"
+        finally:
+            if runs is not None:
+                with runs.lock:
+                    runs.procs.discard(proc)
+        size = os.fstat(out.fileno()).st_size
+        out.seek(max(0, size - LOG_CAP))
+        log = out.read().decode("utf-8", errors="replace")
+    try:
+        data = json.loads(sandbox.read_regular(results, cap=64 << 20))
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+    except (OSError, ValueError):
+        if proc.returncode == REFUSED:
+            raise SandboxError(_refusal(log)) from None
+        data = {
+            "score": 0.0,
+            "output": f"the grader could not grade this submission ({ended}):\n{log[-LOG_TAIL:]}",
+            "stdout_visibility": "hidden",
+            "tests": [],
+        }
+    if data.get("refused") or proc.returncode == REFUSED:
+        raise SandboxError(str(data.get("refused") or _refusal(log)))
+    return data, log
+
+
+def grade_one(
+    submission: Path, tests: Iterable[str | Path] = (), options: Iterable[str] = ()
+) -> tuple[dict, str]:
+    """One submission (Gradescope's): ``(results.json data, pytest's output)``, from a run
+    prepared as a batch's are (see :func:`_batch_env`)."""
+    with _batch_env() as (private, env):
+        return run_one(Path(submission), private / "run", tests, options, env)
+
+
+def _popen(command: list[str], out, cwd: Path, env: dict | None) -> subprocess.Popen:
+    return subprocess.Popen(
+        command,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        env=env,
+    )
+
+
+def _refusal(log: str) -> str:
+    lines = [line for line in log.splitlines() if "refused to grade" in line]
+    return lines[-1].strip("! ") if lines else "the grader refused to grade (see pytest's output)"
+
+
+def grade(
+    submissions: Iterable[str | Path],
+    out_dir: str | Path | None = None,
+    extra_tests: Iterable[str | Path] = (),
+    n_jobs: int | None = None,
+    memory_mb: int = 1024,
+    sets: Iterable[str] | None = None,
+    timeout_scale: float = 1.0,
+    exercises: Iterable[str] | None = None,
+    pytest_args: Iterable[str] = (),
+    progress: Callable[[str], None] | None = None,
+) -> list[Graded]:
+    """Grade each submission (a folder, a .py file or a notebook); with ``out_dir`` write
+    ``OUT/<name>/results.json`` and ``pytest.log`` and ``OUT/grades.csv``.
+
+    ``extra_tests`` are the instructor's test files or folders; ``sets`` and ``exercises`` keep
+    the tests of those exercise sets or exercises; ``pytest_args`` go to every pytest run.
+    Raises SandboxError (and writes nothing) when student code cannot be confined, or when, as
+    root, other users can read the submissions of a batch or the output folder is not the
+    grader's own.
+    """
+    options = ["-q", "--timeout-scale", str(timeout_scale), "--memory-mb", str(memory_mb)]
+    for s in sets or ():
+        options += ["--exercise-set", s]
+    for e in exercises or ():
+        options += ["--exercise", e]
+    options += list(pytest_args)
+    tests = list(extra_tests)
+    paths = [Path(p) for p in submissions]
+    if is_root() and len(paths) > 1:
+        _check_batch_private(paths)
+    graded: list[Graded] = []
+    for path in paths:
+        graded.append(Graded(_unique_name(path, graded), path))
+    # Before any student code runs: the output folders, made (or checked) and held open.
+    outputs = Outputs(Path(out_dir), [g.name for g in graded]) if out_dir is not None else None
+    runs = Runs()
+    try:
+        with _batch_env() as (private, env):
+
+            def work(item: tuple[int, Graded]) -> Graded:
+                number, g = item
+                try:
+                    data, log = run_one(g.path, private / str(number), tests, options, env, runs)
+                except SandboxError as error:  # at once: no run goes on, none starts
+                    runs.stop_all(error)
+                    raise
+                g.outcomes = outcomes_of(data)
+                g.files = dict((data.get("extra_data") or {}).get("files", {}))
+                g.log = log
+                if outputs is not None:
+                    outputs.write_submission(g.name, json.dumps(data, indent=2), log)
+                if progress is not None:
+                    progress(f"{g.name}: {g.score:g} / {g.max_score:g}")
+                return g
+
+            workers = max(1, n_jobs or os.cpu_count() or 1)
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                futures = [pool.submit(work, item) for item in enumerate(graded)]
+                try:
+                    for future in futures:
+                        future.result()
+                except SandboxError as error:
+                    # the first refusal, not another run's "grading stopped"
+                    raise (runs.refusal or error) from None
+                except BaseException:
+                    runs.stop_all()  # Ctrl-C, or a failure of the grader itself
+                    raise
+        if outputs is not None:
+            outputs.write_csv(grades_csv([(g.name, g.outcomes) for g in graded]))
+    finally:
+        if outputs is not None:
+            outputs.close()
+    return graded
+
+
+@contextlib.contextmanager
+def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
+    """A folder for the runs' results and the environment of the runs.  As root the folder is
+    root's alone and is the runs' TMPDIR (their own temporary files, pytest's among them); the
+    sandboxes' folder (with its locked registry of user ids) and the public copy of the package
+    are made once, in the system's temporary folder where the sandboxes' users can reach them,
+    and handed to every run; at the end every process of the batch's sandbox ids is killed
+    (a run stopped with SIGKILL could not do it)."""
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="mcts-grader-") as private:
+        os.chmod(private, 0o700)
+        with tempfile.TemporaryDirectory(prefix="mcts-public-") as public:
+            os.chmod(public, 0o755)  # the student's user imports the package from here
+            sandbox.public_package(Path(public))
+            env[PUBLIC_ENV] = public
+            if is_root():
+                env[sandbox.BASE_ENV] = str(sandbox._base())
+                env["TMPDIR"] = private
+            try:
+                yield Path(private), env
+            finally:
+                if is_root():
+                    sandbox.kill_registered()
+
+
+def _check_batch_private(submissions: list[Path]) -> None:
+    """As root with several submissions: refuse if other users can read one of them (every
+    sandbox is such a user, and could read another student's code)."""
+    open_ = [str(p) for p in submissions if readable_by_others(p)]
+    if open_:
+        more = f" and {len(open_) - 1} more" if open_[1:] else ""
+        raise SandboxError(
+            f"other users can read {open_[0]}{more}: one student's code could read another's.  "
+            "Keep the submissions in a folder only root can enter (chmod 700 on it) and grade again"
+        )
+
+
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
+
+
+class Outputs:
+    """The output folder and one folder per submission in it, made or checked before any
+    student code runs and held open: results are written through these handles, so a folder
+    swapped later for a link (or made in advance by someone else) gets nothing."""
+
+    def __init__(self, out_dir: Path, names: list[str]):
+        out_dir.mkdir(parents=True, exist_ok=True)
+        self.fd = self._open(str(out_dir), None, str(out_dir))
+        self.subs: dict[str, int] = {}
+        try:
+            for name in names:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o755, dir_fd=self.fd)
+                self.subs[name] = self._open(name, self.fd, str(out_dir / name))
+        except BaseException:
+            self.close()
+            raise
+
+    @staticmethod
+    def _open(path: str, dir_fd: int | None, shown: str) -> int:
+        try:
+            fd = os.open(path, _DIR_FLAGS, dir_fd=dir_fd)
+        except OSError as error:
+            raise SandboxError(f"{shown}: not a folder of its own ({error.strerror})") from None
+        info = os.fstat(fd)
+        if info.st_uid != os.geteuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            os.close(fd)
+            raise SandboxError(f"{shown}: the output folder must be yours, writable by you alone")
+        return fd
+
+    def write_submission(self, name: str, results: str, log: str) -> None:
+        write_at(self.subs[name], "results.json", results)
+        write_at(self.subs[name], "pytest.log", log)
+
+    def write_csv(self, text: str) -> None:
+        write_at(self.fd, "grades.csv", text)
+
+    def close(self) -> None:
+        for fd in [self.fd, *self.subs.values()]:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.subs.clear()
+
+
+def write_at(dir_fd: int, name: str, text: str) -> None:
+    """Write ``name`` in the folder ``dir_fd`` atomically (a temporary file, then a rename),
+    following no link."""
+    tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    fd = os.open(tmp, flags, 0o644, dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+
+
+def write_beside(path: Path, text: str) -> None:
+    """Write ``path`` (Gradescope's results.json) through its folder, opened without following
+    a link, atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = Outputs._open(str(path.parent), None, str(path.parent))
+    try:
+        write_at(fd, path.name, text)
+    finally:
+        os.close(fd)
+
+
+def _unique_name(path: Path, earlier: list[Graded]) -> str:
+    name = path.name or str(path)
+    taken = {g.name for g in earlier}
+    candidate, k = name, 2
+    while candidate in taken:
+        candidate, k = f"{name}-{k}", k + 1
+    return candidate

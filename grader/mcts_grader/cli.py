@@ -1,0 +1,141 @@
+"""`mcts-course grade SUBMISSION... --out DIR`: grade many submissions (or one on Gradescope).
+
+A thin front end over the grader's pytest run (:mod:`mcts_grader.batch`: one
+``python -m pytest --pyargs mcts_course.grading --submission S`` per submission, ``--jobs`` at
+a time); options it does not know go to every pytest run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+# Gradescope's autograder layout; each path can be moved with an environment variable (tests).
+GRADESCOPE_SUBMISSION = "/autograder/submission"
+GRADESCOPE_RESULTS = "/autograder/results/results.json"
+GRADESCOPE_TESTS = "/autograder/source/tests"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "grade",
+        help="grade submissions: grades.csv and Gradescope results.json files",
+        description="Grade each SUBMISSION (a folder with a student's exercise files or "
+        "notebooks, or one such file), one pytest run each. Writes DIR/grades.csv "
+        "(submission, score, max_score, then the points of each exercise), and "
+        "DIR/<submission>/results.json (Gradescope's format) and pytest.log. Student code runs "
+        "in separate processes with time and memory limits. Options not listed here go to "
+        "pytest (e.g. --exercise ttt_backprop).",
+    )
+    parser.add_argument("submissions", nargs="*", metavar="SUBMISSION")
+    parser.add_argument("--out", metavar="DIR", help="output folder (required unless --gradescope)")
+    parser.add_argument(
+        "--tests",
+        action="append",
+        metavar="PATH",
+        default=[],
+        help="the instructor's (hidden) tests: a pytest file or folder whose tests carry "
+        "@pytest.mark.points(value, exercise=...); students see them after the due date "
+        "unless they say visibility=...; may be repeated",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="submissions graded at once (default: the number of cores)",
+    )
+    parser.add_argument(
+        "--memory-mb",
+        type=int,
+        default=1024,
+        metavar="MB",
+        help="memory cap of each child process (default 1024)",
+    )
+    parser.add_argument(
+        "--timeout-scale",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="multiply every test's time limit by X (a slow machine; default 1)",
+    )
+    parser.add_argument(
+        "--gradescope",
+        action="store_true",
+        help="run inside Gradescope's autograder: grade $MCTS_GRADESCOPE_SUBMISSION "
+        f"(default {GRADESCOPE_SUBMISSION}) and write $MCTS_GRADESCOPE_RESULTS "
+        f"(default {GRADESCOPE_RESULTS}); hidden tests from "
+        f"$MCTS_GRADESCOPE_TESTS (default {GRADESCOPE_TESTS}) if it exists",
+    )
+    parser.set_defaults(func=run, pytest_args=[], passes_options_on=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mcts_course.errors import UsageError
+    from mcts_grader.batch import grade, grade_one, write_beside
+
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.timeout_scale <= 0:
+        raise UsageError("--timeout-scale must be positive")
+    for folder in args.tests:
+        if not Path(folder).exists():
+            raise UsageError(f"--tests {folder}: no such file or folder")
+    options = [
+        "-q",
+        "--timeout-scale",
+        str(args.timeout_scale),
+        "--memory-mb",
+        str(args.memory_mb),
+        *args.pytest_args,
+    ]
+    if args.gradescope:
+        submission = Path(os.environ.get("MCTS_GRADESCOPE_SUBMISSION", GRADESCOPE_SUBMISSION))
+        results = Path(os.environ.get("MCTS_GRADESCOPE_RESULTS", GRADESCOPE_RESULTS))
+        tests = list(args.tests)
+        hidden = os.environ.get("MCTS_GRADESCOPE_TESTS", GRADESCOPE_TESTS)
+        if Path(hidden).is_dir():
+            tests.append(hidden)
+        if not submission.exists():
+            raise UsageError(f"no submission at {submission}")
+        # SandboxError (student code not confinable) goes up: no results.json, exit status 3
+        data, log = grade_one(submission, tests, options)
+        write_beside(results, json.dumps(data, indent=2))
+        write_beside(results.parent / "pytest.log", log)
+        most = sum(t.get("max_score", 0) for t in data["tests"])
+        print(f"score {data['score']:g} / {most:g} -> {results}")
+        return 0
+    if not args.submissions:
+        raise UsageError("give at least one SUBMISSION (or --gradescope)")
+    if not args.out:
+        raise UsageError("--out DIR is required")
+    missing = [s for s in args.submissions if not Path(s).exists()]
+    if missing:
+        raise UsageError(f"no such submission: {missing[0]}")
+    started = time.perf_counter()
+    grades = grade(
+        args.submissions,
+        args.out,
+        extra_tests=args.tests,
+        n_jobs=args.jobs,
+        memory_mb=args.memory_mb,
+        timeout_scale=args.timeout_scale,
+        pytest_args=args.pytest_args,
+        progress=lambda line: print(line, file=sys.stderr),
+    )
+    seconds = time.perf_counter() - started
+    # each submission's score was printed (stderr) as it finished, and is in grades.csv
+    count = f"{len(grades)} submission{'' if len(grades) == 1 else 's'}"
+    print(f"graded {count} in {seconds:.1f} s -> {Path(args.out) / 'grades.csv'}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``mcts-course-grade ...``: the same as ``mcts-course grade ...``."""
+    from mcts_course.cli import main as course_main
+
+    return course_main(["grade", *(sys.argv[1:] if argv is None else argv)])

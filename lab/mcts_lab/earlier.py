@@ -1,0 +1,104 @@
+"""The agents of the earlier course material, rebuilt from what their published code does.
+
+The book compares its results with figures published in earlier course pages and lecture
+notes.  Their code differs from the package's agents in a few ways that can change a score;
+the variants here reproduce those differences on top of the package's own methods, so that a
+chapter can rerun a match "under their rules" and measure what each difference is worth.
+
+* :class:`EarlierMCTS` (the MCTS web page): every node on the path adds the playout's result
+  **for the player at the root** (no change of perspective between levels, so inside the tree
+  the opponent is assumed to help), and the exploration term uses the logarithm of the
+  **global iteration count** instead of the parent's visits.  A leaf is expanded once it has
+  been visited **more than** ``threshold`` times, and a playout plays ``depth + 1`` plies.
+* :func:`earlier_flat` (the flat Monte Carlo page): ``count`` playouts per decision in total,
+  round robin over the moves, the best mean wins, playouts of ``depth + 1`` plies.
+* :func:`lecture_minimax` (the lecture notes): its "depth 2" minimax applies the move, then
+  recurses while ``depth < 2``, which evaluates positions **3 plies** ahead.
+* :func:`disc_count_minimax`: the web pages' players default to an evaluation named
+  ``mass_count`` (counting squares), not a table of cell weights.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
+from mcts_course.agents.evaluation import disc_count
+from mcts_course.agents.mcts import Node
+
+SQRT2 = math.sqrt(2)
+
+
+class EarlierMCTS(MCTSAgent):
+    """MCTS as the earlier web page's code runs it (see the module docstring)."""
+
+    def __init__(
+        self,
+        iterations: int = 200,
+        *,
+        threshold: int = 20,
+        depth: int = 20,
+        time_limit: float | None = None,
+        c: float = SQRT2,
+        seed: int | None = None,
+    ):
+        # "visits > threshold" is the package's "visits >= threshold + 1"; their playout loop
+        # runs while depth <= max_depth, one ply more than max_depth.
+        super().__init__(
+            iterations,
+            time_limit=time_limit,
+            c=c,
+            expand_threshold=threshold + 1,
+            playout_depth=depth + 1,
+            seed=seed,
+        )
+        self.name = f"EarlierMCTS({iterations})"
+        self._root: Node | None = None
+        self._count = 0
+
+    def select(self, node: Node) -> list[Node]:
+        """Selection with ln(iterations so far) in every node's exploration term."""
+        if node is not self._root:  # a new search starts: the global count starts again
+            self._root, self._count = node, 0
+        log_n = math.log(self._count) if self._count > 1 else 0.0
+        self._count += 1
+        path = [node]
+        c = self.c
+        while node.children and not node.untried:
+            best_value = -math.inf
+            for child in node.children.values():
+                value = child.wins / child.visits + c * math.sqrt(log_n / child.visits)
+                if value > best_value:
+                    node, best_value = child, value
+            path.append(node)
+        return path
+
+    def backpropagate(self, path: list[Node], returns: tuple[int, int]) -> None:  # type: ignore[override]
+        """Every node on the path adds the reward of the player to move at the root."""
+        me = path[0].state.current_player
+        reward = (returns[me] + 1) / 2
+        for node in path:
+            node.visits += 1
+            node.wins += reward
+
+
+def earlier_flat(count: int, *, depth: int = 20, seed: int | None = None) -> MonteCarloAgent:
+    """Flat Monte Carlo as the earlier page's code runs it: ``count`` playouts in total."""
+    agent = MonteCarloAgent(playouts=count, playout_depth=depth + 1, seed=seed)
+    agent.name = f"EarlierMC({count})"
+    return agent
+
+
+def lecture_minimax(seed: int | None = None) -> AlphaBetaAgent:
+    """The lecture notes' "depth 2" minimax with cell scores: it looks 3 plies ahead.  Alpha-beta
+    finds the same minimax value five times faster (only the tie-breaks can differ)."""
+    agent = AlphaBetaAgent(depth=3, seed=seed)
+    agent.name = "Minimax(3 plies)"
+    return agent
+
+
+def disc_count_minimax(depth: int = 2, seed: int | None = None) -> MinimaxAgent:
+    """Minimax whose evaluation counts discs (mine minus the opponent's), not cell weights."""
+    agent = MinimaxAgent(depth=depth, evaluate=disc_count, seed=seed)
+    agent.name = f"Minimax({depth}, disc count)"
+    return agent

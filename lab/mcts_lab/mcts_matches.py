@@ -1,0 +1,360 @@
+"""MCTS in matches: the earlier course's results replayed, MCTS against flat Monte Carlo budget by
+budget (Connect Four and Othello), and a round robin of the book's agents at equal time.
+
+Every match goes through :func:`mcts_course.arena.match` with a fixed seed and colours
+alternated, so a chapter that calls these functions gets the same games on every build (the
+round robin at equal time excepted: how far a search gets in 10 ms depends on the machine).
+Budgets of the Monte Carlo agents are **playouts per decision, in total** (MCTS: iterations).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from mcts_course.agents import (
+    AlphaBetaAgent,
+    CellScoreAgent,
+    MCTSAgent,
+    MinimaxAgent,
+    MonteCarloAgent,
+    RandomAgent,
+)
+from mcts_course.arena import MatchResult, match, play_game
+from mcts_course.games import ConnectFour, GameState, Othello
+from mcts_lab.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
+from mcts_lab.experiments import Tournament, round_robin
+from mcts_lab.present import earlier_table, error_bars, inside
+
+# The sizes the chapter uses (tests/test_book_claims.py checks the promised minimums).
+GAMES_EARLIER = 60  # per earlier match (the earlier pages played 100)
+GAMES_RERUN = 40  # per rerun with one of the earlier code's differences
+CURVE_BUDGETS = (10, 30, 100, 300, 1000, 3000)  # playouts per decision, in total
+# Games per point: 100 where the question is close, fewer at 3,000 (decided by far, and a
+# game there costs more than all the others together).
+CURVE_GAMES = {10: 100, 30: 100, 100: 100, 300: 100, 1000: 100, 3000: 50}
+CURVE_SEED = 400
+OTHELLO_BUDGETS = (100, 300, 1000)
+OTHELLO_GAMES = {100: 100, 300: 100, 1000: 40}
+OTHELLO_SEED = 21
+TIME_PER_MOVE = 0.01  # seconds, for each agent that can use time
+GAMES_PAIR = 50  # games per pair of the round robin
+
+
+# -- the earlier course's matches ----------------------------------------------------------------
+def earlier_mcts(iterations: int) -> MCTSAgent:
+    """The package's MCTS with the earlier page's settings: expand after more than 20 visits,
+    playouts of 21 plies (counted as their code counts them)."""
+    agent = MCTSAgent(iterations, expand_threshold=21, playout_depth=21)
+    agent.name = f"MCTS({iterations})"
+    return agent
+
+
+@dataclass
+class EarlierRow:
+    """One earlier match: our result and the one the earlier page reported (in 100 games)."""
+
+    label: str
+    result: MatchResult
+    wins: int
+    losses: int
+
+    @property
+    def reported(self) -> float:
+        return (self.wins + (100 - self.wins - self.losses) / 2) / 100
+
+    @property
+    def inside(self) -> bool:
+        return inside(self.result, self.wins, self.losses)
+
+
+def earlier_matches(
+    games: int = GAMES_EARLIER, seed: int = 70, n_jobs: int | None = 2
+) -> dict[str, EarlierRow]:
+    """The earlier page's three matches at 200 iterations: against random play, minimax with
+    depth 2 (cell scores) and its flat Monte Carlo with 200 playouts (cut after 20 plies)."""
+    spec = {  # label: (opponent, their wins, their losses)
+        "vs random": (RandomAgent(), 94, 5),
+        "vs minimax depth 2": (MinimaxAgent(depth=2), 32, 67),
+        "vs flat MC(200)": (earlier_flat(200), 63, 34),
+    }
+    return {
+        label: EarlierRow(
+            label,
+            match(
+                Othello,
+                earlier_mcts(200),
+                other,
+                games=games,
+                seed=seed + k,
+                n_jobs=n_jobs,
+                keep_moves=False,
+            ),
+            w,
+            lo,
+        )
+        for k, (label, (other, w, lo)) in enumerate(spec.items())
+    }
+
+
+def earlier_reruns(
+    games: int = GAMES_RERUN, seed: int = 80, n_jobs: int | None = 2
+) -> dict[str, MatchResult]:
+    """The match against minimax with depth 2, rerun with one difference of the earlier code at
+    a time: their MCTS (no change of perspective, global log count), a minimax counting discs,
+    a minimax looking 3 plies ahead (as the lecture notes' code does)."""
+    runs = {
+        "their MCTS vs minimax depth 2": (EarlierMCTS(200), MinimaxAgent(depth=2)),
+        "MCTS vs minimax counting discs": (earlier_mcts(200), disc_count_minimax()),
+        "MCTS vs minimax 3 plies": (earlier_mcts(200), lecture_minimax()),
+    }
+    return {
+        label: match(Othello, a, b, games=games, seed=seed + k, n_jobs=n_jobs, keep_moves=False)
+        for k, (label, (a, b)) in enumerate(runs.items())
+    }
+
+
+def earlier_markdown(rows: Mapping[str, EarlierRow]):
+    """The earlier results next to ours, as a Markdown table."""
+    from IPython.display import Markdown
+
+    return Markdown(
+        earlier_table([(f"MCTS(200) {r.label}", r.result, r.wins, r.losses) for r in rows.values()])
+    )
+
+
+def reruns_markdown(reruns: Mapping[str, MatchResult]):
+    """The reruns as a Markdown table: result, score and 95% interval."""
+    from IPython.display import Markdown
+
+    lines = ["| rerun | result | score | 95% interval |", "|---|--:|--:|--:|"]
+    for label, r in reruns.items():
+        lo, hi = r.interval
+        lines.append(
+            f"| {label} | {r.wins}-{r.losses} ({r.games} games) | {r.score:.1%} | "
+            f"{lo:.1%} to {hi:.1%} |"
+        )
+    return Markdown("\n".join(lines))
+
+
+# -- MCTS against flat Monte Carlo, budget by budget ---------------------------------------------
+def othello_duel(n_jobs: int | None = 2) -> dict[int, MatchResult]:
+    """The duel on Othello, at the budgets and sizes the build affords."""
+    return duel(Othello, OTHELLO_BUDGETS, OTHELLO_GAMES, OTHELLO_SEED, n_jobs)
+
+
+def sign(result: MatchResult) -> int:
+    """+1: the first agent above 50% beyond the noise; -1: below; 0: the games cannot tell."""
+    lo, hi = result.interval
+    return 1 if lo > 0.5 else -1 if hi < 0.5 else 0
+
+
+def _games(games: int | Mapping[int, int], budget: int) -> int:
+    return games if isinstance(games, int) else games[budget]
+
+
+def duel(
+    game: type[GameState] = ConnectFour,
+    budgets: Sequence[int] = CURVE_BUDGETS,
+    games: int | Mapping[int, int] = CURVE_GAMES,
+    seed: int = CURVE_SEED,
+    n_jobs: int | None = 2,
+) -> dict[int, MatchResult]:
+    """MCTS against flat Monte Carlo (UCB1 over the moves), both with the same playouts per
+    decision, one match per budget (colours alternated)."""
+    return {
+        b: match(
+            game,
+            MCTSAgent(b),
+            MonteCarloAgent(b, policy="ucb1"),
+            games=_games(games, b),
+            seed=seed + k,
+            n_jobs=n_jobs,
+            keep_moves=False,
+        )
+        for k, b in enumerate(budgets)
+    }
+
+
+def _log_budgets(ax, budgets: Sequence[int]) -> None:
+    from matplotlib.ticker import NullFormatter, NullLocator
+
+    ax.set_xscale("log")
+    ax.set_xticks(list(budgets), [f"{b:,}" for b in budgets])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _plot_curve(ax, curve: Mapping[int, MatchResult], fmt: str, label: str | None) -> None:
+    xs = list(curve)
+    ys = [curve[b].score for b in xs]
+    ax.errorbar(
+        xs,
+        ys,
+        yerr=error_bars(ys, [curve[b].interval for b in xs]),
+        fmt=fmt,
+        capsize=4,
+        label=label,
+    )
+
+
+def plot_duel(results: Mapping[int, MatchResult], title: str):
+    """One duel curve: MCTS's score against flat Monte Carlo per budget, with 95% Wilson
+    intervals; the tick labels give every point's number of games."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter, NullLocator
+
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    _plot_curve(ax, results, "^-", None)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    budgets = list(results)
+    ax.set_xscale("log")
+    ax.set_xticks(budgets, [f"{b:,}\n{results[b].games} games" for b in budgets], fontsize=8)
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlim(min(budgets) / 1.6, max(budgets) * 1.6)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("playouts per decision (in total)")
+    ax.set_ylabel("MCTS's score against flat MC")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+# -- a round robin at equal time ------------------------------------------------------------------
+NAMES = ["random", "cell score", "minimax 2", "alpha-beta ID", "flat MC", "MCTS"]
+NEEDS = {
+    "random": "nothing",
+    "cell score": "a table of expert weights, no search",
+    "minimax 2": "an evaluation function; time exponential in the depth",
+    "alpha-beta ID": "an evaluation function; any time limit, as deep as it gets",
+    "flat MC": "only the rules and many playouts",
+    "MCTS": "only the rules, many playouts and memory for a tree",
+}
+
+
+def equal_time_field(time_per_move: float = TIME_PER_MOVE) -> list:
+    """The book's agents; those that can use time get ``time_per_move`` seconds."""
+    field = [
+        RandomAgent(),
+        CellScoreAgent(),
+        MinimaxAgent(depth=2),
+        AlphaBetaAgent(time_limit=time_per_move),
+        MonteCarloAgent(time_limit=time_per_move, policy="ucb1"),
+        MCTSAgent(time_limit=time_per_move),
+    ]
+    for agent, name in zip(field, NAMES, strict=True):
+        agent.name = name
+    return field
+
+
+def equal_time_round_robin(
+    game: type[GameState] = ConnectFour,
+    time_per_move: float = TIME_PER_MOVE,
+    games: int = GAMES_PAIR,
+    seed: int = 500,
+    n_jobs: int | None = 2,
+) -> Tournament:
+    """Every agent of :func:`equal_time_field` against every other."""
+    return round_robin(game, equal_time_field(time_per_move), games, seed, n_jobs)
+
+
+def plot_crosstable(
+    tournament: Tournament,
+    game: str = "Connect Four",
+    time_per_move: float = TIME_PER_MOVE,
+    games: int = GAMES_PAIR,
+):
+    """The crosstable as a heat map: the score of the row's agent against the column's."""
+    import matplotlib.pyplot as plt
+
+    names = tournament.names
+    scores = tournament.scores
+    fig, ax = plt.subplots(figsize=(6.2, 5))
+    image = ax.imshow(scores, cmap="RdYlGn", vmin=0, vmax=1)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            if i != j:
+                ax.text(j, i, f"{scores[i, j]:.0%}", ha="center", va="center", fontsize=8)
+    ax.set_xticks(range(len(names)), names, rotation=35, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    ax.set_xlabel("opponent")
+    fig.colorbar(image, ax=ax, label="score of the row's agent")
+    ax.set_title(f"{game}, {time_per_move * 1000:g} ms per move, {games} games a pair", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def elo(tournament: Tournament, name: str) -> tuple[float, float, float]:
+    """An agent's rating above random play, with its 95% interval."""
+    r = tournament.ratings
+    i, anchor = tournament.names.index(name), r.elo[tournament.names.index("random")]
+    return float(r.elo[i] - anchor), float(r.low[i] - anchor), float(r.high[i] - anchor)
+
+
+def separated(tournament: Tournament, first: str, second: str) -> int:
+    """+1 if ``first``'s rating interval lies wholly above ``second``'s, -1 below, else 0."""
+    _, lo1, hi1 = elo(tournament, first)
+    _, lo2, hi2 = elo(tournament, second)
+    return 1 if lo1 > hi2 else -1 if hi1 < lo2 else 0
+
+
+@dataclass
+class Costs:
+    """Per agent of the field: seconds per move, averaged over the positions of one random
+    game (forced moves left out); for the two Monte Carlo agents also the playouts a decision
+    got on average."""
+
+    seconds: dict[str, float]
+    playouts: dict[str, float]
+
+
+def cost_per_move(
+    game: type[GameState] = ConnectFour,
+    time_per_move: float = TIME_PER_MOVE,
+    seed: int = 1,
+    repeats: int = 3,
+) -> Costs:
+    """Time every agent of :func:`equal_time_field` on the positions of one random game, each
+    position ``repeats`` times."""
+    record = play_game(game(), RandomAgent(seed=seed), RandomAgent(seed=seed + 1))
+    probes = [s for s in record.states if not s.is_terminal() and len(s.legal_actions()) > 1]
+    field = equal_time_field(time_per_move)
+    spent = {agent.name: 0.0 for agent in field}
+    done = {agent.name: 0 for agent in field}
+    # The agents take turns on each position (rather than one agent after another), so that a
+    # change in the machine's load while this runs falls on all of them alike.
+    for _ in range(repeats):
+        for state in probes:
+            for agent in field:
+                started = time.perf_counter()
+                agent.select_action(state)
+                spent[agent.name] += time.perf_counter() - started
+                if isinstance(agent, MCTSAgent):
+                    done[agent.name] += agent.last_iterations
+                elif isinstance(agent, MonteCarloAgent):
+                    done[agent.name] += sum(row["visits"] for row in agent.last_stats)
+    moves = repeats * len(probes)
+    seconds = {name: t / moves for name, t in spent.items()}
+    playouts = {
+        agent.name: done[agent.name] / moves
+        for agent in field
+        if isinstance(agent, MCTSAgent | MonteCarloAgent)
+    }
+    return Costs(seconds, playouts)
+
+
+def methods_markdown(tournament: Tournament, cost: Costs):
+    """What each agent needs, costs per move and buys (Elo above random), strongest first."""
+    from IPython.display import Markdown
+
+    lines = ["| agent | needs | time per move | Elo above random (95%) |", "|---|---|--:|--:|"]
+    for i in tournament.ratings.order():
+        name = tournament.names[i]
+        e, lo, hi = elo(tournament, name)
+        lines.append(
+            f"| {name} | {NEEDS[name]} | {cost.seconds[name] * 1000:.2f} ms | "
+            f"{e:+.0f} ({lo:+.0f} to {hi:+.0f}) |"
+        )
+    return Markdown("\n".join(lines))

@@ -1,0 +1,377 @@
+"""The experiments of the chapter "Properties of MCTS": anytime play, the narrow trap, one agent
+for every game, and what smarter playouts do to the search.
+
+Every function plays seeded games or searches, so the chapter gets the same numbers on every
+build (the timings printed beside them depend on the machine).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from mcts_course.agents import MCTSAgent, MonteCarloAgent
+from mcts_course.agents.exact import PerfectAgent, move_values
+from mcts_course.agents.minimax import SearchStats, minimax_value
+from mcts_course.agents.rollout import reward
+from mcts_course.arena import MatchResult, match, wilson_interval
+from mcts_course.games import GameState, TicTacToe
+from mcts_lab.present import Table, error_bars, game_title
+
+TRAP_MOVES = "a1 b2 c3"  # X holds two opposite corners, O the centre; O to move
+
+
+def not_lost(result: MatchResult) -> tuple[float, tuple[float, float]]:
+    """The share of games of ``result`` that its first player did not lose, with its 95%
+    Wilson interval."""
+    share = 1 - result.losses / result.games
+    return share, wilson_interval(share, result.games)
+
+
+# -- anytime: strength against iterations ----------------------------------------------------------
+@dataclass
+class Anytime:
+    """MCTS with a growing number of iterations per move against perfect tic-tac-toe play."""
+
+    budgets: list[int]
+    results: dict[int, MatchResult]
+    microseconds: float  # per iteration, on the empty board, on this machine
+
+    @property
+    def not_lost(self) -> list[float]:
+        return [not_lost(self.results[b])[0] for b in self.budgets]
+
+    @property
+    def intervals(self) -> list[tuple[float, float]]:
+        return [not_lost(self.results[b])[1] for b in self.budgets]
+
+    def plot(self, ax=None):
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, 3.8))
+        ys = self.not_lost
+        ax.errorbar(self.budgets, ys, yerr=error_bars(ys, self.intervals), marker="o", capsize=3)
+        ax.set_xscale("log")
+        ax.set_xticks(self.budgets, [f"{b:,}" for b in self.budgets])
+        ax.minorticks_off()
+        ax.set_ylim(0, 1.05)
+        games = self.results[self.budgets[0]].games
+        ax.set_xlabel(f"iterations per move (about {self.microseconds:.0f} µs each here)")
+        ax.set_ylabel(f"share of {games} games not lost")
+        ax.set_title("MCTS stopped after n iterations, against perfect tic-tac-toe play")
+        return ax
+
+
+def anytime(budgets: Sequence[int], games: int, seed: int, n_jobs: int | None = 2) -> Anytime:
+    """``games`` games of MCTS (``budget`` iterations per move) against :class:`PerfectAgent`
+    (colours alternating) for each budget, and the cost of one iteration."""
+    results = {
+        b: match(
+            TicTacToe,
+            MCTSAgent(b),
+            PerfectAgent(),
+            games=games,
+            seed=seed + k,
+            n_jobs=n_jobs,
+            keep_moves=False,
+        )
+        for k, b in enumerate(budgets)
+    }
+    agent = MCTSAgent(2_000, seed=seed)
+    started = time.perf_counter()
+    agent.search(TicTacToe())
+    return Anytime(list(budgets), results, (time.perf_counter() - started) / 2_000 * 1e6)
+
+
+# -- the narrow trap -------------------------------------------------------------------------------
+def trap_position() -> TicTacToe:
+    return TicTacToe.from_moves(TRAP_MOVES)
+
+
+def random_play_values(state: GameState) -> dict[int, float]:
+    """For each move, the mean reward of a random playout after it for the player to move (win
+    1, draw 1/2, loss 0), computed exactly: the average over every random continuation, each
+    weighted by its probability.  It is what a move's playout mean converges to."""
+    me = state.current_player
+
+    @cache
+    def value(s: GameState) -> float:
+        if s.is_terminal():
+            return reward(s.returns(), me)
+        actions = s.legal_actions()
+        return sum(value(s.play(a)) for a in actions) / len(actions)
+
+    return {a: value(state.play(a)) for a in state.legal_actions()}
+
+
+@dataclass
+class Trap:
+    """The narrow trap: exact values, playout means, and how often each search avoids it."""
+
+    state: GameState
+    values: dict[int, int]  # exact value of each move for the mover
+    means: dict[int, float]  # the exact mean of a random playout after each move
+    budgets: list[int]
+    seeds: int
+    mcts_safe: list[int]  # searches (of ``seeds``) that chose a move that does not lose
+    flat_safe: list[int]
+    depth_seen: int  # the depth at which full-width minimax without evaluation avoids it
+    nodes_seen: int  # positions that search visits
+
+    @property
+    def safe(self) -> set[int]:
+        return {a for a, v in self.values.items() if v >= 0}
+
+    @property
+    def random_share(self) -> float:
+        return len(self.safe) / len(self.values)
+
+    def share(self, which: str) -> list[float]:
+        counts = self.mcts_safe if which == "mcts" else self.flat_safe
+        return [c / self.seeds for c in counts]
+
+    def intervals(self, which: str) -> list[tuple[float, float]]:
+        return [wilson_interval(s, self.seeds) for s in self.share(which)]
+
+    def plot(self):
+        import matplotlib.pyplot as plt
+
+        from mcts_course.render import draw_board
+
+        fig, axes = plt.subplots(
+            1, 3, figsize=(15, 4.0), gridspec_kw={"width_ratios": [1, 1.2, 1.6]}
+        )
+        draw_board(
+            self.state,
+            ax=axes[0],
+            overlay={a: float(v) for a, v in self.values.items()},
+            cmap="RdYlGn",
+            vmin=-1,
+            vmax=1,
+            fmt="{:+.0f}",
+            colorbar=False,
+            title="exact value of each move for O",
+        )
+        moves = sorted(self.means, key=lambda a: self.state.action_to_string(a))
+        names = [self.state.action_to_string(a) for a in moves]
+        colours = ["#c44e52" if self.values[a] < 0 else "#4c72b0" for a in moves]
+        axes[1].bar(names, [self.means[a] for a in moves], color=colours)
+        axes[1].set_ylim(0.5, 0.6)
+        axes[1].set_ylabel("mean reward of a random playout for O")
+        axes[1].set_title("random playouts: the losing corners (red) look best")
+        for which, label in (("mcts", "MCTS"), ("flat", "flat Monte Carlo")):
+            ys = self.share(which)
+            axes[2].errorbar(
+                self.budgets,
+                ys,
+                yerr=error_bars(ys, self.intervals(which)),
+                marker="o",
+                capsize=3,
+                label=label,
+            )
+        axes[2].axhline(
+            self.random_share, color="#999999", linestyle="--", label="a random legal move"
+        )
+        axes[2].set_xscale("log")
+        axes[2].set_xticks(self.budgets, [f"{b:,}" for b in self.budgets])
+        axes[2].minorticks_off()
+        axes[2].set_ylim(0, 1.05)
+        axes[2].set_xlabel("playouts per decision (MCTS: iterations)")
+        axes[2].set_ylabel(f"share of {self.seeds} searches not losing")
+        axes[2].legend(loc="lower left")
+        fig.tight_layout()
+        return fig
+
+
+def _no_evaluation(state: GameState, player: int) -> float:
+    """A position's value at the horizon when nothing is known: its result if the game is
+    over, else a draw."""
+    return reward(state.returns(), player) - 0.5 if state.is_terminal() else 0.0
+
+
+def narrow_trap(budgets: Sequence[int], seeds: int, seed: int = 0) -> Trap:
+    """The trap position: its exact values, the exact playout mean of each move, how many of
+    ``seeds`` searches of MCTS and of flat Monte Carlo (the same number of playouts per
+    decision) avoid the losing moves, and the depth (and positions visited) at which
+    full-width minimax with no evaluation proves them worse."""
+    state = trap_position()
+    values = move_values(state)
+    safe = {a for a, v in values.items() if v >= 0}
+    means = random_play_values(state)
+    mcts = [
+        sum(MCTSAgent(n, seed=seed + s).select_action(state) in safe for s in range(seeds))
+        for n in budgets
+    ]
+    flat = [
+        sum(MonteCarloAgent(n, seed=seed + s).select_action(state) in safe for s in range(seeds))
+        for n in budgets
+    ]
+    for depth in range(1, 10):  # the first depth at which every losing move scores below
+        stats = SearchStats(nodes=1)  # the others (a tie broken the right way is no proof)
+        scores = {
+            a: minimax_value(state.play(a), depth - 1, _no_evaluation, state.current_player, stats)
+            for a in values
+        }
+        if max(scores[a] for a in values if a not in safe) < min(scores[a] for a in safe):
+            break
+    return Trap(state, values, means, list(budgets), seeds, mcts, flat, depth, stats.nodes)
+
+
+# -- one agent for every game ----------------------------------------------------------------------
+def visits_in_three_games(iterations: int = 2_000, seed: int = 1):
+    """The same ``MCTSAgent`` in a position of each game: where it spends its visits (a figure)."""
+    import matplotlib.pyplot as plt
+
+    from mcts_course.games import ConnectFour, Othello
+    from mcts_course.render import draw_board, search_overlay
+
+    positions = [
+        Othello.from_moves("f5 d6 c3 d3 c4"),
+        ConnectFour.from_moves("4 4 3 5"),
+        trap_position(),
+    ]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.3))
+    for ax, state in zip(axes, positions, strict=True):
+        agent = MCTSAgent(iterations, seed=seed)
+        choice = agent.select_action(state)
+        draw_board(
+            state,
+            ax=ax,
+            overlay=search_overlay(agent.last_root, "visits"),
+            cmap="Blues",
+            fmt="{:.0f}",
+            label="visits",
+            title=f"{game_title(state.NAME)}, {state.PLAYER_NAMES[state.current_player]}"
+            f" to move: plays {state.action_to_string(choice)}",
+        )
+    return fig
+
+
+# -- smarter playouts ------------------------------------------------------------------------------
+class WinningMovePlayout:
+    """A playout that takes an immediate win whenever one exists, else a random move."""
+
+    def evaluate(self, state, rng):
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            me = state.current_player
+            wins = [a for a in actions if state.play(a).winner() == me]
+            state = state.play(wins[0] if wins else rng.choice(actions))
+        return state.returns()
+
+
+@dataclass
+class PlayoutOutcomes:
+    """The results of random and win-taking playouts from one position."""
+
+    label: str
+    x_wins: float
+    draws: float
+    o_wins: float
+    microseconds: float  # per playout, here
+
+
+def playout_outcomes(state: GameState, playouts: int, seed: int) -> list[PlayoutOutcomes]:
+    """The share of first-player wins, draws and second-player wins of ``playouts`` random and
+    ``playouts`` win-taking playouts from ``state``, and their cost."""
+    out = []
+    for label, evaluate in (
+        ("random", lambda s, rng: s.rollout(rng)),
+        ("takes a win", WinningMovePlayout().evaluate),
+    ):
+        rng = random.Random(seed)
+        started = time.perf_counter()
+        results = [evaluate(state, rng) for _ in range(playouts)]
+        seconds = (time.perf_counter() - started) / playouts
+        first = sum(r[0] > r[1] for r in results) / playouts
+        draws = sum(r[0] == r[1] for r in results) / playouts
+        out.append(PlayoutOutcomes(label, first, draws, 1 - first - draws, seconds * 1e6))
+    return out
+
+
+def outcomes_table(outcomes: list[PlayoutOutcomes]) -> Table:
+    rows = [[o.label, o.x_wins, o.draws, o.o_wins, o.microseconds] for o in outcomes]
+    return Table(
+        ["playout", "X wins", "draws", "O wins", "µs per playout"],
+        rows,
+        {"X wins": ".0%", "draws": ".0%", "O wins": ".0%", "µs per playout": ".1f"},
+        right=["X wins", "draws", "O wins", "µs per playout"],
+    )
+
+
+@dataclass
+class PlayoutSearch:
+    """MCTS with random and with win-taking playouts, each against perfect play."""
+
+    iterations: int
+    cost_ratio: float  # processor time per search, win-taking over random (measured here)
+    results: dict[str, MatchResult]  # label -> MCTS's match against PerfectAgent
+
+    def not_lost(self, label: str) -> float:
+        return not_lost(self.results[label])[0]
+
+    def interval(self, label: str) -> tuple[float, float]:
+        return not_lost(self.results[label])[1]
+
+    def table(self) -> Table:
+        rows = []
+        for label, result in self.results.items():
+            low, high = self.interval(label)
+            rows.append([label, result.names[0], result.games, self.not_lost(label), low, high])
+        return Table(
+            ["playouts", "agent", "games", "not lost", "95% low", "95% high"],
+            rows,
+            {"not lost": ".1%", "95% low": ".1%", "95% high": ".1%"},
+            right=["games", "not lost", "95% low", "95% high"],
+        )
+
+
+def playout_search(
+    iterations: int, equal_time: int, games: int, seed: int, n_jobs: int | None = 2
+) -> PlayoutSearch:
+    """MCTS against :class:`PerfectAgent` in tic-tac-toe, ``games`` games each: with random
+    playouts and with win-taking playouts at ``iterations`` iterations (equal playouts), and
+    with random playouts at ``equal_time`` iterations (chosen about equal in time to the
+    win-taking search; the measured cost ratio is returned beside)."""
+    smart = WinningMovePlayout()
+    agents = {
+        "random": MCTSAgent(iterations),
+        "takes a win": MCTSAgent(iterations, evaluator=smart),
+        "random, equal time": MCTSAgent(equal_time),
+    }
+    results = {
+        label: match(
+            TicTacToe,
+            agent,
+            PerfectAgent(),
+            games=games,
+            seed=seed,
+            n_jobs=n_jobs,
+            keep_moves=False,
+        )
+        for label, agent in agents.items()
+    }
+    return PlayoutSearch(iterations, cost_ratio(iterations, seed), results)
+
+
+def cost_ratio(iterations: int, seed: int, positions: int = 40) -> float:
+    """The processor time of an MCTS search with win-taking playouts over that with random ones
+    (``iterations`` each), on the same tic-tac-toe positions of random games."""
+    rng = random.Random(seed)
+    states = [TicTacToe()]
+    while len(states) < positions:
+        state = TicTacToe()
+        for _ in range(rng.randrange(5)):
+            state = state.play(rng.choice(state.legal_actions()))
+        states.append(state)
+    costs = []
+    for evaluator in (None, WinningMovePlayout()):
+        started = time.process_time()
+        for k, state in enumerate(states):
+            MCTSAgent(iterations, evaluator=evaluator, seed=k).select_action(state)
+        costs.append(time.process_time() - started)
+    return costs[1] / costs[0]

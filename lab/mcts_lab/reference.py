@@ -1,0 +1,156 @@
+"""The running Othello position, asked again with much more search: what can be known of its
+best move when its exact value is out of reach.
+
+Three earlier chapters answer the running position with three different moves (minimax at
+depth 2, flat Monte Carlo with 600 playouts, MCTS with 2,000 iterations).  Nothing can solve a
+position with about fifty empty squares exactly, so :func:`reference_searches` asks the two
+kinds of search the book has, each far stronger than before and each several times:
+
+* MCTS with many more iterations, from several seeds: do independent searches agree?
+* alpha-beta with the cell-score table at increasing depths: does its move settle?
+* flat Monte Carlo with many playouts per move: the value it converges to, with intervals.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
+from mcts_course.arena import wilson_interval
+from mcts_course.games import GameState, Othello
+from mcts_lab.present import Table
+
+RUNNING = "f5 d6 c3 d3 c4 f4 c5 b3 c2"  # the book's running position (White to move)
+REFERENCE_ITERATIONS = 100_000  # MCTS iterations per reference search
+REFERENCE_SEEDS = 4
+ALPHABETA_DEPTHS = (1, 2, 3, 4, 5, 6, 7)
+FLAT_PER_MOVE = 2000  # playouts per move for flat Monte Carlo's converged values
+
+
+def running_position() -> Othello:
+    return Othello.from_moves(RUNNING)
+
+
+def earlier_answers(state: GameState) -> dict[str, str]:
+    """The moves the earlier chapters' agents play: minimax at depth 2 (cell scores), flat
+    Monte Carlo with 600 playouts (seed 1), MCTS with 2,000 iterations (seed 1)."""
+    agents = {
+        "minimax": MinimaxAgent(depth=2),
+        "flat": MonteCarloAgent(playouts=600, seed=1),
+        "mcts": MCTSAgent(iterations=2000, seed=1),
+    }
+    return {k: state.action_to_string(a.select_action(state)) for k, a in agents.items()}
+
+
+@dataclass
+class SeedSearch:
+    """One long MCTS search: its move, that move's share of the visits and its mean."""
+
+    seed: int
+    move: str
+    share: float
+    mean: float
+    runner_up: str
+    runner_up_share: float
+
+
+@dataclass
+class Reference:
+    state: GameState
+    earlier: dict[str, str]
+    iterations: int
+    searches: list[SeedSearch]
+    alphabeta: dict[int, str]  # depth: move
+    flat: dict[str, tuple[float, float, float]]  # move: mean, 95% interval
+    flat_per_move: int
+
+    @property
+    def mcts_moves(self) -> Counter:
+        return Counter(s.move for s in self.searches)
+
+    @property
+    def mcts_consensus(self) -> str | None:
+        """The move every long MCTS search chose, or None if they disagree."""
+        moves = self.mcts_moves
+        return next(iter(moves)) if len(moves) == 1 else None
+
+    @property
+    def flat_best(self) -> str:
+        return max(self.flat, key=lambda m: self.flat[m][0])
+
+    def flat_separated(self) -> bool:
+        """Does flat Monte Carlo's best move's interval lie above every other move's?"""
+        best = self.flat_best
+        low = self.flat[best][1]
+        return all(high < low for m, (_, _, high) in self.flat.items() if m != best)
+
+    def searches_markdown(self) -> Table:
+        """One row per seed: the move MCTS plays, its share of the visits and mean, the next."""
+        columns = ["seed", "MCTS plays", "its share of the visits", "its mean", "next most visited"]
+        rows = [
+            [s.seed, s.move, s.share, s.mean, f"{s.runner_up} ({s.runner_up_share:.1%})"]
+            for s in self.searches
+        ]
+        formats = {"its share of the visits": ".1%", "its mean": ".3f"}
+        return Table(columns, rows, formats, right=["seed", "its share of the visits", "its mean"])
+
+    def alphabeta_markdown(self):
+        from IPython.display import Markdown
+
+        depths = list(self.alphabeta)
+        return Markdown(
+            "| depth | "
+            + " | ".join(map(str, depths))
+            + " |\n|---|"
+            + "--:|" * len(depths)
+            + "\n| alpha-beta plays | "
+            + " | ".join(self.alphabeta[d] for d in depths)
+            + " |"
+        )
+
+
+def reference_searches(
+    state: GameState | None = None,
+    iterations: int = REFERENCE_ITERATIONS,
+    seeds: int = REFERENCE_SEEDS,
+    depths: Sequence[int] = ALPHABETA_DEPTHS,
+    flat_per_move: int = FLAT_PER_MOVE,
+    n_jobs: int | None = 2,
+) -> Reference:
+    """The long MCTS searches (in parallel, one per seed), alpha-beta at every depth of
+    ``depths`` and flat Monte Carlo with ``flat_per_move`` playouts per move."""
+    from joblib import Parallel, delayed
+
+    state = state or running_position()
+    searches = Parallel(n_jobs=n_jobs)(
+        delayed(_long_search)(state, iterations, seed) for seed in range(seeds)
+    )
+    alphabeta = {
+        d: state.action_to_string(AlphaBetaAgent(depth=d).select_action(state)) for d in depths
+    }
+    flat_agent = MonteCarloAgent(playouts_per_move=flat_per_move, seed=0)
+    flat_agent.select_action(state)
+    flat = {}
+    for row in flat_agent.last_stats:
+        lo, hi = wilson_interval(row["mean"], row["visits"])
+        flat[row["move"]] = (row["mean"], lo, hi)
+    return Reference(
+        state, earlier_answers(state), iterations, list(searches), alphabeta, flat, flat_per_move
+    )
+
+
+def _long_search(state: GameState, iterations: int, seed: int) -> SeedSearch:
+    root = MCTSAgent(iterations, seed=seed).search(state)
+    ranked = sorted(root.children.values(), key=lambda ch: (-ch.visits, ch.action))
+    total = sum(ch.visits for ch in ranked)
+    top, second = ranked[0], ranked[1]
+    return SeedSearch(
+        seed,
+        state.action_to_string(top.action),
+        top.visits / total,
+        top.mean,
+        state.action_to_string(second.action),
+        second.visits / total,
+    )

@@ -1,0 +1,19 @@
+"""claim and glue take numpy's scalars: the lab's results are numpy arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from mcts_lab.claims import ClaimFailed, claim, glue
+
+
+def test_a_numpy_comparison_is_a_condition():
+    claim(np.float64(0.3) < 0.5, "numpy booleans pass")
+    with pytest.raises(ClaimFailed):
+        claim(np.float64(0.7) < 0.5, "and fail")
+
+
+def test_glue_hands_python_numbers_to_myst_nb():
+    value = glue("numpy_scalar", np.float64(0.25))
+    assert type(value) is float and value == 0.25
+    assert glue("plain", 3) == 3

@@ -1,0 +1,96 @@
+"""The first chapters' experiments (mcts_lab.basics) measure what they say, on tiny sizes."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from mcts_lab import basics  # noqa: E402
+
+from mcts_course.agents.minimax import minimax_value  # noqa: E402
+from mcts_course.games import ConnectFour, Othello, TicTacToe  # noqa: E402
+
+
+def test_random_games_are_seeded_and_counted():
+    games = basics.random_games(12, seed=3)
+    again = basics.random_games(12, seed=3)
+    assert games.games == 12 == len(games.margins) == len(games.lengths)
+    assert (games.black, games.white, games.draws) == (again.black, again.white, again.draws)
+    assert list(games.margins) == list(again.margins)
+    assert games.black == sum(m > 0 for m in games.margins)
+    assert games.draws == sum(m == 0 for m in games.margins)
+    low, high = games.black_interval
+    assert low <= games.black_share <= high
+    assert 0 <= games.share_within(4) <= 1 and 0 <= games.share_beyond(20) <= 1
+    assert min(games.lengths) >= 9  # the shortest possible Othello game
+    games.plot()
+
+
+def test_root_values_and_the_tie_rule():
+    position = basics.running_position()
+    assert position.current_player == 1 and len(position.legal_actions()) == 6
+    values = basics.root_values(position, depth=1)
+    assert set(values) == set(position.legal_actions())
+    assert values == {
+        a: minimax_value(position.play(a), 0, basics.cell_score, 1)
+        for a in position.legal_actions()
+    }
+    assert basics.best_of({5: 1.0, 3: 1.0, 9: 0.0}) == 3
+
+
+def test_random_positions_are_distinct_and_playable():
+    positions = basics.random_positions(Othello, 5, plies=(2, 6), seed=1)
+    assert len(positions) == len(set(positions)) == 5
+    assert not any(s.is_terminal() for s in positions)
+
+
+def test_alphabeta_agrees_with_minimax_and_visits_fewer_nodes():
+    positions = basics.random_positions(Othello, 3, plies=(4, 10), seed=2)
+    agreement = basics.alphabeta_agreement(positions, depth=2)
+    assert agreement.agree == agreement.positions == 3
+    assert agreement.alphabeta_nodes <= agreement.minimax_nodes
+
+
+def test_node_counts_and_their_figure_have_integer_depths():
+    position = basics.running_position()
+    counts = basics.node_counts(
+        [position], {"minimax": [1, 2], "alpha-beta, ordered": [1, 2]}, title="test"
+    )
+    assert counts.at("minimax", 1) == 1 + len(position.legal_actions())
+    assert counts.at("alpha-beta, ordered", 2) <= counts.at("minimax", 2)
+    ax = counts.plot()
+    assert all(float(t).is_integer() for t in ax.get_xticks())
+
+
+def test_connect_four_counts_and_knuth_moore():
+    counts = basics.connect_four_counts(positions=1, seed=0, max_depth=2, minimax_depth=2)
+    assert counts.positions == 1 and counts.branching == 7
+    assert counts.counts["minimax"][1] == 8  # the root and its seven columns
+    assert counts.perfect_leaves(2) == 7 + 7 - 1
+    assert counts.whole_tree(2) == 1 + 7 + 49
+    assert set(counts.counts) == {"minimax", "alpha-beta, left to right", "alpha-beta, best first"}
+    assert isinstance(ConnectFour(), ConnectFour)
+
+
+def test_iterative_deepening_costs_at_least_one_search():
+    cost = basics.deepening_cost(basics.running_position(), depths=[1, 2, 3])
+    assert cost.single[0] == cost.iterative[0]
+    assert all(i >= s for s, i in zip(cost.single, cost.iterative, strict=True))
+    assert cost.overhead(3) >= 1
+
+
+def test_depth_by_time_reaches_depth_one_and_draws_integer_ticks():
+    result = basics.depth_by_time(basics.running_position(), limits=[0.001, 0.01])
+    assert all(d >= 1 for d in result.depths)  # depth 1 always finishes
+    ax = result.plot()
+    assert all(float(t).is_integer() for t in ax.get_yticks())
+    low, high = ax.get_ylim()
+    assert low <= 0 and high > max(result.depths)  # the annotations fit above the points
+
+
+def test_negamax_agrees_with_minimax_on_tictactoe():
+    positions = basics.random_positions(TicTacToe, 4, plies=(3, 5), seed=0)
+    assert basics.negamax_agreement(positions) == 4
+    assert basics.game_result(TicTacToe.from_moves("a1 b1 a2 b2 a3"), 0) == 1.0
+    assert basics.game_result(TicTacToe(), 0) == 0.0

@@ -1,0 +1,69 @@
+"""The endgame chapter's experiments, small and fast."""
+
+from __future__ import annotations
+
+from mcts_lab.endgames import (
+    ffo_solutions,
+    ffo_table,
+    handover_match,
+    mcts_at_solver_time,
+    seeded_openings,
+    solver_share,
+)
+from mcts_lab.ffo import load_ffo, share_table
+
+from mcts_course.games import Othello
+
+FFO = load_ffo()
+
+
+def test_the_ffo_table_checks_the_solver_against_the_file():
+    solutions = ffo_solutions([FFO[4], FFO[6]])  # #5 and #7: small trees
+    assert [s.position.number for s in solutions] == [5, 7]
+    assert all(s.agrees and s.nodes > 0 and s.seconds > 0 for s in solutions)
+    text = ffo_table(solutions)._repr_markdown_()
+    assert "+32" in text and "g8" in text  # #5: g8 wins by 32, as published
+    share = solver_share(solutions)
+    assert share.best == share.kept == share.trials == 2
+
+
+def test_mcts_gets_the_solvers_time_in_each_position():
+    solutions = ffo_solutions([FFO[4]])
+    equal = mcts_at_solver_time(solutions, seeds=2, n_jobs=1)
+    assert equal.share.trials == 2 and equal.iterations >= 1
+    assert 0 <= equal.share.best <= equal.share.kept <= 2
+    assert len(share_table([solver_share(solutions), equal.share]).rows) == 2
+
+
+def test_openings_are_distinct_and_seeded():
+    openings = seeded_openings(6, plies=4, seed=3)
+    assert len(set(openings)) == 6 and openings == seeded_openings(6, plies=4, seed=3)
+    assert all(isinstance(s, Othello) and (s.black | s.white).bit_count() == 8 for s in openings)
+
+
+def test_the_handover_match_alternates_colours_and_times_the_solver():
+    match = handover_match(0.002, 6, openings=1, plies=44, seed=1, n_jobs=1)
+    result = match.result
+    assert result.games == 2 and result.a_player == [0, 1]
+    assert result.wins + result.draws + result.losses == 2
+    moves = match.solver_moves()
+    assert moves and all(m.agent == 0 and m.empties <= 6 for m in moves)
+    assert len(match.first_solver_seconds()) == 2
+    assert len(match.later_solver_seconds()) == len(moves) - 2
+    later = match.later_solver_seconds()
+    assert min(later) <= match.median_later_seconds <= max(later)
+    assert 0 <= match.within_budget <= 1
+    assert "6 empty squares" in match.table()._repr_markdown_()
+
+
+def test_root_versus_exact_puts_the_published_margins_beside_the_visits():
+    from mcts_lab.endgames import reply_margins, root_versus_exact
+
+    position = FFO[4]  # #5: g8 wins by 32
+    seen = root_versus_exact(position, iterations=200, seed=0)
+    assert sum(r["visits"] for r in seen.rows) == 200  # every iteration goes through a child
+    assert seen.choice == seen.rows[0]["action"]
+    assert "+32" in seen.table()._repr_markdown_()
+    # After g8 every White reply loses (the published margin of g8 is +32 for Black).
+    replies = reply_margins(position, position.state.parse_action("g8"))
+    assert max(replies.values()) == -32

@@ -1,0 +1,131 @@
+"""The experiments of the chapter "MCTS measured" (book/10_mcts_experiments.md), at tiny sizes.
+
+Each test runs the real experiment function with a few games or positions and checks what the
+chapter relies on: the result's shape, that seeded runs repeat, and the facts the prose states
+about exact values.  No timing is asserted.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from mcts_lab import mcts_matches as mm  # noqa: E402
+from mcts_lab import reference as ref  # noqa: E402
+from mcts_lab import sweeps as sw  # noqa: E402
+from mcts_lab import trap  # noqa: E402
+
+from mcts_course.agents.exact import move_values  # noqa: E402
+from mcts_course.games import ConnectFour, Othello, TicTacToe  # noqa: E402
+
+
+def test_playout_value_is_the_exact_mean_of_random_play():
+    # X to move with a winning square: a random playout wins at once with probability 1/3.
+    state = TicTacToe.from_moves("a1 a2 b1 b2")
+    value = trap.playout_value(state, state.legal_actions()[0])
+    assert 0 <= value <= 1
+    # The winning move's playout value is 1: the game is over.
+    win = next(a for a in state.legal_actions() if state.action_to_string(a) == "c1")
+    assert trap.playout_value(state, win) == 1
+
+
+def test_the_trap_is_a_position_where_a_losing_move_looks_best_to_random_play():
+    state = trap.find_trap()
+    assert trap.trap_margin(state) > 0.1
+    values = move_values(state)
+    assert max(values.values()) == 0  # the best moves draw
+    lure = max(values, key=lambda a: trap.playout_value(state, a))
+    assert values[lure] == -1
+
+
+def test_trap_experiment_counts_seeds_and_tabulates_every_move():
+    state = trap.find_trap()
+    result = trap.trap_experiment(state, budgets=(30, 300), seeds=3, table_budget=300)
+    assert len(result.rows) == len(state.legal_actions())
+    assert all(0 <= h <= 3 for h in result.flat_best + result.mcts_best + result.flat_ucb1_best)
+    assert result.lure.value == -1 and all(r.value == 0 for r in result.best)
+    assert all(len(replies) >= 1 for replies in result.refutations.values())
+    assert "| move |" in result.table().data
+    trap.plot_trap(result)
+
+
+def test_convergence_counts_best_moves_with_intervals():
+    conv = trap.convergence(budgets=(5, 50), positions=12, seed=3)
+    assert conv.positions == 12 and len(conv.mcts_hits) == 2
+    assert all(0 <= s <= 1 for s in conv.mcts_share + conv.flat_share)
+    lo, hi = conv.mcts_interval(1)
+    assert lo <= conv.mcts_share[1] <= hi
+    assert all(e >= 0 for e in conv.root_error + conv.root_error_halfwidth)
+    assert trap.convergence(budgets=(5,), positions=12, seed=3).mcts_hits == conv.mcts_hits[:1]
+    trap.plot_convergence(conv)
+
+
+def test_reward_scale_check_agrees_everywhere():
+    assert sw.reward_scale_check(trials=50) == 50
+
+
+def test_parameter_sweep_and_its_figure():
+    sweep = sw.parameter_sweep(
+        "c", (0.5, 2.0), game=TicTacToe, iterations=10, depth=None, games=4, n_jobs=1
+    )
+    assert set(sweep.results) == {0.5, 2.0}
+    assert all(r.games == 4 for r in sweep.results.values())
+    assert sweep.told_apart(0.5) in (-1, 0, 1)
+    sw.plot_sweeps([sweep])
+
+
+def test_threshold_choices_count_every_seed():
+    tc = sw.threshold_choices(TicTacToe(), thresholds=(1, 3), iterations=30, seeds=4, depth=None)
+    assert all(sum(c.values()) == 4 for c in tc.choices.values())
+    assert all(len(n) == 4 for n in tc.nodes.values())
+    assert tc.top(1) in tc.moves
+    assert "| threshold |" in tc.table().data
+
+
+def test_earlier_matches_and_reruns_are_seeded():
+    rows = mm.earlier_matches(games=2, n_jobs=1)
+    assert set(rows) == {"vs random", "vs minimax depth 2", "vs flat MC(200)"}
+    again = mm.earlier_matches(games=2, n_jobs=1)
+    assert [r.result.returns for r in rows.values()] == [r.result.returns for r in again.values()]
+    assert rows["vs random"].reported == (94 + 1 / 2) / 100
+    assert "| experiment |" in mm.earlier_markdown(rows).data
+    reruns = mm.earlier_reruns(games=1, n_jobs=1)
+    assert len(reruns) == 3 and all(r.games == 1 for r in reruns.values())
+    assert "| rerun |" in mm.reruns_markdown(reruns).data
+
+
+def test_duel_plays_equal_budgets_and_is_seeded():
+    results = mm.duel(ConnectFour, budgets=(5, 20), games={5: 2, 20: 4}, seed=3, n_jobs=1)
+    assert list(results) == [5, 20] and results[20].games == 4
+    assert results[5].names == ("MCTS(5)", "MonteCarlo(5,ucb1)")
+    again = mm.duel(ConnectFour, budgets=(5, 20), games={5: 2, 20: 4}, seed=3, n_jobs=1)
+    assert [r.returns for r in results.values()] == [r.returns for r in again.values()]
+    assert mm.sign(results[5]) in (-1, 0, 1)
+    mm.plot_duel(results, "tiny")
+
+
+def test_round_robin_table_and_costs():
+    t = mm.equal_time_round_robin(TicTacToe, time_per_move=0.001, games=2, n_jobs=1)
+    assert t.names == mm.NAMES
+    e, lo, hi = mm.elo(t, "random")
+    assert e == 0 and lo <= 0 <= hi
+    assert mm.separated(t, "MCTS", "MCTS") == 0
+    cost = mm.cost_per_move(TicTacToe, time_per_move=0.001)
+    assert set(cost.seconds) == set(mm.NAMES)
+    assert set(cost.playouts) == {"flat MC", "MCTS"} and cost.playouts["MCTS"] >= 1
+    assert "| agent |" in mm.methods_markdown(t, cost).data
+    mm.plot_crosstable(t, "Tic-tac-toe", 0.001, 2)
+
+
+def test_reference_searches_on_a_small_budget():
+    state = ref.running_position()
+    assert state.PLAYER_NAMES[state.current_player] == "White"
+    r = ref.reference_searches(
+        state, iterations=50, seeds=2, depths=(1, 2), flat_per_move=5, n_jobs=1
+    )
+    assert len(r.searches) == 2 and set(r.alphabeta) == {1, 2}
+    assert set(r.earlier) == {"minimax", "flat", "mcts"}
+    assert r.flat_best in r.flat
+    assert "| seed |" in r.searches_markdown().data
+    assert isinstance(state, Othello)

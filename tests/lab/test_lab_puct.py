@@ -1,0 +1,60 @@
+"""The PUCT control: the matches change one thing at a time, at equal budget."""
+
+from __future__ import annotations
+
+from mcts_lab.puct import PAIRINGS, iterations_per_second, prior_control, with_budget
+
+from mcts_course.agents import make_agent
+from mcts_course.agents.puct import PUCTAgent
+from mcts_course.games import TicTacToe
+
+
+def test_with_budget_adds_parameters():
+    assert with_budget("mcts", iterations=200) == "mcts:iterations=200"
+    assert with_budget("puct:prior=uniform", iterations=5, seed=1) == (
+        "puct:prior=uniform,iterations=5,seed=1"
+    )
+
+
+def test_the_control_differs_in_the_prior_only():
+    first, second = (
+        make_agent(with_budget(s, iterations=10)) for s in PAIRINGS["PUCT(cells) vs PUCT(uniform)"]
+    )
+    assert isinstance(first, PUCTAgent) and isinstance(second, PUCTAgent)
+    assert (first.prior_name, second.prior_name) == ("cells", "uniform")
+    for key in ("c", "fpu", "expand_threshold", "iterations"):
+        assert getattr(first, key) == getattr(second, key)
+
+
+def test_prior_control_plays_every_pairing_at_equal_budget():
+    control = prior_control(TicTacToe, 20, games=4, seed=0, n_jobs=1)
+    assert list(control.results) == list(PAIRINGS)
+    for r in control.results.values():
+        assert r.games == 4
+        assert all("20" in name for name in r.names)
+    assert iterations_per_second("puct", TicTacToe(), n=50) > 0
+
+
+def test_the_prior_figure_and_the_midgame():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from mcts_lab.puct import othello_midgame, prior_figure
+
+    assert not othello_midgame().is_terminal()
+    assert len(prior_figure().axes) >= 2
+
+
+def test_rates_table_gives_each_rate_as_a_share_of_the_first():
+    from mcts_lab.puct import rates_table
+
+    table = rates_table({"mcts": 200.0, "puct:prior=cells": 150.0})
+    text = table._repr_markdown_()
+    assert "100%" in text and "75%" in text and len(table.rows) == 2
+
+
+def test_iteration_rates_measure_every_agent():
+    from mcts_lab.puct import iteration_rates
+
+    rates = iteration_rates({"UCT": "mcts", "PUCT": "puct"}, TicTacToe(), n=50, rounds=2)
+    assert set(rates) == {"UCT", "PUCT"} and min(rates.values()) > 0

@@ -1,0 +1,41 @@
+"""Connect Four endgames solved by the package's exact search, and MCTS-Solver checked on them."""
+
+from __future__ import annotations
+
+from mcts_lab.solved import (
+    connect4_endgames,
+    solver_check,
+    solver_proofs,
+    winning_with_losing_moves,
+)
+
+from mcts_course.agents.exact import move_values
+from mcts_course.games import ConnectFour, TicTacToe
+
+
+def test_endgames_have_a_single_right_move_and_no_immediate_win():
+    positions = connect4_endgames(3, 26, seed=2)
+    assert len({p.state for p in positions}) == 3
+    for p in positions:
+        assert p.margins == move_values(p.state)
+        assert len(p.best_moves) == 1
+        me = p.state.current_player
+        assert not any(p.state.play(a).winner() == me for a in p.state.legal_actions())
+
+
+def test_solver_check_counts_agreeing_proofs():
+    positions = [TicTacToe.from_moves("a1 b2 c3"), TicTacToe.from_moves("a1 a2 b1 b2")]
+    check = solver_check(positions, 3_000)
+    assert check.proven == 2 and check.agree == 2
+    assert sum(check.values.values()) == 2
+
+
+def test_proofs_never_contradict_exact_values():
+    positions = [p.state for p in connect4_endgames(4, 26, seed=3)]
+    proofs = solver_proofs(positions[0], 500, seed=0)
+    for a, v in proofs.proofs.items():
+        assert v != v or v == proofs.exact[a]  # NaN: not proven
+    state = winning_with_losing_moves([TicTacToe.from_moves("a1 b1 a2")] + positions)
+    values = move_values(state)
+    assert max(values.values()) == 1 and min(values.values()) == -1
+    assert isinstance(state, (TicTacToe, ConnectFour))
