@@ -33,9 +33,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMANDS:
         importlib.import_module(f"mcts_course.commands.{name}").add_parser(sub)
-    plugged = {entry.name: entry for entry in entry_points(group=ENTRY_POINTS)}
-    for entry in plugged.values():
-        entry.load().add_parser(sub)
+    plugged = set()
+    for entry in entry_points(group=ENTRY_POINTS):
+        try:
+            entry.load().add_parser(sub)
+        except ImportError:  # metadata left behind by an uninstalled distribution
+            continue
+        plugged.add(entry.name)
     if "grade" not in plugged:
         _moved(
             sub,
