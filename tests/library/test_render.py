@@ -7,14 +7,14 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from helpers import FirstLegal  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from helpers import FirstLegal
 
-from mcts_course.arena import play_game  # noqa: E402
-from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe  # noqa: E402
-from mcts_course.render import (  # noqa: E402
+from mcts_course.arena import play_game
+from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe
+from mcts_course.render import (
     animate_game,
     draw_board,
     game_html,
