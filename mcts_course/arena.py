@@ -52,7 +52,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -140,7 +140,9 @@ def play_game(
     """
     state = start_state(state)
     agents = (agent0, agent1)
-    states, moves, times = [state], [], []
+    states = [state]
+    moves: list[int] = []
+    times: list[float] = []
     while not state.is_terminal() and (max_moves is None or len(moves) < max_moves):
         started = time.perf_counter()
         action = agents[state.current_player].select_action(state)
@@ -424,7 +426,7 @@ def match(
         a_player=a_player,
         returns=returns,
         seed=seed,
-        player_names=tuple(start.PLAYER_NAMES),
+        player_names=cast("tuple[str, str]", tuple(start.PLAYER_NAMES)),  # a game has two
         moves=moves if keep_moves else [],
         start=start if keep_moves else None,
         seconds=time.perf_counter() - started,

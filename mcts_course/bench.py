@@ -19,6 +19,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from mcts_course.games import ConnectFour, GameState, Othello, TicTacToe
 
@@ -101,7 +102,7 @@ class Measurement:
     def ratio(self) -> float | None:
         return self.ours / self.peer if self.peer else None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self) | {"ratio": self.ratio}
 
 

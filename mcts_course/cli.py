@@ -11,6 +11,7 @@ import argparse
 import importlib
 import sys
 from importlib.metadata import entry_points
+from typing import NoReturn
 
 from mcts_course.errors import UsageError
 
@@ -24,7 +25,7 @@ ENTRY_POINTS = "mcts_course.commands"
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage block, status 2
+    def error(self, message: str) -> NoReturn:  # one line, no usage block, status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
@@ -50,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _moved(sub: argparse._SubParsersAction, name: str, message: str) -> None:
+def _moved(sub: argparse._SubParsersAction[_Parser], name: str, message: str) -> None:
     """A command that left the library: one line saying where it went, exit status 2."""
 
     def refuse(args: argparse.Namespace) -> int:

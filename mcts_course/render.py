@@ -34,15 +34,21 @@ import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 import numpy as np
 
 from mcts_course.games.base import GameState
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
+    from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
+    from matplotlib.artist import Artist
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Circle
 
 
 class GameRecord(Protocol):
@@ -61,21 +67,32 @@ class GameRecord(Protocol):
 
 Overlay = Mapping[int, float] | np.ndarray | None
 
+
+class _Colours(TypedDict, total=False):
+    board: str
+    frame: str
+    line: str
+    hole: str
+    last: str
+    face: tuple[str, str]
+    edge: tuple[str, str]
+
+
 # Colours (RGB hex).  Per drawing style: the board, and the face/edge of each player's pieces.
-_OTHELLO = {
+_OTHELLO: _Colours = {
     "board": "#2e8b57",
     "frame": "#1b5e3a",
     "line": "#123d27",
     "face": ("#151515", "#f7f7f2"),
     "edge": ("#000000", "#5b5b5b"),
 }
-_TICTACTOE = {
+_TICTACTOE: _Colours = {
     "board": "#fbf8ef",
     "line": "#3a3a3a",
     "face": ("#1f4e9c", "#d1495b"),
     "last": "#ffe9a8",
 }
-_CONNECT4 = {
+_CONNECT4: _Colours = {
     "board": "#1f5fbf",
     "frame": "#17479a",
     "hole": "#ffffff",
@@ -87,7 +104,7 @@ _TEXT = "#333333"
 
 
 # -- matplotlib, lazily --------------------------------------------------------------------------
-def _pyplot():
+def _pyplot() -> ModuleType:
     """matplotlib.pyplot, with the Agg backend when there is no display to draw on."""
     import matplotlib
 
@@ -170,16 +187,16 @@ def search_overlay(root: Any, value: str = "visits") -> dict[int, float]:
 # -- drawing helpers -----------------------------------------------------------------------------
 def _points_per_unit(ax: Axes) -> float:
     """How many typographic points one board cell spans (to scale lines and fonts)."""
-    fig = ax.figure
-    box = ax.get_position()
-    width = box.width * fig.get_figwidth() * 72
-    height = box.height * fig.get_figheight() * 72
+    fig = ax.figure  # a Figure, or a SubFigure of one: the position is relative to it
+    box = ax.get_position().transformed(fig.transSubfigure)  # in pixels
+    width = box.width / fig.dpi * 72
+    height = box.height / fig.dpi * 72
     x0, x1 = ax.get_xlim()
     y0, y1 = ax.get_ylim()
     return min(width / abs(x1 - x0), height / abs(y1 - y0))
 
 
-def _circle(ax: Axes, row: float, col: float, radius: float, gid: str, **style: Any):
+def _circle(ax: Axes, row: float, col: float, radius: float, gid: str, **style: Any) -> Circle:
     from matplotlib.patches import Circle
 
     patch = Circle((col + 0.5, row + 0.5), radius, gid=gid, **style)
@@ -189,7 +206,10 @@ def _circle(ax: Axes, row: float, col: float, radius: float, gid: str, **style: 
     return patch
 
 
-def _winning_line(board: np.ndarray, player: int, length: int) -> tuple | None:
+Cell = tuple[int, int]
+
+
+def _winning_line(board: np.ndarray, player: int, length: int) -> tuple[Cell, Cell] | None:
     """The end cells ((r0, c0), (r1, c1)) of a line of ``length`` of ``player``'s pieces."""
     rows, cols = board.shape
     for r in range(rows):
@@ -297,7 +317,14 @@ def _status(state: GameState, last_action: int | None) -> str:
 
 # -- the three drawing styles --------------------------------------------------------------------
 def _draw_grid_game(
-    ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt, unit
+    ax: Axes,
+    state: GameState,
+    last_action: int | None,
+    show_legal: bool,
+    cells: np.ndarray | None,
+    mappable: Any,
+    fmt: str,
+    unit: float,
 ) -> None:
     """Discs on a grid of squares: Othello, and the default for any game on a grid."""
     from matplotlib.patches import Rectangle
@@ -347,14 +374,21 @@ def _draw_grid_game(
     _coordinates(ax, state, "abcdefghijklmnopqrstuvwxyz", -0.32, unit)
 
 
-def _dot(x: float, y: float, radius: float, colour: str):
+def _dot(x: float, y: float, radius: float, colour: str) -> Circle:
     from matplotlib.patches import Circle
 
     return Circle((x, y), radius, facecolor=colour, lw=0, zorder=2)
 
 
 def _draw_tictactoe(
-    ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt, unit
+    ax: Axes,
+    state: GameState,
+    last_action: int | None,
+    show_legal: bool,
+    cells: np.ndarray | None,
+    mappable: Any,
+    fmt: str,
+    unit: float,
 ) -> None:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Rectangle
@@ -407,14 +441,22 @@ def _draw_tictactoe(
         face = style["face"][state.current_player]
         for action in state.legal_actions():
             cell = state.cell_of(action)
-            if cells is None or not np.isfinite(cells[cell]):
+            if cell is not None and (cells is None or not np.isfinite(cells[cell])):
                 _circle(ax, *cell, 0.08, "legal", facecolor=face, alpha=0.3, lw=0, zorder=3)
     _draw_win_line(ax, state, unit)
     _coordinates(ax, state, "abcdefghijklmnopqrstuvwxyz", -0.25, unit)
 
 
 def _draw_connect4(
-    ax: Axes, state: GameState, last_action, show_legal, cells, mappable, fmt, unit, columns=None
+    ax: Axes,
+    state: GameState,
+    last_action: int | None,
+    show_legal: bool,
+    cells: np.ndarray | None,
+    mappable: Any,
+    fmt: str,
+    unit: float,
+    columns: np.ndarray | None = None,
 ) -> None:
     from matplotlib.patches import FancyBboxPatch, Rectangle
 
@@ -448,7 +490,8 @@ def _draw_connect4(
             )
         else:
             value = np.nan if cells is None else cells[row, col]
-            face = style["hole"] if not np.isfinite(value) else mappable.to_rgba(value)
+            rgba = mappable.to_rgba(value) if np.isfinite(value) else None
+            face = style["hole"] if rgba is None else rgba
             _circle(
                 ax,
                 row,
@@ -460,8 +503,8 @@ def _draw_connect4(
                 lw=0.02 * unit,
                 zorder=2,
             )
-            if np.isfinite(value):
-                _value_text(ax, row, col, fmt.format(value), _text_colour(face), unit)
+            if rgba is not None:
+                _value_text(ax, row, col, fmt.format(value), _text_colour(rgba), unit)
     if columns is not None:  # one value per column, in boxes above the board
         for col, value in enumerate(columns):
             if np.isfinite(value):
@@ -529,11 +572,31 @@ class Look:
     )
 
 
-def _draw_discs(ax, state, last_action, show_legal, cells, mappable, fmt, unit, columns):
+def _draw_discs(
+    ax: Axes,
+    state: GameState,
+    last_action: int | None,
+    show_legal: bool,
+    cells: np.ndarray | None,
+    mappable: Any,
+    fmt: str,
+    unit: float,
+    columns: np.ndarray | None,
+) -> None:
     _draw_grid_game(ax, state, last_action, show_legal, cells, mappable, fmt, unit)
 
 
-def _draw_marks(ax, state, last_action, show_legal, cells, mappable, fmt, unit, columns):
+def _draw_marks(
+    ax: Axes,
+    state: GameState,
+    last_action: int | None,
+    show_legal: bool,
+    cells: np.ndarray | None,
+    mappable: Any,
+    fmt: str,
+    unit: float,
+    columns: np.ndarray | None,
+) -> None:
     _draw_tictactoe(ax, state, last_action, show_legal, cells, mappable, fmt, unit)
 
 
@@ -643,7 +706,7 @@ def draw_board(
 
 
 # -- pictures as bytes, animations ---------------------------------------------------------------
-def _figure(state: GameState, overlay: bool = False, dpi: float = 100):
+def _figure(state: GameState, overlay: bool = False, dpi: float = 100) -> Figure:
     """A figure outside pyplot: it is never shown twice in a notebook, and never leaks."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -688,7 +751,7 @@ def animate_game(
     fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.93)
     ax = fig.add_subplot()
 
-    def draw(i: int) -> list:
+    def draw(i: int) -> list[Artist]:
         ax.clear()
         last = record.moves[i - 1] if i > 0 else None
         draw_board(
@@ -717,7 +780,7 @@ def _shrink_frames(page: str, colours: int = 64) -> str:
     """
     from PIL import Image
 
-    def shrink(found: re.Match) -> str:
+    def shrink(found: re.Match[str]) -> str:
         data = base64.b64decode(found.group(1).replace("\\\n", ""))
         # method 2, fast octree: unlike median cut it keeps small spots such as the red dot
         image = Image.open(io.BytesIO(data)).convert("RGB").quantize(colours, method=2)
@@ -728,7 +791,7 @@ def _shrink_frames(page: str, colours: int = 64) -> str:
     return _FRAME.sub(shrink, page)
 
 
-def game_html(record: GameRecord, shrink: bool = True, **kwargs: Any):
+def game_html(record: GameRecord, shrink: bool = True, **kwargs: Any) -> HTML | str:
     """The game as an HTML player (IPython's ``HTML`` object in a notebook, else a string).
 
     ``shrink`` re-encodes the frames with 64 colours, so a book page stays light.
@@ -740,18 +803,19 @@ def game_html(record: GameRecord, shrink: bool = True, **kwargs: Any):
         from IPython.display import HTML
     except ImportError:  # plain Python: the HTML text itself
         return page
-    return HTML(page)
+    return HTML(page)  # type: ignore[no-untyped-call]  # IPython's HTML() has no hints
 
 
 def draw_boards(
     states: list[GameState], titles: list[str] | None = None, ncols: int = 4, **kwargs: Any
-):
+) -> Figure:
     """Several positions side by side (a new figure); returns the figure."""
     n = len(states)
     ncols = max(1, min(ncols, n))
     nrows = math.ceil(n / ncols)
     width, height = _figure_size(states[0], False)
     size = (width * ncols * 0.75, height * nrows * 0.75)
+    fig: Figure
     fig, axes = _pyplot().subplots(nrows, ncols, figsize=size, squeeze=False)
     for i, ax in enumerate(axes.flat):
         if i < n:

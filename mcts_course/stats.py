@@ -74,7 +74,8 @@ class Ratings:
 
     def expected(self, i: int, j: int) -> float:
         """The score the fit predicts for agent i against agent j."""
-        return 1 / (1 + 10 ** ((self.elo[j] - self.elo[i]) / 400))
+        score: float = 1 / (1 + 10 ** ((self.elo[j] - self.elo[i]) / 400))  # numpy's Any
+        return score
 
     def order(self) -> list[int]:
         """Agent indices from the highest rating to the lowest."""

@@ -22,18 +22,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mcts_course.agents.minimax import SearchStats, alphabeta_value, minimax_value
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from matplotlib.axes import Axes
 
     from mcts_course.agents.mcts import Node
 
 # Russell and Norvig's two-ply example (Figure 5.2 of the 3rd and 4th editions): MAX moves at
 # the root, MIN at B, C and D; the leaves are MAX's payoffs.
-RUSSELL_NORVIG: list = [[3, 12, 8], [2, 4, 6], [14, 5, 2]]
+RUSSELL_NORVIG: list[list[int]] = [[3, 12, 8], [2, 4, 6], [14, 5, 2]]
 
 Nested = float | Sequence["Nested"]
 
@@ -48,7 +50,7 @@ class ExplicitTree:
 
     nested: Any = field(repr=False, compare=False)
     path: tuple[int, ...] = ()
-    log: list = field(default_factory=list, repr=False, compare=False)
+    log: list[tuple[int, ...]] = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def from_nested(cls, nested: Nested) -> ExplicitTree:
@@ -57,10 +59,14 @@ class ExplicitTree:
 
     @property
     def subtree(self) -> Nested:
-        node = self.nested
+        node: Nested = self.nested
         for i in self.path:
-            node = node[i]  # type: ignore[index]
+            node = cast("Sequence[Nested]", node)[i]  # a path runs through inner nodes only
         return node
+
+    def _branches(self) -> Sequence[Nested]:
+        """The children of an inner node (the caller knows it is not a leaf)."""
+        return cast("Sequence[Nested]", self.subtree)
 
     @property
     def current_player(self) -> int:
@@ -73,14 +79,14 @@ class ExplicitTree:
         if self.is_terminal():
             return []
         self.log.append(self.path)  # a search asks for the moves of every inner node it visits
-        return list(range(len(self.subtree)))  # type: ignore[arg-type]
+        return list(range(len(self._branches())))
 
     def play(self, action: int) -> ExplicitTree:
         return ExplicitTree(self.nested, (*self.path, action), self.log)
 
     def value(self) -> float:
         """A leaf's payoff for MAX."""
-        return float(self.subtree)  # type: ignore[arg-type]
+        return float(cast(float, self.subtree))
 
     def paths(self) -> list[tuple[int, ...]]:
         """Every node's path, in depth-first order (the root first)."""
@@ -123,9 +129,9 @@ def search_trace(tree: ExplicitTree, alpha_beta: bool = True) -> SearchTrace:
 
     stats = SearchStats()
     if alpha_beta:
-        value = alphabeta_value(tree, 99, payoff, 0, stats=stats, order=False)  # type: ignore[arg-type]
+        value = alphabeta_value(tree, 99, payoff, 0, stats=stats, order=False)  # type: ignore[arg-type]  # ExplicitTree: a duck-typed GameState
     else:
-        value = minimax_value(tree, 99, payoff, 0, stats=stats)  # type: ignore[arg-type]
+        value = minimax_value(tree, 99, payoff, 0, stats=stats)  # type: ignore[arg-type]  # ExplicitTree: a duck-typed GameState
     visited = set(tree.log) | set(leaves)
     values = _values(tree, visited)
     return SearchTrace(value, visited, values, stats.nodes)
@@ -140,7 +146,7 @@ def _values(tree: ExplicitTree, visited: set[tuple[int, ...]]) -> dict[tuple[int
         if state.is_terminal():
             values[state.path] = state.value()
             return values[state.path]
-        n = len(state.subtree)  # type: ignore[arg-type]
+        n = len(state._branches())
         kids = [walk(state.play(i)) for i in range(n) if (*state.path, i) in visited]
         values[state.path] = max(kids) if state.current_player == 0 else min(kids)
         return values[state.path]
@@ -171,7 +177,7 @@ def _layout(children: dict[Any, list[Any]], root: Any) -> dict[Any, tuple[float,
     return pos
 
 
-def _pyplot():
+def _pyplot() -> ModuleType:
     from mcts_course.render import _pyplot as pyplot
 
     return pyplot()
@@ -227,7 +233,7 @@ def draw_game_tree(
         x, y = pos[path]
         seen = path in visited
         node = ExplicitTree(tree.nested, path)
-        style = {
+        style: dict[str, Any] = {
             "facecolor": "#ffffff" if seen else "#eeeeee",
             "edgecolor": "#222222" if seen else "#bbbbbb",
             "linestyle": "-" if seen else "--",

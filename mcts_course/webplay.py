@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 import math
 import time
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from mcts_course.agents import Agent, MCTSAgent, Node, make_agent
 from mcts_course.agents.bandits import ucb1
@@ -31,6 +32,10 @@ from mcts_course.agents.minimax import AlphaBetaAgent, MinimaxAgent, alphabeta_v
 from mcts_course.agents.montecarlo import MonteCarloAgent
 from mcts_course.agents.puct import PUCTAgent
 from mcts_course.games import GameState, IllegalActionError, start_state
+
+if TYPE_CHECKING:  # the network's module is imported only when prior=net loads one
+    from mcts_course.agents.puct import ShippedNet
+    from mcts_course.learn.network import NetGuide
 
 
 def _number(value: float) -> float | str:
@@ -50,14 +55,20 @@ def coordinates(state: GameState) -> dict[str, list[str]]:
     digits = "0123456789"
     columns = []
     for col in range(state.COLS):
-        name = state.action_to_string(state.action_at(0, col))
+        name = _name_at(state, 0, col)
         columns.append(name.rstrip(digits) or name)
     rows = []
     for row in range(state.ROWS):
-        name = state.action_to_string(state.action_at(row, 0))
+        name = _name_at(state, row, 0)
         letters = name.rstrip(digits)
         rows.append(name[len(letters) :] if letters else "")
     return {"col_labels": columns, "row_labels": rows if any(rows) else []}
+
+
+def _name_at(state: GameState, row: int, col: int) -> str:
+    """The name of the move that marks cell (row, col); "" if no move can (no label then)."""
+    action = state.action_at(row, col)
+    return "" if action is None else state.action_to_string(action)
 
 
 def _cell(state: GameState, action: int) -> list[int] | None:
@@ -65,7 +76,7 @@ def _cell(state: GameState, action: int) -> list[int] | None:
     return None if cell is None else [int(cell[0]), int(cell[1])]
 
 
-def _visit_row(state: GameState, row: dict) -> dict:
+def _visit_row(state: GameState, row: Mapping[str, Any]) -> dict[str, Any]:
     """One move's statistics (MCTS's root table or flat Monte Carlo's ``last_stats``) as sent
     to the page: drawn on the board by visits, listed with wins and mean."""
     return {
@@ -91,7 +102,7 @@ def agent_thoughts(agent: Agent, state: GameState) -> dict[str, Any] | None:
     if isinstance(agent, EndgameHandover):  # MCTS, then exact play from N empty squares on
         if empty_squares(state) > agent.endgame:
             return agent_thoughts(agent.agent, state)
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "action": action,
                 "cell": _cell(state, action),
@@ -123,11 +134,11 @@ def agent_thoughts(agent: Agent, state: GameState) -> dict[str, Any] | None:
             ],
         }
     if isinstance(agent, MonteCarloAgent) and agent.last_stats:
-        rows = sorted(agent.last_stats, key=lambda row: (-row["mean"], row["action"]))
+        ranked = sorted(agent.last_stats, key=lambda row: (-row["mean"], row["action"]))
         return {
             "kind": "playouts",
             "columns": ["move", "visits", "wins", "mean"],
-            "rows": [_visit_row(state, row) for row in rows],
+            "rows": [_visit_row(state, row) for row in ranked],
         }
     if isinstance(agent, CellScoreAgent):
         weights = state.cell_weights()
@@ -168,8 +179,8 @@ def net_thoughts(agent: PUCTAgent, state: GameState) -> dict[str, Any] | None:
     root = agent.last_root
     if root is None or root.state != state or not root.children:
         return None
-    priors, value = agent.prior.guide(state).predict(state)  # the ShippedNet's cached pass
-    rows = []
+    priors, value = _net_guide(agent, state).predict(state)  # the ShippedNet's cached pass
+    rows: list[dict[str, Any]] = []
     for action, child in root.children.items():
         rows.append(
             {
@@ -195,6 +206,12 @@ def net_thoughts(agent: PUCTAgent, state: GameState) -> dict[str, Any] | None:
     }
 
 
+def _net_guide(agent: PUCTAgent, state: GameState) -> NetGuide:
+    """The network behind ``prior="net"`` (a ShippedNet: one NetGuide per game)."""
+    guide: NetGuide = cast("ShippedNet", agent.prior).guide(state)
+    return guide
+
+
 def alphabeta_table(state: GameState, evaluate: Any, depth: int) -> dict[str, Any]:
     """Every move's value (for the player to move) at ``depth``, best first.
 
@@ -202,7 +219,7 @@ def alphabeta_table(state: GameState, evaluate: Any, depth: int) -> dict[str, An
     gets a full-window search (the same :func:`alphabeta_value`), so the numbers are exact.
     """
     player = state.current_player
-    rows = []
+    rows: list[dict[str, Any]] = []
     for action in state.legal_actions():
         value = alphabeta_value(state.play(action), depth - 1, evaluate, player)
         rows.append(
@@ -265,8 +282,9 @@ class Game:
             "position": cells(state),
         }
         self._play(action)
-        if self.thoughts.get("kind") == "net" and not self.state.is_terminal():
-            after = self.agent.prior.guide(self.state).predict(self.state)[1]
+        net = self.thoughts.get("kind") == "net"
+        if net and isinstance(self.agent, PUCTAgent) and not self.state.is_terminal():
+            after = _net_guide(self.agent, self.state).predict(self.state)[1]
             self.thoughts["net_value_after"] = round(after, 3)
 
     def undo(self) -> None:
@@ -365,7 +383,9 @@ class Stepper:
             self.iterations += 1
         self.last = self._describe(step.path, step.expanded, tuple(step.returns))
 
-    def _describe(self, path: list[Node], expanded: Node | None, returns: tuple) -> dict:
+    def _describe(
+        self, path: list[Node], expanded: Node | None, returns: tuple[float, ...]
+    ) -> dict[str, Any]:
         """The four phases of the iteration just run, with the statistics before and after it.
 
         A node on the path gained one visit and its player's reward; subtracting them gives the
@@ -377,7 +397,7 @@ class Stepper:
         for depth, node in enumerate(path[:-1]):
             parent_before = node.visits - 1
             chosen = path[depth + 1]
-            children = []
+            children: list[dict[str, Any]] = []
             for action, child in node.children.items():
                 visits, wins = child.visits, child.wins
                 if id(child) in on_path:
@@ -406,9 +426,9 @@ class Stepper:
             )
         state = self.root.state
         return {
-            "path": [node.state.action_to_string(node.action) for node in path[1:]],
+            "path": [node.state.action_to_string(_action(node)) for node in path[1:]],
             "path_players": [node.player for node in path[1:]],
-            "expanded": None if expanded is None else state.action_to_string(expanded.action),
+            "expanded": None if expanded is None else state.action_to_string(_action(expanded)),
             "returns": list(returns),
             "rewards": rewards,
             "leaf_terminal": path[-1].state.is_terminal(),
@@ -447,6 +467,11 @@ class Stepper:
             "root_children": children,
             "last": self.last,
         }
+
+
+def _action(child: Node) -> int:
+    """The move that led to ``child`` (only the root has none)."""
+    return cast(int, child.action)
 
 
 def _count(node: Node) -> int:

@@ -174,7 +174,7 @@ class PlayWidget:
     def _ipython_display_(self) -> None:
         from IPython.display import display
 
-        display(self.widget)
+        display(self.widget)  # type: ignore[no-untyped-call]  # IPython's display() has no hints
 
 
 def _enable_colab_widgets() -> None:

@@ -32,7 +32,7 @@ from urllib.parse import unquote, urlparse
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_play import PLAY_PAGE, check_play, wait_for_boards  # noqa: E402
+from check_play import PLAY_PAGE, check_play, wait_for_boards
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = [

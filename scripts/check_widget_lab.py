@@ -72,7 +72,7 @@ def start_lab(folder: Path, port: int, token: str) -> subprocess.Popen:
         "--LabApp.extension_manager=readonly",  # no PyPI look-ups from the server
         "--allow-root",  # containers and CI run as root; the server listens on localhost only
     ]  # fmt: skip
-    log = open(folder / "lab.log", "w")  # noqa: SIM115 - closed with the process
+    log = open(folder / "lab.log", "w")  # closed with the process
     return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder)
 
 

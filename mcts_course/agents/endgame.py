@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import cast
 
 from mcts_course.agents.base import Agent
 from mcts_course.games.base import GameState
@@ -380,7 +381,8 @@ def endgame_margins(state: GameState) -> dict[int, int]:
 
 def empty_squares(state: GameState) -> int:
     """The number of empty squares of an Othello position."""
-    return 64 - (state.black | state.white).bit_count()  # type: ignore[attr-defined]
+    board = cast(Othello, state)  # any state with black and white bitboards will do
+    return 64 - (board.black | board.white).bit_count()
 
 
 class EndgameAgent(Agent):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from mcts_course.agents.base import Agent
 from mcts_course.agents.evaluation import Evaluation, cell_score
@@ -127,7 +128,7 @@ def alphabeta_value(
             return leaf(s, d)
         entry = lookup(s)
         if settled(entry, d, alpha, beta):
-            return entry.value  # type: ignore[union-attr]
+            return entry.value
         window, v, best = (alpha, beta), -INF, None
         for action, child in children(s, d, True, entry):
             w = value(child, d - 1, alpha, beta)
@@ -145,7 +146,7 @@ def alphabeta_value(
             return leaf(s, d)
         entry = lookup(s)
         if settled(entry, d, alpha, beta):
-            return entry.value  # type: ignore[union-attr]
+            return entry.value
         window, v, best = (alpha, beta), INF, None
         for action, child in children(s, d, False, entry):
             w = value(child, d - 1, alpha, beta)
@@ -176,7 +177,9 @@ def alphabeta_value(
     def lookup(s: GameState) -> TableEntry | None:
         return None if table is None else table.get(s)
 
-    def settled(entry: TableEntry | None, d: int, alpha: float, beta: float) -> bool:
+    def settled(
+        entry: TableEntry | None, d: int, alpha: float, beta: float
+    ) -> TypeGuard[TableEntry]:
         """Does the stored result, searched to this depth, answer the search in this window?"""
         if entry is None or entry.depth != d:
             return False
@@ -280,7 +283,8 @@ class AlphaBetaAgent(Agent):
         actions.sort(key=lambda a: self.evaluate(state.play(a), player), reverse=True)
         if self.time_limit is None:
             stats = SearchStats()
-            best = self._search_root(state, actions, self.depth, stats)  # type: ignore[arg-type]
+            assert self.depth is not None  # __init__ sets one when there is no time limit
+            best = self._search_root(state, actions, self.depth, stats)
             self.nodes, self.depth_reached = stats.nodes, self.depth
             return best
         stats = SearchStats(deadline=time.perf_counter() + self.time_limit)

@@ -19,6 +19,7 @@ the number of moves in total).
 from __future__ import annotations
 
 import time
+from typing import TypedDict
 
 from mcts_course.agents.bandits import (
     SQRT2,
@@ -34,6 +35,16 @@ from mcts_course.games.base import GameState
 
 POLICIES = ("uniform", "ucb1", "egreedy", "softmax")
 DEFAULT_PLAYOUTS = 200  # per decision, in total, when neither a budget nor a time is given
+
+
+class MoveStats(TypedDict):
+    """One move of the last search: its action and name, playouts, wins and mean reward."""
+
+    action: int
+    move: str
+    visits: int
+    wins: float
+    mean: float
 
 
 class MonteCarloAgent(Agent):
@@ -81,7 +92,7 @@ class MonteCarloAgent(Agent):
         self.playout_depth = playout_depth
         self.c, self.epsilon, self.temperature = c, epsilon, temperature
         self.time_limit = time_limit
-        self.last_stats: list[dict] = []  # per move of the last search: action, visits, wins, mean
+        self.last_stats: list[MoveStats] = []  # per move of the last search
         budget = [] if playouts is None else [f"{playouts}"]
         budget += [] if playouts_per_move is None else [f"{playouts_per_move}/move"]
         budget += [] if time_limit is None else [f"{time_limit:g}s"]

@@ -179,7 +179,7 @@ def make_agent(spec: str) -> Agent:
         raise ValueError(
             f"unknown agent {name!r} in {spec!r}; choose one of: {', '.join(_CLASSES)}"
         )
-    allowed = {**_PARAMS[name], "seed": int}
+    allowed: dict[str, Callable[[str], Any]] = {**_PARAMS[name], "seed": int}
     valid = ", ".join(allowed)
     kwargs: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in params.split(","))):
@@ -203,7 +203,8 @@ def make_agent(spec: str) -> Agent:
         if endgame < 0:
             raise ValueError(f"endgame must be >= 0 empty squares (0: off), not {endgame}")
         cls = _mcts_variant(kwargs) if name == "mcts" else _CLASSES[name]
-        agent = parallel_agent(cls(**kwargs), workers, scheme, kwargs.get("seed"))  # type: ignore[arg-type]
+        base = cls(**kwargs)  # an MCTSAgent whenever workers > 1: only mcts takes workers=
+        agent = parallel_agent(base, workers, scheme, kwargs.get("seed"))  # type: ignore[arg-type]  # workers=1 returns any agent as is
         if endgame:
             agent = EndgameHandover(agent, endgame, seed=kwargs.get("seed"))
         return agent

@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import overload
 
 
+@overload
 def number(
-    kind: type = int, minimum: float | None = None, positive: bool = False
-) -> Callable[[str], int | float]:
+    kind: type[int] = ..., minimum: float | None = None, positive: bool = False
+) -> Callable[[str], int]: ...
+@overload
+def number(
+    kind: type[float], minimum: float | None = None, positive: bool = False
+) -> Callable[[str], float]: ...
+def number(
+    kind: type[int] | type[float] = int, minimum: float | None = None, positive: bool = False
+) -> Callable[[str], float]:
     """An argparse ``type``: a number of ``kind`` (int or float), at least ``minimum``, or above
     zero with ``positive``; a bad value becomes argparse's one-line error."""
 
-    def parse(text: str) -> int | float:
+    def parse(text: str) -> float:
         try:
             value = kind(text)
         except ValueError:

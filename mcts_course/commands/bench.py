@@ -8,7 +8,7 @@ import json
 from mcts_course.commands import number
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "bench",
         help="measure rollouts and MCTS iterations per second (vs OpenSpiel when installed)",

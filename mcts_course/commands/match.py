@@ -17,7 +17,7 @@ def _jobs(text: str) -> int:
     return value
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "match",
         help="play a match between two agents and print the score with a 95%% interval",

@@ -9,7 +9,7 @@ from mcts_course.games import GAMES
 from mcts_course.games.perft import perft
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "perft",
         help="count the leaves of the game tree to a depth (checks move generation)",

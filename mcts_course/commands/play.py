@@ -11,7 +11,7 @@ from mcts_course.games import GAMES, GameState, IllegalActionError
 _QUIT = ("quit", "exit", "q")
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "play",
         help="play a game against an agent in the terminal",

@@ -9,7 +9,7 @@ from mcts_course.commands import number
 from mcts_course.errors import UsageError
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from mcts_course.learn.train import CONFIGS
 
     games = ", ".join(CONFIGS)

@@ -31,11 +31,12 @@ A fourth game subclasses :class:`GameState`, sets the class constants, and is re
 
 from __future__ import annotations
 
+import operator
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from functools import cache
-from typing import ClassVar, TypeVar
+from typing import ClassVar, SupportsIndex, TypeVar
 
 S = TypeVar("S", bound="GameState")
 
@@ -139,7 +140,7 @@ class GameState(ABC):
         """
 
     @abstractmethod
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         """What identifies the state: board and mover."""
 
     # -- moves as text -----------------------------------------------------------------------
@@ -239,9 +240,9 @@ class GameState(ABC):
     def _action_index(self, action: object) -> int:
         """``action`` as a plain int: numpy integers and other ``__index__`` types are accepted,
         bools, floats and strings are not (the slow path of :meth:`play`)."""
-        if isinstance(action, bool) or not hasattr(type(action), "__index__"):
+        if isinstance(action, bool) or not isinstance(action, SupportsIndex):
             raise self._illegal(action)
-        return type(action).__index__(action)  # type: ignore[attr-defined]
+        return operator.index(action)
 
     def _illegal(self, action: object) -> IllegalActionError:
         legal = ", ".join(self.action_to_string(a) + f" ({a})" for a in self.legal_actions())
@@ -253,7 +254,7 @@ class GameState(ABC):
         )
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._key() == other._key()  # type: ignore[attr-defined]
+        return type(other) is type(self) and self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash(self._key())

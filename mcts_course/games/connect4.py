@@ -173,7 +173,7 @@ class ConnectFour(GameState):
             rows.append(tuple(0 if d0 & b else 1 if d1 & b else -1 for b in bits))
         return tuple(rows)
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         return (self._discs, self._player)
 
     def __hash__(self) -> int:

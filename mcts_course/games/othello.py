@@ -43,7 +43,8 @@ Two kinds of random playout are offered:
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar, cast
 
 if TYPE_CHECKING:  # numpy only for the batched rollouts, imported when they run
     import numpy as np
@@ -189,7 +190,7 @@ def squares(mask: int) -> list[int]:
 
 
 def random_playout(
-    mover: int, opponent: int, rnd, max_plies: int | None = None
+    mover: int, opponent: int, rnd: Callable[[], float], max_plies: int | None = None
 ) -> tuple[int, int, bool]:
     """Play uniformly random moves to the end of the game, or for ``max_plies`` plies.
 
@@ -267,6 +268,7 @@ class Othello(GameState):
                 raise ValueError(
                     f"{name} must be a 64-bit bitboard (an int in 0..2**64-1), not {bits!r}"
                 )
+        black, white = cast(int, black), cast(int, white)  # both checked just above
         if black & white:
             squares_ = ", ".join(
                 FILES[sq % SIZE] + str(sq // SIZE + 1) for sq in squares(black & white)
@@ -389,7 +391,7 @@ class Othello(GameState):
             for row in range(SIZE)
         )
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         return (self._mover, self._opponent, self._player)
 
     # -- text --------------------------------------------------------------------------------

@@ -15,11 +15,14 @@ one ply.  Per ply:
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 _U = np.uint64
 NOT_A = _U(0xFEFEFEFEFEFEFEFE)  # every file but a: what may receive a shift to the east
 NOT_H = _U(0x7F7F7F7F7F7F7F7F)  # every file but h: what may receive a shift to the west
 ALL = _U(0xFFFFFFFFFFFFFFFF)
+
+Bitboards = NDArray[np.uint64]  # one 64-bit bitboard per game of the batch
 
 # (shift, mask applied after the shift); positive = left shift (towards higher squares).
 _DIRECTIONS = [
@@ -34,11 +37,13 @@ _DIRECTIONS = [
 ]
 
 
-def _shift(x: np.ndarray, shift: int, mask: np.uint64) -> np.ndarray:
-    return ((x << _U(shift)) if shift > 0 else (x >> _U(-shift))) & mask
+def _shift(x: Bitboards, shift: int, mask: np.uint64) -> Bitboards:
+    # numpy's stubs type the shifts of uint64 arrays as Any: the annotation restores the type
+    shifted: Bitboards = ((x << _U(shift)) if shift > 0 else (x >> _U(-shift))) & mask
+    return shifted
 
 
-def legal_moves(mover: np.ndarray, opponent: np.ndarray) -> np.ndarray:
+def legal_moves(mover: Bitboards, opponent: Bitboards) -> Bitboards:
     """The bitboards of legal squares for the movers of a batch."""
     empty = ~(mover | opponent)
     moves = np.zeros_like(mover)
@@ -50,7 +55,7 @@ def legal_moves(mover: np.ndarray, opponent: np.ndarray) -> np.ndarray:
     return moves
 
 
-def flipped_discs(move: np.ndarray, mover: np.ndarray, opponent: np.ndarray) -> np.ndarray:
+def flipped_discs(move: Bitboards, mover: Bitboards, opponent: Bitboards) -> Bitboards:
     """The opponent discs flipped by playing ``move`` (one bit per game, or 0 for no move)."""
     flipped = np.zeros_like(mover)
     for shift, mask in _DIRECTIONS:
@@ -62,7 +67,7 @@ def flipped_discs(move: np.ndarray, mover: np.ndarray, opponent: np.ndarray) -> 
     return flipped
 
 
-def random_set_bit(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+def random_set_bit(masks: Bitboards, uniform: NDArray[np.float64]) -> Bitboards:
     """One set bit of each mask, uniformly at random (0 where the mask is 0).
 
     ``uniform`` holds floats in [0, 1).  The k-th set bit is found by halving the window:
@@ -78,12 +83,13 @@ def random_set_bit(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
         rank -= np.where(high, in_low, _U(0))
         position += np.where(high, _U(width), _U(0))
         window = np.where(high, window >> _U(width), low)
-    return np.where(masks != 0, _U(1) << position, _U(0))
+    bits: Bitboards = np.where(masks != 0, _U(1) << position, _U(0))
+    return bits
 
 
 def batch_rollouts(
     black: int, white: int, player: int, n: int, seed: int | None = None
-) -> np.ndarray:
+) -> NDArray[np.int8]:
     """Player 0's returns (+1, 0, -1 as int8) of ``n`` random games from one position."""
     if n < 0:
         raise ValueError(f"n must be >= 0, not {n}")

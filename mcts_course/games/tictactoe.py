@@ -139,7 +139,7 @@ class TicTacToe(GameState):
             for row in range(3)
         )
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         return (self._x, self._o, self._player)
 
     def __hash__(self) -> int:

@@ -26,9 +26,15 @@ import math
 import random
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
-from mcts_course.games.base import GameState, Returns
+if TYPE_CHECKING:  # numpy is imported inside the functions that use it (see Predictor)
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Array = NDArray[np.float64]
+
+from mcts_course.games.base import GameState
 
 
 def encode(state: GameState) -> list[float]:
@@ -57,7 +63,7 @@ class PolicyValueNet:
 
         rng = np.random.default_rng(seed)
         self.hidden = tuple(hidden)
-        self.params: dict[str, Any] = {}
+        self.params: dict[str, Array] = {}
         sizes = [n_inputs, *self.hidden]
         for k in range(len(self.hidden)):
             # He initialisation keeps the ReLU activations' scale from layer to layer.
@@ -84,11 +90,11 @@ class PolicyValueNet:
         return sum(int(value.size) for value in self.params.values())
 
     # -- forward ------------------------------------------------------------------------------
-    def forward(self, x, mask) -> tuple[Any, Any, dict]:
+    def forward(self, x: Array, mask: Array) -> tuple[Array, Array, dict[str, Array]]:
         """Policies (batch x actions), values (batch) and what the backward pass needs."""
         import numpy as np
 
-        cache: dict[str, Any] = {"x": x, "mask": mask}
+        cache: dict[str, Array] = {"x": x, "mask": mask}
         h = x
         for k in range(1, len(self.hidden) + 1):
             a = h @ self.params[f"W{k}"] + self.params[f"b{k}"]
@@ -104,7 +110,14 @@ class PolicyValueNet:
         cache["policy"], cache["value"], cache["h"] = policy, value, h
         return policy, value, cache
 
-    def loss(self, x, mask, target_policy, target_value, value_weight: float = 1.0) -> float:
+    def loss(
+        self,
+        x: Array,
+        mask: Array,
+        target_policy: Array,
+        target_value: Array,
+        value_weight: float = 1.0,
+    ) -> float:
         """Cross-entropy to the target policy plus ``value_weight`` times the squared error to
         the target value, each averaged over the batch."""
         policy, value, _ = self.forward(x, mask)
@@ -112,14 +125,19 @@ class PolicyValueNet:
 
     # -- backward -----------------------------------------------------------------------------
     def gradients(
-        self, x, mask, target_policy, target_value, value_weight: float = 1.0
-    ) -> tuple[float, dict[str, Any]]:
+        self,
+        x: Array,
+        mask: Array,
+        target_policy: Array,
+        target_value: Array,
+        value_weight: float = 1.0,
+    ) -> tuple[float, dict[str, Array]]:
         """The loss and its gradient with respect to every parameter (backpropagation)."""
 
         policy, value, cache = self.forward(x, mask)
         n = x.shape[0]
         loss = _loss(policy, value, target_policy, target_value, value_weight)
-        grads: dict[str, Any] = {}
+        grads: dict[str, Array] = {}
         # Softmax with cross-entropy: d loss / d logit = p - target (0 for illegal actions).
         d_logits = (policy - target_policy) / n
         # tanh with squared error: d loss / d u = 2 w (v - z) (1 - v^2), w the value's weight.
@@ -135,7 +153,7 @@ class PolicyValueNet:
             d_h = d_a @ self.params[f"W{k}"].T
         return loss, grads
 
-    def step(self, grads: dict[str, Any], learning_rate: float) -> None:
+    def step(self, grads: dict[str, Array], learning_rate: float) -> None:
         """One step of gradient descent on every parameter."""
         for name, grad in grads.items():
             self.params[name] -= learning_rate * grad
@@ -159,7 +177,13 @@ class PolicyValueNet:
         return net
 
 
-def _loss(policy, value, target_policy, target_value, value_weight: float = 1.0) -> float:
+def _loss(
+    policy: Array,
+    value: Array,
+    target_policy: Array,
+    target_value: Array,
+    value_weight: float = 1.0,
+) -> float:
     import numpy as np
 
     safe = np.where(target_policy > 0, np.log(np.where(policy > 0, policy, 1.0)), 0.0)
@@ -269,12 +293,12 @@ class NetGuide:
     def prior(self, state: GameState) -> dict[int, float]:
         return self.predict(state)[0]
 
-    def evaluate(self, state: GameState, rng: random.Random) -> Returns:
+    def evaluate(self, state: GameState, rng: random.Random) -> tuple[float, float]:
         if state.is_terminal():
             return state.returns()
         value = self.predict(state)[1]
         me = state.current_player
-        return (value, -value) if me == 0 else (-value, value)  # type: ignore[return-value]
+        return (value, -value) if me == 0 else (-value, value)
 
 
 def _columns(matrix: list[list[float]]) -> list[list[float]]:

@@ -6,10 +6,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from mcts_lab import basics  # noqa: E402
+from mcts_lab import basics
 
-from mcts_course.agents.minimax import minimax_value  # noqa: E402
-from mcts_course.games import ConnectFour, Othello, TicTacToe  # noqa: E402
+from mcts_course.agents.minimax import minimax_value
+from mcts_course.games import ConnectFour, Othello, TicTacToe
 
 
 def test_random_games_are_seeded_and_counted():

@@ -6,10 +6,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from mcts_lab import horizon  # noqa: E402
+from mcts_lab import horizon
 
-from mcts_course.agents.exact import move_values as exact_values  # noqa: E402
-from mcts_course.games import ConnectFour  # noqa: E402
+from mcts_course.agents.exact import move_values as exact_values
+from mcts_course.games import ConnectFour
 
 # A position the finder returns (seed 4): Yellow to move, every move loses.
 MOVES = "1 5 5 2 2 2 1 7 2 5 7 2 2 1 6 5 4 4 4 6 5 6 3 7 4"

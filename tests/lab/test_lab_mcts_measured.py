@@ -11,13 +11,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from mcts_lab import mcts_matches as mm  # noqa: E402
-from mcts_lab import reference as ref  # noqa: E402
-from mcts_lab import sweeps as sw  # noqa: E402
-from mcts_lab import trap  # noqa: E402
+from mcts_lab import mcts_matches as mm
+from mcts_lab import reference as ref
+from mcts_lab import sweeps as sw
+from mcts_lab import trap
 
-from mcts_course.agents.exact import move_values  # noqa: E402
-from mcts_course.games import ConnectFour, Othello, TicTacToe  # noqa: E402
+from mcts_course.agents.exact import move_values
+from mcts_course.games import ConnectFour, Othello, TicTacToe
 
 
 def test_playout_value_is_the_exact_mean_of_random_play():

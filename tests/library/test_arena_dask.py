@@ -12,11 +12,11 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from dask.distributed import Client, LocalCluster, get_task_stream  # noqa: E402
+from dask.distributed import Client, LocalCluster, get_task_stream
 
-from mcts_course.agents import AlphaBetaAgent, MCTSAgent  # noqa: E402
-from mcts_course.arena import match  # noqa: E402
-from mcts_course.games import ConnectFour  # noqa: E402
+from mcts_course.agents import AlphaBetaAgent, MCTSAgent
+from mcts_course.arena import match
+from mcts_course.games import ConnectFour
 
 
 def test_the_dask_recipe_gives_the_one_process_result():

@@ -13,17 +13,17 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from helpers import Dice, TicTacToe4  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from helpers import Dice, TicTacToe4
 
-from mcts_course.agents import AGENT_SPECS, make_agent  # noqa: E402
-from mcts_course.agents.evaluation import EVALUATIONS  # noqa: E402
-from mcts_course.arena import match, play_game  # noqa: E402
-from mcts_course.cli import main  # noqa: E402
-from mcts_course.games import game_class, start_state  # noqa: E402
-from mcts_course.render import draw_board, game_html, search_overlay, state_png  # noqa: E402
+from mcts_course.agents import AGENT_SPECS, make_agent
+from mcts_course.agents.evaluation import EVALUATIONS
+from mcts_course.arena import match, play_game
+from mcts_course.cli import main
+from mcts_course.games import game_class, start_state
+from mcts_course.render import draw_board, game_html, search_overlay, state_png
 
 SPECS = {
     "random": "random:seed=1",

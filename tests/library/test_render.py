@@ -7,14 +7,14 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from helpers import FirstLegal  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from helpers import FirstLegal
 
-from mcts_course.arena import play_game  # noqa: E402
-from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe  # noqa: E402
-from mcts_course.render import (  # noqa: E402
+from mcts_course.arena import play_game
+from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe
+from mcts_course.render import (
     animate_game,
     draw_board,
     game_html,
@@ -148,3 +148,15 @@ def test_search_overlay_reads_visits_and_means():
     root = Node(10, 5, {19: Node(6, 4.5), 26: Node(4, 1.0), 37: Node(0, 0)})
     assert search_overlay(root) == {19: 6, 26: 4, 37: 0}
     assert search_overlay(root, "mean") == {19: 0.75, 26: 0.25}
+
+
+def test_a_board_in_a_subfigure_is_scaled_to_the_subfigure():
+    # An axes of a SubFigure has its position relative to the subfigure (and a SubFigure has no
+    # figure size of its own): the board there is drawn like one in a figure of that size.
+    fig = plt.figure(figsize=(8.6, 4.3))
+    left, _ = fig.subfigures(1, 2)
+    ax = draw_board(Othello(), left.add_subplot(), title="")
+    alone = draw_board(Othello(), plt.subplots(figsize=(4.3, 4.3))[1], title="")
+    assert len(artists(ax, "disc-0")) == 2
+    sizes = [[t.get_fontsize() for t in a.texts] for a in (ax, alone)]
+    assert sizes[0] == pytest.approx(sizes[1])

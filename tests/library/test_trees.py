@@ -6,12 +6,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
 
-from mcts_course.agents import MCTSAgent  # noqa: E402
-from mcts_course.games import TicTacToe  # noqa: E402
-from mcts_course.trees import (  # noqa: E402
+from mcts_course.agents import MCTSAgent
+from mcts_course.games import TicTacToe
+from mcts_course.trees import (
     RUSSELL_NORVIG,
     ExplicitTree,
     depth_profile,

@@ -6,9 +6,9 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from mcts_course.agents import MCTSAgent, RandomAgent  # noqa: E402
-from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe  # noqa: E402
-from mcts_course.widgets import PlayWidget, visit_counts  # noqa: E402
+from mcts_course.agents import MCTSAgent, RandomAgent
+from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe
+from mcts_course.widgets import PlayWidget, visit_counts
 
 
 def click(widget: PlayWidget, row: int, col: int) -> None:
