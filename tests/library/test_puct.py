@@ -71,9 +71,9 @@ def test_selection_maximises_the_puct_score():
     path = agent.select(root)
     node = path[0]
     for nxt in path[1:]:
-        scores = {a: agent.score(ch, node.visits) for a, ch in node.children.items()}
+        scores = {a: agent.score(node, ch) for a, ch in node.children.items()}
         best = max(scores.values())
-        assert agent.score(nxt, node.visits) == best
+        assert agent.score(node, nxt) == best
         assert nxt.action == min(a for a, s in scores.items() if s == best)  # ties: smallest
         node = nxt
 
@@ -83,7 +83,7 @@ def test_an_unvisited_child_counts_the_first_play_urgency():
     root = agent.search(TicTacToe())
     child = next(ch for ch in root.children.values() if ch.visits == 0)
     expected = 0.25 + 2.0 * agent.priors[child] * math.sqrt(root.visits)
-    assert math.isclose(agent.score(child, root.visits), expected)
+    assert math.isclose(agent.score(root, child), expected)
 
 
 def test_bad_arguments_are_refused():
