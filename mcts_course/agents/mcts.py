@@ -57,18 +57,15 @@ def argmax(options: Mapping[int, T], key: Callable[[T], float]) -> int:
     """The action (a key of ``options``) whose option has the highest ``key``; ties: the
     smallest action, whatever the order of ``options``.  Every choice of the MCTS family (a
     child in selection, the final move, PUCT's first child) goes through here."""
-    best_action: int | None = None
-    best_value = -math.inf
-    for action, option in options.items():
-        value = key(option)
-        if (
-            best_action is None
-            or value > best_value
-            or (value == best_value and action < best_action)
-        ):
-            best_action, best_value = action, value
-    if best_action is None:
+    items = iter(options.items())
+    first = next(items, None)
+    if first is None:
         raise ValueError("argmax of no options")
+    best_action, best_value = first[0], key(first[1])
+    for action, option in items:
+        value = key(option)
+        if value > best_value or (value == best_value and action < best_action):
+            best_action, best_value = action, value
     return best_action
 
 

@@ -133,8 +133,9 @@ class PUCTAgent(MCTSAgent):
     ) -> None:
         if kwargs.get("policy", "ucb1") != "ucb1":  # the PUCT score is its selection rule
             raise ValueError("PUCT selects by its own score; policy= is for MCTSAgent")
-        if isinstance(prior, str) and prior not in PRIORS:
-            raise ValueError(f"unknown prior {prior!r}; choose one of: {', '.join(PRIORS)}")
+        if isinstance(prior, str) and prior not in PRIORS and prior not in GUIDES:
+            names = ", ".join(dict.fromkeys([*PRIORS, *GUIDES]))
+            raise ValueError(f"unknown prior {prior!r}; choose one of: {names}")
         if prior_temperature <= 0:
             raise ValueError(f"prior_temperature must be > 0, not {prior_temperature}")
         self.prior: Prior
