@@ -170,6 +170,10 @@ class MCTSAgent(Agent):
             raise ValueError(
                 f"unknown tree policy {policy!r}; choose one of: {', '.join(TREE_POLICIES)}"
             )
+        if policy != "ucb1" and type(self).score is not MCTSAgent.score:
+            raise ValueError(
+                f"{type(self).__name__} selects by its own score; policy= is for MCTSAgent"
+            )
         check_parameters(epsilon, temperature)
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ITERATIONS

@@ -131,8 +131,6 @@ class PUCTAgent(MCTSAgent):
         fpu: float = 0.5,
         **kwargs: Any,
     ) -> None:
-        if kwargs.get("policy", "ucb1") != "ucb1":  # the PUCT score is its selection rule
-            raise ValueError("PUCT selects by its own score; policy= is for MCTSAgent")
         if isinstance(prior, str) and prior not in PRIORS and prior not in GUIDES:
             names = ", ".join(dict.fromkeys([*PRIORS, *GUIDES]))
             raise ValueError(f"unknown prior {prior!r}; choose one of: {names}")

@@ -89,8 +89,6 @@ class RAVEAgent(MCTSAgent):
             raise ValueError(
                 f"rave (the equivalence parameter K) must be a number >= 0, not {rave}"
             )
-        if kwargs.get("policy", "ucb1") != "ucb1":
-            raise ValueError("RAVE selects by its own blend; policy= is for MCTSAgent")
         if kwargs.get("evaluator") is not None:
             raise ValueError(
                 "RAVE needs the moves of a random playout; evaluator= is for "

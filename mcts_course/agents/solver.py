@@ -49,8 +49,6 @@ class MCTSSolverAgent(MCTSAgent):
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if kwargs.get("policy", "ucb1") != "ucb1":  # select() below is UCT's, proofs aside
-            raise ValueError("MCTS-Solver selects by UCB1 only; policy= is for MCTSAgent")
         super().__init__(*args, **kwargs)
         self.name = self.name.replace("MCTS(", "MCTS-Solver(", 1)
         # node -> proven value for node.player.  Kept beside the tree, not in Node (whose slots

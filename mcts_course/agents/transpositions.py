@@ -43,10 +43,6 @@ class TranspositionMCTSAgent(MCTSAgent):
     :class:`~mcts_course.agents.mcts.MCTSAgent` except ``policy`` and ``tree_reuse``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if kwargs.get("policy", "ucb1") != "ucb1":
-            raise ValueError(
-                "MCTS with transpositions selects by UCB1 only; policy= is for MCTSAgent"
-            )
         if kwargs.get("tree_reuse"):
             raise ValueError(
                 "tree_reuse is not supported with transpositions (the table is "

@@ -433,9 +433,9 @@ def test_tree_policy_arguments_are_checked_and_spelled_as_in_flat_monte_carlo():
         MCTSAgent(policy="egreedy", epsilon=1.5)
     with pytest.raises(ValueError, match="policy"):
         make_agent("mcts-solver:policy=egreedy")
-    from mcts_course.agents import MCTSSolverAgent, PUCTAgent
+    from mcts_course.agents import MCTSSolverAgent, PUCTAgent, RAVEAgent, TranspositionMCTSAgent
 
-    for cls in (MCTSSolverAgent, PUCTAgent):  # their selections are their own
+    for cls in (MCTSSolverAgent, PUCTAgent, RAVEAgent, TranspositionMCTSAgent):  # own scores
         with pytest.raises(ValueError, match="policy= is for MCTSAgent"):
             cls(policy="softmax")
 
