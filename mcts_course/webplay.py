@@ -192,7 +192,7 @@ def net_thoughts(agent: PUCTAgent, state: GameState) -> dict[str, Any] | None:
                 "p": priors[action],
                 "visits": child.visits,
                 "mean": round(child.mean, 3),
-                "puct": round(agent.score(child, root.visits), 3),
+                "puct": round(agent.score(root, child), 3),
             }
         )
     rows.sort(key=lambda row: (-row["visits"], -row["p"], row["action"]))

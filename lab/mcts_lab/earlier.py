@@ -21,10 +21,11 @@ chapter can rerun a match "under their rules" and measure what each difference i
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
 from mcts_course.agents.evaluation import disc_count
-from mcts_course.agents.mcts import Node
+from mcts_course.agents.mcts import Move, Node
 
 SQRT2 = math.sqrt(2)
 
@@ -73,7 +74,9 @@ class EarlierMCTS(MCTSAgent):
             path.append(node)
         return path
 
-    def backpropagate(self, path: list[Node], returns: tuple[int, int]) -> None:  # type: ignore[override]
+    def backpropagate(
+        self, path: list[Node], returns: tuple[int, int], moves: Sequence[Move] = ()
+    ) -> None:
         """Every node on the path adds the reward of the player to move at the root."""
         me = path[0].state.current_player
         reward = (returns[me] + 1) / 2

@@ -1,42 +1,72 @@
-"""Monte Carlo Tree Search with UCT (Kocsis and Szepesvari, 2006).
+"""Monte Carlo Tree Search with UCT (Kocsis and Szepesvari, 2006): one skeleton, small hooks.
 
 Each iteration (:meth:`MCTSAgent.step`) runs the four phases of the book's pseudocode::
 
-    path   = select(root)            # 1. follow the best UCB1 child while nodes are fully expanded
-                                     #    (select_child; policy= swaps in another bandit rule)
-    leaf   = expand(path[-1])        # 2. add one untried child (once the node has been visited
-                                     #    expand_threshold times)
-    result = simulate(leaf)          # 3. the evaluator's returns (r0, r1): a random playout
-    backpropagate(path + [leaf], result)   # 4. every node on the path counts the result
+    path    = select(root)           # 1. from the root, take select_child while descends(node):
+                                     #    the child of best score(parent, child) (UCB1 here)
+    leaf    = expand(path[-1])       # 2. once visited expand_threshold times, grow(node) adds
+                                     #    children (one untried move here) and says which to value
+    outcome = simulate(leaf)         # 3. the evaluator's returns (r0, r1) (a random playout), and
+                                     #    the moves played after the leaf where they are recorded
+    backpropagate(path + [leaf], outcome.returns, outcome.moves)   # 4. every node counts them
 
 The code is split as in OpenSpiel: an evaluator (any :class:`~mcts_course.agents.rollout.Evaluator`;
 :class:`~mcts_course.agents.rollout.RandomRollout` plays the random playout), the :class:`Node`
-of the tree, and the agent.  Subclasses (MCTS-Solver, PUCT) override single phases.
+of the tree, and the agent.  The variants keep this loop and override a few small hooks:
+``score`` (RAVE's blend, PUCT's prior term, the transposition table's edge counts, the solver's
+"never a proven child"), ``grow`` and ``make_child`` (PUCT adds all children with their priors;
+the table links a position's one node), ``simulate`` (RAVE records the playout's moves, the
+solver returns a proven result) and ``backpropagate`` (one signature for all; each variant adds
+its own statistics after UCT's).
 
-Rewards are 1 for a win, 0.5 for a draw and 0 for a loss.  A node stores ``wins``, the reward
-sum of the player who made the move INTO it (``node.player``, its parent's
+Rewards are 1 for a win, 0.5 for a draw and 0 for a loss (the convention's one home is
+:mod:`~mcts_course.agents.rollout`).  A node stores ``wins``, the reward sum of the player who
+made the move INTO it (``node.player``, its parent's
 ``state.current_player``), so that a parent picks among its children by their ``wins`` as seen
 by the player choosing.  The mover is always read from the state, never from the depth's
 parity, which keeps Othello's passes right.  Selection scores children with
 :func:`~mcts_course.agents.bandits.ucb1`; with rewards in [0, 1] its exploration constant is
-c = sqrt(2) (Auer et al., 2002), the default.  Ties go to the smallest action, everywhere.
+c = sqrt(2) (Auer et al., 2002), the default.  Ties go to the smallest action, everywhere
+(:func:`argmax`).
 """
 
 from __future__ import annotations
 
 import math
+import random
 import time
-from typing import NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any, NamedTuple, TypeVar
 
 from mcts_course.agents.bandits import SQRT2, check_parameters, epsilon_greedy, softmax, ucb1
 from mcts_course.agents.base import Agent
-from mcts_course.agents.rollout import Evaluator, RandomRollout
+from mcts_course.agents.rollout import Evaluator, RandomRollout, reward
 from mcts_course.games.base import GameState, Returns
 
 DEFAULT_ITERATIONS = 200  # when neither iterations nor a time_limit is given
 # How selection chooses a child: UCB1 is UCT; the others are the bandit chapter's alternatives,
 # there so that exercise 7 can compare the policies inside the tree as well as at a flat root.
 TREE_POLICIES = ("ucb1", "egreedy", "softmax")
+
+Move = tuple[int, int]  # (player, action), as a recorded playout lists its moves
+T = TypeVar("T")
+
+
+def argmax(options: Mapping[int, T], key: Callable[[T], float]) -> int:
+    """The action (a key of ``options``) whose option has the highest ``key``; ties: the
+    smallest action, whatever the order of ``options``.  Every choice of the MCTS family (a
+    child in selection, the final move, PUCT's first child) goes through here."""
+    items = iter(options.items())
+    first = next(items, None)
+    if first is None:
+        raise ValueError("argmax of no options")
+    best_action, best_value = first[0], key(first[1])
+    for action, option in items:
+        value = key(option)
+        if value > best_value or (value == best_value and action < best_action):
+            best_action, best_value = action, value
+    return best_action
 
 
 class Node:
@@ -63,6 +93,15 @@ class Node:
         return f"Node(action={self.action}, player={self.player}, {self.wins:g}/{self.visits})"
 
 
+class Outcome(NamedTuple):
+    """What :meth:`MCTSAgent.simulate` found at a leaf: the ``returns`` (r0, r1), and the
+    ``moves`` played after the leaf as (player, action) where they were recorded (RAVE's
+    playouts; empty otherwise)."""
+
+    returns: Returns
+    moves: Sequence[Move] = ()
+
+
 class Step(NamedTuple):
     """What one MCTS iteration did: the ``path`` from the root to the leaf evaluated (including
     a node added by expansion), that new node (``expanded``, None if none was added) and the
@@ -75,11 +114,10 @@ class Step(NamedTuple):
 
 def robust_max(root: Node) -> int:
     """The final choice: the most visited child's action (ties: the smallest action)."""
-    best = max(root.children.values(), key=lambda ch: (ch.visits, -ch.action))
-    return best.action  # type: ignore[return-value]
+    return argmax(root.children, lambda child: child.visits)
 
 
-def root_table(root: Node, c: float = SQRT2) -> list[dict]:
+def root_table(root: Node, c: float = SQRT2) -> list[dict[str, Any]]:
     """One row per child of the root, most visited first: action, move, visits, wins, mean, and
     ``uct``, the child's :func:`~mcts_course.agents.bandits.ucb1` score."""
     rows = [
@@ -132,6 +170,10 @@ class MCTSAgent(Agent):
             raise ValueError(
                 f"unknown tree policy {policy!r}; choose one of: {', '.join(TREE_POLICIES)}"
             )
+        if policy != "ucb1" and type(self).score is not MCTSAgent.score:
+            raise ValueError(
+                f"{type(self).__name__} selects by its own score; policy= is for MCTSAgent"
+            )
         check_parameters(epsilon, temperature)
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ITERATIONS
@@ -171,6 +213,11 @@ class MCTSAgent(Agent):
 
     def reset(self) -> None:
         self.last_root = None
+        self.forget_tree()
+
+    def forget_tree(self) -> None:
+        """Drop what a variant keeps beside the tree (priors, proofs, AMAF statistics ...):
+        called by :meth:`reset`, and when a search starts without ``tree_reuse``."""
 
     def select_action(self, state: GameState) -> int:
         actions = self._legal(state)
@@ -181,16 +228,18 @@ class MCTSAgent(Agent):
             return actions[0]
         return robust_max(self.search(state))
 
-    def root_table(self, root: Node | None = None) -> list[dict]:
+    def root_table(self, root: Node | None = None) -> list[dict[str, Any]]:
         """The statistics of the root's children (default: the last search's root)."""
         root = root or self.last_root
         if root is None:
             raise ValueError("no search has been run yet")
         return root_table(root, self.c)
 
-    # -- the search ----------------------------------------------------------------------------
+    # -- the skeleton: one loop, every variant's ----------------------------------------------
     def search(self, state: GameState) -> Node:
         """Run the search from ``state`` and return the root of the tree."""
+        if not self.tree_reuse:
+            self.forget_tree()  # the old tree is dropped: so is what was kept beside it
         root = self._reused_root(state) if self.tree_reuse else None
         root = root or Node(state)
         iterations = math.inf if self.iterations is None else self.iterations
@@ -213,63 +262,76 @@ class MCTSAgent(Agent):
         if leaf is not path[-1]:
             path.append(leaf)
             expanded = leaf
-        returns = self.simulate(leaf)
-        self.backpropagate(path, returns)
+        returns, moves = self.simulate(leaf)
+        self.backpropagate(path, returns, moves)
         return Step(path, expanded, returns)
 
     def select(self, node: Node) -> list[Node]:
-        """Selection: from ``node``, descend to the child :meth:`select_child` picks while the
-        node is fully expanded; return the path."""
+        """Selection: from ``node``, descend to the child :meth:`select_child` picks while
+        :meth:`descends` says so; return the path."""
         path = [node]
-        while node.children and not node.untried:
+        while self.descends(node):
             node = self.select_child(node)
             path.append(node)
         return path
 
+    def expand(self, node: Node, is_root: bool = False) -> Node:
+        """Expansion: once ``node`` has been visited ``expand_threshold`` times (the root at
+        once), :meth:`grow` gives it children; return the node to evaluate (``node`` itself if
+        it stays a leaf)."""
+        if node.visits < self.expand_threshold and not is_root:
+            return node
+        return self.grow(node)
+
+    # -- the hooks the variants override --------------------------------------------------------
+    def descends(self, node: Node) -> bool:
+        """Whether selection goes on below ``node``: once it has a child for every move."""
+        return bool(node.children) and not node.untried
+
     def select_child(self, node: Node) -> Node:
-        """The child with the highest UCB1 score (ties: the smallest action): a bandit at every
-        node.  (With ``policy="egreedy"`` or ``"softmax"``, :meth:`policy_child` decides.)"""
+        """The child with the highest :meth:`score` (ties: the smallest action): a bandit at
+        every node.  (With ``policy="egreedy"`` or ``"softmax"``, :meth:`policy_child` decides.)"""
         if self.policy != "ucb1":
             return self.policy_child(node)
-        parent_visits, c = node.visits, self.c
-        best, best_value = None, -1.0
-        for child in node.children.values():
-            value = ucb1(child.wins, child.visits, parent_visits, c)
-            if value > best_value or (value == best_value and child.action < best.action):
-                best, best_value = child, value
-        return best  # type: ignore[return-value]
+        return node.children[argmax(node.children, partial(self.score, node))]
+
+    def score(self, parent: Node, child: Node) -> float:
+        """The selection score of ``child`` seen from ``parent``: UCB1."""
+        return ucb1(child.wins, child.visits, parent.visits, self.c)
 
     def policy_child(self, node: Node) -> Node:
         """The child the epsilon-greedy or softmax rule picks, the children in action order."""
-        children = sorted(node.children.values(), key=lambda child: child.action)
+        children = [node.children[action] for action in sorted(node.children)]
         wins, visits = [ch.wins for ch in children], [ch.visits for ch in children]
         if self.policy == "egreedy":
             return children[epsilon_greedy(wins, visits, self.rng, self.epsilon)]
         return children[softmax(wins, visits, self.rng, self.temperature)]
 
-    def expand(self, node: Node, is_root: bool = False) -> Node:
-        """Expansion: give ``node`` one new child, for a random untried action, once it has been
-        visited ``expand_threshold`` times; return the child (or ``node`` if it stays a leaf)."""
-        if node.visits < self.expand_threshold and not is_root:
-            return node
+    def grow(self, node: Node) -> Node:
+        """The expansion policy: one new child, for a random untried action; return it (or
+        ``node`` at a terminal state)."""
         if node.untried is None:
             node.untried = node.state.legal_actions()
             self.rng.shuffle(node.untried)  # pop() from the end then gives a random order
         if not node.untried:
             return node  # a terminal state
         action = node.untried.pop()
-        child = Node(node.state.play(action), action, node.state.current_player)
-        node.children[action] = child
+        child = node.children[action] = self.make_child(node, action)
         return child
 
-    def simulate(self, node: Node) -> Returns:
-        """Simulation: the returns (r0, r1) of a random playout from the node's state."""
-        return self.evaluator.evaluate(node.state, self.rng)
+    def make_child(self, node: Node, action: int) -> Node:
+        """The node that ``action`` from ``node`` leads to (a new one here)."""
+        return Node(node.state.play(action), action, node.state.current_player)
 
-    @staticmethod
-    def backpropagate(path: list[Node], returns: Returns) -> None:
-        """Backpropagation: each node on the path counts a visit and the reward of its player."""
-        rewards = ((returns[0] + 1) / 2, (returns[1] + 1) / 2)  # win 1, draw 0.5, loss 0
+    def simulate(self, node: Node, rng: random.Random | None = None) -> Outcome:
+        """Simulation: the evaluator's returns (r0, r1) from the node's state (a random
+        playout), drawn from ``rng`` (default: the agent's own)."""
+        return Outcome(self.evaluator.evaluate(node.state, self.rng if rng is None else rng))
+
+    def backpropagate(self, path: list[Node], returns: Returns, moves: Sequence[Move] = ()) -> None:
+        """Backpropagation: each node on the path counts a visit and the reward of its player.
+        (``moves``, the playout's, are for the variants that learn from them.)"""
+        rewards = (reward(returns, 0), reward(returns, 1))
         for node in path:
             node.visits += 1
             node.wins += rewards[node.player]

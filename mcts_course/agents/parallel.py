@@ -44,10 +44,11 @@ import math
 import random
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from mcts_course.agents.base import Agent
-from mcts_course.agents.mcts import MCTSAgent, Node
+from mcts_course.agents.mcts import MCTSAgent, Move, Node, argmax
 from mcts_course.games import GameState
 from mcts_course.games.base import Returns
 
@@ -69,7 +70,7 @@ def merge_roots(trees: list[RootStats]) -> RootStats:
 
 def most_visited(stats: RootStats) -> int:
     """The move with the most visits summed over the trees (ties: the smallest action)."""
-    return max(stats, key=lambda action: (stats[action][0], -action))
+    return argmax(stats, lambda visits_wins: visits_wins[0])
 
 
 def split(iterations: int, workers: int) -> list[int]:
@@ -104,7 +105,11 @@ def worker_pool(workers: int) -> Any:
     return get_memmapping_executor(workers)
 
 
-def run_searches(pool: Any, calls: list[tuple]) -> list[tuple[RootStats, int]]:
+# One worker's arguments to search_one: the agent, the state, a seed, iterations, time limit.
+SearchCall = tuple[MCTSAgent, GameState, int, int | None, float | None]
+
+
+def run_searches(pool: Any, calls: list[SearchCall]) -> list[tuple[RootStats, int]]:
     """``search_one(*args)`` for every ``args`` in ``calls``, all at once, and their results in
     order: submitted to ``pool`` (from :func:`worker_pool`), or given to joblib's ``Parallel``
     where there is no pool, as the arena's games are.
@@ -115,7 +120,10 @@ def run_searches(pool: Any, calls: list[tuple]) -> list[tuple[RootStats, int]]:
     if pool is None:
         from joblib import Parallel, delayed
 
-        return Parallel(n_jobs=len(calls))(delayed(search_one)(*args) for args in calls)
+        results: list[tuple[RootStats, int]] = Parallel(n_jobs=len(calls))(
+            delayed(search_one)(*args) for args in calls
+        )
+        return results
     futures = [pool.submit(search_one, *args) for args in calls]
     return [future.result() for future in futures]
 
@@ -184,7 +192,7 @@ class ParallelAgent(Agent):
         root = self.search(state)
         return most_visited({a: (ch.visits, ch.wins) for a, ch in root.children.items()})
 
-    def root_table(self, root: Node | None = None) -> list[dict]:
+    def root_table(self, root: Node | None = None) -> list[dict[str, Any]]:
         """The statistics of the root's children after the last search (as MCTSAgent's)."""
         return self.base.root_table(root or self.last_root)
 
@@ -273,9 +281,9 @@ class TreeParallelAgent(ParallelAgent):
                 if not self._take_iteration():
                     return
                 path = self.descend(root)
-            returns = self.base.evaluator.evaluate(path[-1].state, rng)  # simulate, unlocked
+            returns, moves = self.base.simulate(path[-1], rng)  # unlocked, the thread's rng
             with self.lock:
-                self.ascend(path, returns)
+                self.ascend(path, returns, moves)
 
     def _take_iteration(self) -> bool:
         """Claim one iteration of the budget (called under the lock)."""
@@ -297,18 +305,18 @@ class TreeParallelAgent(ParallelAgent):
             node.visits += 1  # the virtual loss: a visit whose reward is 0 so far
         return path
 
-    def ascend(self, path: list[Node], returns: Returns) -> None:
+    def ascend(self, path: list[Node], returns: Returns, moves: Sequence[Move] = ()) -> None:
         """Take the virtual loss back and backpropagate the real result."""
         for node in path:
             node.visits -= 1
-        self.base.backpropagate(path, returns)
+        self.base.backpropagate(path, returns, moves)
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         del state["lock"]  # a lock cannot be pickled or copied: each copy gets its own
         return state
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.lock = threading.Lock()
 

@@ -12,16 +12,20 @@ must earn its visits by its results.  Here no network is trained: the prior is t
 knowledge of chapter 3, the cell weights (Othello's square table, the number of winning lines
 through a cell elsewhere, which makes Connect Four's prior centre-first), turned into
 probabilities by a softmax; ``prior="uniform"`` gives every move the same probability.
-``prior="net"`` takes the policy-value network shipped for the game
-(:func:`mcts_course.learn.load`, trained by self-play) as the prior AND as the leaf's value, in
-place of the random playout, as AlphaZero does.
+``prior="net"`` takes the policy-value network shipped for the game (trained by self-play) as
+the prior AND as the leaf's value, in place of the random playout, as AlphaZero does.  The
+network lives in :mod:`mcts_course.learn`, above the agents: these modules never import it.  A
+*guide* (a prior that also values leaves) is found by name in :data:`GUIDES`, which the learn
+package fills (:func:`register_guide`), or else through the entry point group
+``mcts_course.guides`` that the package declares (``net`` is
+``mcts_course.learn.shipped:ShippedNet``).
 
-Two phases of UCT change and nothing else:
+Two hooks of the MCTS skeleton change and nothing else:
 
-* expansion gives a node ALL its children at once, each with its prior (as AlphaZero does),
-  and returns the one with the highest prior for the playout;
-* selection follows the best PUCT score; a child never visited counts Q = ``fpu`` (first play
-  urgency, 0.5 by default: a draw), so the prior alone decides which unvisited move comes first.
+* ``grow`` (expansion) gives a node ALL its children at once, each with its prior (as AlphaZero
+  does), and returns the one with the highest prior for the playout;
+* ``score`` is the PUCT score; a child never visited counts Q = ``fpu`` (first play urgency,
+  0.5 by default: a draw), so the prior alone decides which unvisited move comes first.
 
 Simulation (the random playout) and backpropagation are UCT's.
 """
@@ -29,12 +33,54 @@ Simulation (the random playout) and backpropagation are UCT's.
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import Callable
+from functools import partial
+from importlib.metadata import entry_points
+from typing import Any, Protocol, runtime_checkable
 
 from mcts_course.agents.evaluation import cell_weights
-from mcts_course.agents.mcts import MCTSAgent, Node
-from mcts_course.games.base import GameState
+from mcts_course.agents.mcts import MCTSAgent, Node, argmax
+from mcts_course.games.base import GameState, Returns
 
 PRIORS = ("cells", "uniform", "net")
+GUIDE_ENTRY_POINTS = "mcts_course.guides"
+
+Prior = Callable[[GameState], dict[int, float]]  # state -> {legal action: probability}
+
+
+@runtime_checkable
+class Guide(Protocol):
+    """A prior that also values the leaves (a policy-value network): ``guide(state)`` is the
+    prior, ``evaluate(state, rng)`` the returns (r0, r1) expected, as an evaluator's."""
+
+    def __call__(self, state: GameState) -> dict[int, float]: ...
+
+    def evaluate(self, state: GameState, rng: random.Random) -> Returns: ...
+
+
+# name -> a function making a fresh guide; "net" comes from mcts_course.learn (see above)
+GUIDES: dict[str, Callable[[], Guide]] = {}
+
+
+def register_guide(name: str, make: Callable[[], Guide]) -> None:
+    """Make ``prior=name`` build its guide with ``make()`` (how a package above the agents,
+    such as :mod:`mcts_course.learn`, offers one without the agents importing it)."""
+    GUIDES[name] = make
+
+
+def named_guide(name: str) -> Guide:
+    """A fresh guide of that name: registered, or declared as an entry point."""
+    if name not in GUIDES:
+        for entry in entry_points(group=GUIDE_ENTRY_POINTS):
+            if entry.name == name:
+                register_guide(name, entry.load())
+    if name not in GUIDES:
+        raise ValueError(
+            f"no guide named {name!r} is registered (prior={name} needs the package that "
+            f"provides it, e.g. mcts_course.learn for net, installed or imported)"
+        )
+    return GUIDES[name]()
 
 
 def cell_prior(state: GameState, temperature: float = 0.25) -> dict[int, float]:
@@ -61,38 +107,6 @@ def uniform_prior(state: GameState) -> dict[int, float]:
     return {a: 1.0 / len(actions) for a in actions}
 
 
-class ShippedNet:
-    """``prior="net"``: the network shipped for the game being played, as PUCT's prior
-    (``net(state)``) and as its evaluator (``evaluate(state, rng)``, the value head, no playout).
-    The game is known only when a position arrives, so the network is loaded then (one
-    :class:`~mcts_course.learn.network.NetGuide`, with its cache of predictions, per game)."""
-
-    __name__ = "net"
-
-    def __init__(self) -> None:
-        self.guides: dict[str, object] = {}
-
-    def guide(self, state: GameState):
-        from mcts_course.learn.network import NetGuide
-        from mcts_course.learn.shipped import load
-
-        name = state.NAME
-        if name not in self.guides:
-            self.guides[name] = NetGuide(load(name))
-        return self.guides[name]
-
-    def __call__(self, state: GameState) -> dict[int, float]:
-        return self.guide(state).prior(state)
-
-    def __deepcopy__(self, memo: dict) -> ShippedNet:
-        # A copy for another game (the arena copies agents): the network is the same, shared by
-        # load(); the cache of predictions starts empty instead of being copied state by state.
-        return ShippedNet()
-
-    def evaluate(self, state: GameState, rng) -> tuple[float, float]:
-        return self.guide(state).evaluate(state, rng)
-
-
 class PUCTAgent(MCTSAgent):
     """MCTS with the PUCT selection rule and a prior; UCT's other arguments are unchanged.
 
@@ -110,84 +124,58 @@ class PUCTAgent(MCTSAgent):
 
     def __init__(
         self,
-        *args,
+        *args: Any,
         c: float = 1.0,
-        prior: str | object = "cells",
+        prior: str | Prior = "cells",
         prior_temperature: float = 0.25,
         fpu: float = 0.5,
-        **kwargs,
+        **kwargs: Any,
     ) -> None:
-        if kwargs.get("policy", "ucb1") != "ucb1":  # the PUCT score is its selection rule
-            raise ValueError("PUCT selects by its own score; policy= is for MCTSAgent")
-        if isinstance(prior, str) and prior not in PRIORS:
-            raise ValueError(f"unknown prior {prior!r}; choose one of: {', '.join(PRIORS)}")
-        net = None
-        if prior == "net":
-            if kwargs.get("evaluator") is not None or kwargs.get("playout_depth") is not None:
-                raise ValueError(
-                    "prior=net values the leaves by the network: no evaluator or playout_depth"
-                )
-            net = ShippedNet()
-            kwargs["evaluator"] = net
-        super().__init__(*args, c=c, **kwargs)
+        if isinstance(prior, str) and prior not in PRIORS and prior not in GUIDES:
+            names = ", ".join(dict.fromkeys([*PRIORS, *GUIDES]))
+            raise ValueError(f"unknown prior {prior!r}; choose one of: {names}")
         if prior_temperature <= 0:
             raise ValueError(f"prior_temperature must be > 0, not {prior_temperature}")
-        self.prior_name = prior if isinstance(prior, str) else getattr(prior, "__name__", "custom")
+        self.prior: Prior
         if prior == "cells":
-            self.prior = lambda state: cell_prior(state, prior_temperature)
+            self.prior = partial(cell_prior, temperature=prior_temperature)
         elif prior == "uniform":
             self.prior = uniform_prior
-        elif prior == "net":
-            self.prior = net  # type: ignore[assignment]
+        elif isinstance(prior, str):  # a guide: the prior, and the leaves' value
+            if kwargs.get("evaluator") is not None or kwargs.get("playout_depth") is not None:
+                raise ValueError(
+                    f"prior={prior} values the leaves by the network: no evaluator or playout_depth"
+                )
+            self.prior = kwargs["evaluator"] = named_guide(prior)
         else:
-            self.prior = prior  # type: ignore[assignment]
+            self.prior = prior
+        super().__init__(*args, c=c, **kwargs)
+        self.prior_name = prior if isinstance(prior, str) else getattr(prior, "__name__", "custom")
         self.fpu = fpu
         # node -> its prior probability (Node's slots are UCT's; the priors live beside them)
         self.priors: dict[Node, float] = {}
         self.name = self.name.replace("MCTS(", f"PUCT({self.prior_name},", 1)
 
-    def reset(self) -> None:
-        super().reset()
+    def forget_tree(self) -> None:
         self.priors.clear()
 
-    def search(self, state: GameState) -> Node:
-        if not self.tree_reuse:
-            self.priors.clear()
-        return super().search(state)
-
-    def score(self, child: Node, parent_visits: int) -> float:
+    # -- the hooks that change ----------------------------------------------------------------
+    def score(self, parent: Node, child: Node) -> float:
         """The PUCT score of ``child``: Q + c * P * sqrt(N) / (1 + n)."""
         q = child.wins / child.visits if child.visits else self.fpu
-        return q + self.c * self.priors[child] * math.sqrt(parent_visits) / (1 + child.visits)
+        return q + self.c * self.priors[child] * math.sqrt(parent.visits) / (1 + child.visits)
 
-    def select(self, node: Node) -> list[Node]:
-        """Follow the child with the best PUCT score (ties: the smallest action) to a leaf."""
-        path = [node]
-        while node.children:
-            n = node.visits
-            best, best_value = None, -math.inf
-            for action in sorted(node.children):
-                value = self.score(node.children[action], n)
-                if value > best_value:
-                    best, best_value = node.children[action], value
-            node = best  # type: ignore[assignment]
-            path.append(node)
-        return path
-
-    def expand(self, node: Node, is_root: bool = False) -> Node:
+    def grow(self, node: Node) -> Node:
         """All children at once, with their priors; return the most probable one (ties: the
-        smallest action), or ``node`` itself if it stays a leaf or the game is over."""
-        if node.children or (node.visits < self.expand_threshold and not is_root):
+        smallest action), or ``node`` itself if it has children already or the game is over."""
+        if node.children:
             return node
         if node.state.is_terminal():
             node.untried = []
             return node
         priors = self.prior(node.state)
-        mover = node.state.current_player
         for action in node.state.legal_actions():
-            child = Node(node.state.play(action), action, mover)
-            node.children[action] = child
+            child = node.children[action] = self.make_child(node, action)
             self.priors[child] = priors[action]
         node.untried = []
-        best = max(sorted(node.children), key=lambda a: priors[a])
-        return node.children[best]
+        return node.children[argmax(node.children, self.priors.__getitem__)]

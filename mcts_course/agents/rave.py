@@ -29,9 +29,10 @@ to mean something in another position: in Othello and tic-tac-toe an action is a
 Connect Four a column, so it does.  Othello's pass is an action like the others; it is only ever
 legal alone, so its AMAF value never has to compete with another move's.
 
-Three phases change: the playout records its moves (:func:`recorded_playout`, through the game
-protocol, hence slower than the game's own rollout), backpropagation adds the AMAF statistics,
-and selection scores by the blend.  Expansion and the final choice (most visits) are UCT's.
+Three hooks of the MCTS skeleton change: ``simulate`` records the playout's moves
+(:func:`recorded_playout`, through the game protocol, hence slower than the game's own
+rollout), ``backpropagate`` adds the AMAF statistics, and ``score`` is the blend.  Expansion and
+the final choice (most visits) are UCT's.
 """
 
 from __future__ import annotations
@@ -39,12 +40,13 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from typing import Any
 
-from mcts_course.agents.mcts import MCTSAgent, Node, Step
+from mcts_course.agents.mcts import MCTSAgent, Move, Node, Outcome
 from mcts_course.agents.rollout import reward
 from mcts_course.games.base import GameState, Returns
 
-Move = tuple[int, int]  # (player, action)
+__all__ = ["Move", "RAVEAgent", "rave_beta", "recorded_playout"]
 
 
 def recorded_playout(
@@ -82,13 +84,11 @@ class RAVEAgent(MCTSAgent):
     :meth:`amaf` gives a node's AMAF statistics after a search.
     """
 
-    def __init__(self, iterations: int | None = None, *, rave: float = 300, **kwargs) -> None:
+    def __init__(self, iterations: int | None = None, *, rave: float = 300, **kwargs: Any) -> None:
         if not 0 <= rave < math.inf:  # (NaN fails too)
             raise ValueError(
                 f"rave (the equivalence parameter K) must be a number >= 0, not {rave}"
             )
-        if kwargs.get("policy", "ucb1") != "ucb1":
-            raise ValueError("RAVE selects by its own blend; policy= is for MCTSAgent")
         if kwargs.get("evaluator") is not None:
             raise ValueError(
                 "RAVE needs the moves of a random playout; evaluator= is for "
@@ -106,40 +106,22 @@ class RAVEAgent(MCTSAgent):
         wins, count = self._amaf.get(node, (0.0, 0))
         return wins, int(count)
 
-    def reset(self) -> None:
-        super().reset()
+    def forget_tree(self) -> None:
         self._amaf.clear()
 
-    def search(self, state: GameState) -> Node:
-        if not self.tree_reuse:
-            self._amaf.clear()  # the old tree is dropped: so are its AMAF statistics
-        return super().search(state)
-
-    # -- the phases that change -------------------------------------------------------------
-    def step(self, root: Node) -> Step:
-        """UCT's iteration, with the playout's moves handed to backpropagation."""
-        path = self.select(root)
-        leaf = self.expand(path[-1], is_root=len(path) == 1)
-        expanded = None
-        if leaf is not path[-1]:
-            path.append(leaf)
-            expanded = leaf
-        returns, moves = self.simulate_recorded(leaf)
-        self.backpropagate(path, returns, moves)
-        return Step(path, expanded, returns)
-
-    def simulate_recorded(self, node: Node) -> tuple[Returns, list[Move]]:
+    # -- the hooks that change ----------------------------------------------------------------
+    def simulate(self, node: Node, rng: random.Random | None = None) -> Outcome:
         """Simulation: a random playout's returns and the moves it played."""
-        return recorded_playout(node.state, self.rng, self.playout_depth)
+        rng = self.rng if rng is None else rng
+        return Outcome(*recorded_playout(node.state, rng, self.playout_depth))
 
-    def backpropagate(  # type: ignore[override]
-        self, path: list[Node], returns: Returns, playout_moves: Sequence[Move] = ()
-    ) -> None:
+    def backpropagate(self, path: list[Node], returns: Returns, moves: Sequence[Move] = ()) -> None:
         """UCT's statistics on the path, then AMAF: walking up from the leaf, the moves made
         from node ``s`` on (the playout's, then the tree's below ``s``) update every child of
         ``s`` whose move is among them, for the player who made it."""
-        MCTSAgent.backpropagate(path, returns)
-        later = set(playout_moves)  # (player, action) played after the leaf
+        super().backpropagate(path, returns)
+        # (player, action) played after the leaf; None is the root's action, never in a move
+        later: set[tuple[int, int | None]] = set(moves)
         for depth in range(len(path) - 1, -1, -1):
             node = path[depth]
             if depth + 1 < len(path):
@@ -151,16 +133,10 @@ class RAVEAgent(MCTSAgent):
                     stats[0] += reward(returns, child.player)
                     stats[1] += 1
 
-    def select_child(self, node: Node) -> Node:
-        """The child with the best blend of its mean and its AMAF mean, plus UCB1's
-        exploration bonus (ties: the smallest action)."""
-        beta = rave_beta(self.rave, node.visits)
-        log_n, c = math.log(node.visits), self.c
-        best, best_value = None, -math.inf
-        for child in node.children.values():
-            amaf_wins, amaf_count = self.amaf(child)
-            amaf_mean = amaf_wins / amaf_count if amaf_count else child.mean
-            value = (1 - beta) * child.mean + beta * amaf_mean + c * math.sqrt(log_n / child.visits)
-            if value > best_value or (value == best_value and child.action < best.action):
-                best, best_value = child, value
-        return best  # type: ignore[return-value]
+    def score(self, parent: Node, child: Node) -> float:
+        """The blend of the child's mean and its AMAF mean, plus UCB1's exploration bonus."""
+        beta = rave_beta(self.rave, parent.visits)
+        amaf_wins, amaf_count = self.amaf(child)
+        amaf_mean = amaf_wins / amaf_count if amaf_count else child.mean
+        explore = self.c * math.sqrt(math.log(parent.visits) / child.visits)
+        return (1 - beta) * child.mean + beta * amaf_mean + explore

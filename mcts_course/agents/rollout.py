@@ -1,7 +1,12 @@
-"""Random playouts, the simulation step shared by the Monte Carlo agents, and MCTS's evaluators.
+"""Random playouts, the simulation step shared by the Monte Carlo agents, MCTS's evaluators,
+and the reward convention of them all.
 
-Rewards: the agents score a playout for a player as 1 for a win, 0.5 for a draw and 0 for a
-loss, i.e. ``(return + 1) / 2``, so that means lie in [0, 1] as UCB1 assumes.
+Rewards (the one home of the convention): a game's *returns* (r0, r1) give each player +1 for a
+win, 0 for a draw and -1 for a loss; the agents score a result for a player as a *reward*, 1 for
+a win, 0.5 for a draw and 0 for a loss, i.e. ``(return + 1) / 2`` (:func:`reward`), so that means
+lie in [0, 1] as UCB1 assumes.  The games are zero-sum: what one player's reward is, the other's
+is 1 minus it (:func:`seen_by`), and a result for one player fixes the returns of both
+(:func:`returns_for`).
 """
 
 from __future__ import annotations
@@ -15,6 +20,16 @@ from mcts_course.games.base import GameState, Returns
 def reward(returns: Returns, player: int) -> float:
     """The reward of a game result for ``player``: win 1, draw 0.5, loss 0."""
     return (returns[player] + 1) / 2
+
+
+def seen_by(value: float, holder: int, player: int) -> float:
+    """A reward ``value`` of player ``holder`` as ``player`` sees it: the same, or 1 - value."""
+    return value if holder == player else 1.0 - value
+
+
+def returns_for(player: int, result: int) -> Returns:
+    """The returns (r0, r1) in which ``player`` gets ``result`` (+1, 0, -1), the other -result."""
+    return (result, -result) if player == 0 else (-result, result)
 
 
 def playout(state: GameState, rng: random.Random, max_plies: int | None = None) -> Returns:

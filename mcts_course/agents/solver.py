@@ -14,11 +14,11 @@ Values are rewards for the player who moved into the node (``node.player``): 1 w
 0 loss, the scale of ``node.wins``.  The original paper proves wins and losses; draws are
 proven here by the same rule (the best of all-proven children), which tic-tac-toe needs.
 
-What changes in UCT is exactly three phases, overridden below; expansion and the random
-playouts are the parent's:
+What changes in UCT is four small hooks of the MCTS skeleton, overridden below; expansion and
+the random playouts are the parent's:
 
-* selection never enters a proven child (there is nothing left to learn there), and stops at
-  a proven node;
+* selection stops at a proven node (``descends``) and never enters a proven child (its
+  ``score`` is -inf: there is nothing left to learn there);
 * simulation of a proven node returns its proven result instead of a random playout;
 * backpropagation updates the statistics as usual, then the proofs from the leaf upwards.
 
@@ -29,10 +29,12 @@ otherwise the most visited move, as in UCT.
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import Sequence
+from typing import Any
 
-from mcts_course.agents.bandits import ucb1
-from mcts_course.agents.mcts import MCTSAgent, Node
-from mcts_course.agents.rollout import reward
+from mcts_course.agents.mcts import MCTSAgent, Move, Node, Outcome, argmax
+from mcts_course.agents.rollout import returns_for, reward, seen_by
 from mcts_course.games.base import GameState, Returns
 
 WIN, DRAW, LOSS = 1.0, 0.5, 0.0
@@ -46,9 +48,7 @@ class MCTSSolverAgent(MCTSAgent):
     playouts (selection stops at the root, whose proven result is backed up).
     """
 
-    def __init__(self, *args, **kwargs) -> None:
-        if kwargs.get("policy", "ucb1") != "ucb1":  # select() below is UCT's, proofs aside
-            raise ValueError("MCTS-Solver selects by UCB1 only; policy= is for MCTSAgent")
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.name = self.name.replace("MCTS(", "MCTS-Solver(", 1)
         # node -> proven value for node.player.  Kept beside the tree, not in Node (whose slots
@@ -70,49 +70,32 @@ class MCTSSolverAgent(MCTSAgent):
         value = self.proven(root)
         if value is None:
             return None
-        return value if root.player == root.state.current_player else 1.0 - value
+        return seen_by(value, root.player, root.state.current_player)
 
-    def reset(self) -> None:
-        super().reset()
+    def forget_tree(self) -> None:
         self._proven.clear()
 
-    # -- the phases that change -----------------------------------------------------------------
-    def search(self, state: GameState) -> Node:
-        if not self.tree_reuse:
-            self._proven.clear()  # the old tree is dropped: so are its proofs
-        return super().search(state)
+    # -- the hooks that change ----------------------------------------------------------------
+    def descends(self, node: Node) -> bool:
+        """UCT's rule, but selection stops at a proven node."""
+        return super().descends(node) and self.proven(node) is None
 
-    def select(self, node: Node) -> list[Node]:
-        """UCT selection (ties: the smallest action) among the children that are not proven;
-        stop at a proven node."""
-        path = [node]
-        c = self.c
-        while node.children and not node.untried and self.proven(node) is None:
-            parent_visits, best, best_value = node.visits, None, -math.inf
-            for action in sorted(node.children):
-                child = node.children[action]
-                if self.proven(child) is not None:
-                    continue  # settled: no more samples needed
-                value = ucb1(child.wins, child.visits, parent_visits, c)
-                if value > best_value:
-                    best, best_value = child, value
-            if best is None:  # cannot happen: a fully expanded node with all children proven
-                break  # is proven itself (see _update_proof)
-            node = best
-            path.append(node)
-        return path
+    def score(self, parent: Node, child: Node) -> float:
+        """UCB1, and -inf for a proven child: settled, no more samples needed.  (A node whose
+        children are all expanded and proven is proven itself, so some child is always open.)"""
+        return -math.inf if self.proven(child) is not None else super().score(parent, child)
 
-    def simulate(self, node: Node) -> Returns:
+    def simulate(self, node: Node, rng: random.Random | None = None) -> Outcome:
         """A proven node's result without a playout; otherwise the parent's random playout."""
         value = self.proven(node)
         if value is None:
-            return super().simulate(node)
-        score = round(2 * value - 1)  # reward -> return for node.player: 1, 0, -1
-        return (score, -score) if node.player == 0 else (-score, score)
+            return super().simulate(node, rng)
+        result = round(2 * value - 1)  # the reward 1, 0.5, 0 as the return +1, 0, -1
+        return Outcome(returns_for(node.player, result))
 
-    def backpropagate(self, path: list[Node], returns: Returns) -> None:  # type: ignore[override]
+    def backpropagate(self, path: list[Node], returns: Returns, moves: Sequence[Move] = ()) -> None:
         """The statistics as in UCT, then the proofs, from the leaf up to the root."""
-        MCTSAgent.backpropagate(path, returns)
+        super().backpropagate(path, returns, moves)
         for node in reversed(path):
             if self.proven(node) is None and not self._update_proof(node):
                 break  # an unproven node: nothing above it can become proven by this iteration
@@ -127,14 +110,14 @@ class MCTSSolverAgent(MCTSAgent):
             if value is None:
                 complete = False
                 continue
-            for_mover = value if child.player == mover else 1.0 - value
+            for_mover = seen_by(value, child.player, mover)
             if for_mover == WIN:
                 best, complete = WIN, True  # the mover wins by playing this child
                 break
             best = for_mover if best is None else max(best, for_mover)
         if not complete or best is None:
             return False
-        self._proven[node] = best if node.player == mover else 1.0 - best
+        self._proven[node] = seen_by(best, mover, node.player)
         return True
 
     # -- the final choice ---------------------------------------------------------------------
@@ -144,19 +127,17 @@ class MCTSSolverAgent(MCTSAgent):
         return self.best_action(self.search(state))
 
     def best_action(self, root: Node) -> int:
-        """A proven win if any; else the most visited move that is not a proven loss (ties: the
-        smallest action); proven losses only when nothing else is left."""
+        """A proven win if any (the smallest action); else the most visited move that is not a
+        proven loss (ties: the smallest action); proven losses only when nothing else is left."""
         mover = root.state.current_player
-
-        def for_mover(child: Node) -> float | None:
-            value = self.proven(child)
-            if value is None:
-                return None
-            return value if child.player == mover else 1.0 - value
-
-        children = sorted(root.children.values(), key=lambda ch: ch.action)
-        wins = [ch for ch in children if for_mover(ch) == WIN]
+        values = {action: self.proven(child) for action, child in root.children.items()}
+        known = {
+            a: seen_by(v, root.children[a].player, mover)
+            for a, v in values.items()
+            if v is not None
+        }
+        wins = [action for action, value in known.items() if value == WIN]
         if wins:
-            return wins[0].action  # type: ignore[return-value]
-        safe = [ch for ch in children if for_mover(ch) != LOSS] or children
-        return max(safe, key=lambda ch: (ch.visits, -ch.action)).action  # type: ignore[return-value]
+            return min(wins)
+        safe = {a: ch for a, ch in root.children.items() if known.get(a) != LOSS} or root.children
+        return argmax(safe, lambda child: child.visits)

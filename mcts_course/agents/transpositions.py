@@ -21,8 +21,9 @@ table (more samples for the same value); the edge count keeps UCB1's bookkeeping
 parent: a move that this parent has rarely tried still gets its exploration bonus, even if the
 position behind it was visited often through other parents.
 
-What changes in UCT is expansion (look the position up before making a node), backpropagation
-(count the edges as well as the nodes) and selection (the rule above).  Playouts and the final
+What changes in UCT is three small hooks of the MCTS skeleton: ``make_child`` (look the
+position up before making a node), ``backpropagate`` (count the edges as well as the nodes) and
+``score`` (the rule above).  Playouts and the final
 choice (the most visited move) are UCT's.  ``nodes`` gives the size of the graph after a search
 and ``shared`` how many expansions found their position already in the table.
 """
@@ -30,8 +31,10 @@ and ``shared`` how many expansions found their position already in the table.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
-from mcts_course.agents.mcts import MCTSAgent, Node
+from mcts_course.agents.mcts import MCTSAgent, Move, Node
 from mcts_course.games.base import GameState, Returns
 
 
@@ -39,11 +42,7 @@ class TranspositionMCTSAgent(MCTSAgent):
     """UCT on a graph of positions (a transposition table); takes the keywords of
     :class:`~mcts_course.agents.mcts.MCTSAgent` except ``policy`` and ``tree_reuse``."""
 
-    def __init__(self, *args, **kwargs) -> None:
-        if kwargs.get("policy", "ucb1") != "ucb1":
-            raise ValueError(
-                "MCTS with transpositions selects by UCB1 only; policy= is for MCTSAgent"
-            )
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if kwargs.get("tree_reuse"):
             raise ValueError(
                 "tree_reuse is not supported with transpositions (the table is "
@@ -60,51 +59,31 @@ class TranspositionMCTSAgent(MCTSAgent):
         """How many nodes the last search's graph has (one per position, the root included)."""
         return len(self.table) + 1
 
-    def reset(self) -> None:
-        super().reset()
+    def forget_tree(self) -> None:
+        """A fresh table for every search (and at reset).  The root is not in the table: no
+        game here can come back to a position, so no path can reach the root again."""
         self.table, self.edge_visits, self.shared = {}, {}, 0
 
-    def search(self, state: GameState) -> Node:
-        """UCT's search on a fresh table.  The root is not in the table: no game here can
-        come back to a position, so no path can reach the root again."""
-        self.table, self.edge_visits, self.shared = {}, {}, 0
-        return super().search(state)
-
-    # -- the phases that change -------------------------------------------------------------
-    def expand(self, node: Node, is_root: bool = False) -> Node:
-        """UCT's expansion, except that the new move leads to the position's node if the table
-        has one (a transposition) and to a new node, entered in the table, otherwise."""
-        if node.visits < self.expand_threshold and not is_root:
-            return node
-        if node.untried is None:
-            node.untried = node.state.legal_actions()
-            self.rng.shuffle(node.untried)
-        if not node.untried:
-            return node  # a terminal state
-        action = node.untried.pop()
+    # -- the hooks that change ----------------------------------------------------------------
+    def make_child(self, node: Node, action: int) -> Node:
+        """The position's node if the table has one (a transposition), else a new node,
+        entered in the table."""
         state = node.state.play(action)
         child = self.table.get(state)
         if child is None:
             child = self.table[state] = Node(state, action, node.state.current_player)
         else:
             self.shared += 1
-        node.children[action] = child
         return child
 
-    def backpropagate(self, path: list[Node], returns: Returns) -> None:  # type: ignore[override]
+    def backpropagate(self, path: list[Node], returns: Returns, moves: Sequence[Move] = ()) -> None:
         """Every node on the path counts the result (as in UCT), and so does every edge."""
-        MCTSAgent.backpropagate(path, returns)
+        super().backpropagate(path, returns, moves)
         for parent, child in zip(path[:-1], path[1:], strict=True):
             edge = (parent, child)
             self.edge_visits[edge] = self.edge_visits.get(edge, 0) + 1
 
-    def select_child(self, node: Node) -> Node:
-        """The shared child's mean plus the exploration bonus of the edge (ties: the
-        smallest action)."""
-        log_n, c = math.log(node.visits), self.c
-        best, best_value, best_action = None, -math.inf, -1
-        for action, child in node.children.items():
-            value = child.mean + c * math.sqrt(log_n / self.edge_visits[node, child])
-            if value > best_value or (value == best_value and action < best_action):
-                best, best_value, best_action = child, value, action
-        return best  # type: ignore[return-value]
+    def score(self, parent: Node, child: Node) -> float:
+        """The shared child's mean plus the exploration bonus of the edge."""
+        explore = self.c * math.sqrt(math.log(parent.visits) / self.edge_visits[parent, child])
+        return child.mean + explore

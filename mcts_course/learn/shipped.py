@@ -10,13 +10,16 @@ Python, otherwise through numpy, with the same numbers.
 
 from __future__ import annotations
 
+import random
 from functools import cache
 from importlib import resources
+from typing import Any
 
-from mcts_course.games.base import GameState
-from mcts_course.learn.network import Predictor
+from mcts_course.agents.puct import register_guide
+from mcts_course.games.base import GameState, Returns
+from mcts_course.learn.network import NetGuide, Predictor
 
-__all__ = ["available", "load", "shipped_text"]
+__all__ = ["ShippedNet", "available", "load", "shipped_text"]
 
 
 def available() -> list[str]:
@@ -52,3 +55,37 @@ def load(game: str | type[GameState] | GameState, backend: str = "auto") -> Pred
     """
     name = game if isinstance(game, str) else game.NAME
     return _load(name, backend)
+
+
+class ShippedNet:
+    """``prior="net"`` of :class:`~mcts_course.agents.puct.PUCTAgent`: the network shipped for
+    the game being played, as PUCT's prior (``net(state)``) and as its evaluator
+    (``evaluate(state, rng)``, the value head, no playout).  The game is known only when a
+    position arrives, so the network is loaded then (one :class:`NetGuide`, with its cache of
+    predictions, per game).  The agents find it by name (registered below, and declared as the
+    entry point ``net`` of ``mcts_course.guides``): they never import this package."""
+
+    __name__ = "net"
+
+    def __init__(self) -> None:
+        self.guides: dict[str, NetGuide] = {}
+
+    def guide(self, state: GameState) -> NetGuide:
+        name = state.NAME
+        if name not in self.guides:
+            self.guides[name] = NetGuide(load(name))
+        return self.guides[name]
+
+    def __call__(self, state: GameState) -> dict[int, float]:
+        return self.guide(state).prior(state)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ShippedNet:
+        # A copy for another game (the arena copies agents): the network is the same, shared by
+        # load(); the cache of predictions starts empty instead of being copied state by state.
+        return ShippedNet()
+
+    def evaluate(self, state: GameState, rng: random.Random) -> Returns:
+        return self.guide(state).evaluate(state, rng)
+
+
+register_guide("net", ShippedNet)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import time
 
 import pytest
 
 from mcts_course.agents import MCTSAgent, Node, RandomRollout, Step, root_table, ucb1
 from mcts_course.agents.exact import best_actions, exact_value
-from mcts_course.agents.mcts import robust_max
-from mcts_course.agents.rollout import reward
+from mcts_course.agents.mcts import argmax, robust_max
+from mcts_course.agents.rollout import returns_for, reward, seen_by
 from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe
 
 
@@ -432,8 +433,27 @@ def test_tree_policy_arguments_are_checked_and_spelled_as_in_flat_monte_carlo():
         MCTSAgent(policy="egreedy", epsilon=1.5)
     with pytest.raises(ValueError, match="policy"):
         make_agent("mcts-solver:policy=egreedy")
-    from mcts_course.agents import MCTSSolverAgent, PUCTAgent
+    from mcts_course.agents import MCTSSolverAgent, PUCTAgent, RAVEAgent, TranspositionMCTSAgent
 
-    for cls in (MCTSSolverAgent, PUCTAgent):  # their selections are their own
+    for cls in (MCTSSolverAgent, PUCTAgent, RAVEAgent, TranspositionMCTSAgent):  # own scores
         with pytest.raises(ValueError, match="policy= is for MCTSAgent"):
             cls(policy="softmax")
+
+
+def test_argmax_breaks_ties_by_the_smallest_action_in_any_order():
+    scores = {5: 1.0, 2: 1.0, 7: 0.5, 9: 1.0}
+    assert argmax(scores, float) == 2
+    assert argmax(dict(reversed(list(scores.items()))), float) == 2
+    assert argmax({3: -math.inf, 1: -math.inf}, float) == 1  # even when nothing scores
+    with pytest.raises(ValueError):
+        argmax({}, float)
+
+
+@pytest.mark.parametrize("player", [0, 1])
+@pytest.mark.parametrize("result", [1, 0, -1])
+def test_the_reward_convention_is_zero_sum_and_round_trips(player, result):
+    returns = returns_for(player, result)
+    assert sum(returns) == 0 and returns[player] == result
+    assert reward(returns, player) == {1: 1.0, 0: 0.5, -1: 0.0}[result]
+    assert seen_by(reward(returns, player), player, 1 - player) == reward(returns, 1 - player)
+    assert seen_by(reward(returns, player), player, player) == reward(returns, player)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import random
+import subprocess
+import sys
 
 import pytest
 
 from mcts_course.agents import MCTSAgent
 from mcts_course.agents.evaluation import CELL_WEIGHTS
-from mcts_course.agents.puct import PUCTAgent, cell_prior, uniform_prior
+from mcts_course.agents.puct import GUIDES, PUCTAgent, cell_prior, register_guide, uniform_prior
 from mcts_course.arena import match
 from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe
 
@@ -71,9 +73,9 @@ def test_selection_maximises_the_puct_score():
     path = agent.select(root)
     node = path[0]
     for nxt in path[1:]:
-        scores = {a: agent.score(ch, node.visits) for a, ch in node.children.items()}
+        scores = {a: agent.score(node, ch) for a, ch in node.children.items()}
         best = max(scores.values())
-        assert agent.score(nxt, node.visits) == best
+        assert agent.score(node, nxt) == best
         assert nxt.action == min(a for a, s in scores.items() if s == best)  # ties: smallest
         node = nxt
 
@@ -83,7 +85,7 @@ def test_an_unvisited_child_counts_the_first_play_urgency():
     root = agent.search(TicTacToe())
     child = next(ch for ch in root.children.values() if ch.visits == 0)
     expected = 0.25 + 2.0 * agent.priors[child] * math.sqrt(root.visits)
-    assert math.isclose(agent.score(child, root.visits), expected)
+    assert math.isclose(agent.score(root, child), expected)
 
 
 def test_bad_arguments_are_refused():
@@ -117,3 +119,49 @@ def test_both_agents_come_from_make_agent():
     assert solver.iterations is None and solver.time_limit == 0.05
     with pytest.raises(ValueError, match="prior"):
         make_agent("puct:prior=network")
+
+
+class FlatGuide:
+    """A guide for the test of the registry: uniform prior, every leaf a draw."""
+
+    __name__ = "flat"
+
+    def __init__(self) -> None:
+        self.valued = 0
+
+    def __call__(self, state):
+        return uniform_prior(state)
+
+    def evaluate(self, state, rng):
+        self.valued += 1
+        return (0, 0)
+
+
+def test_a_registered_guide_is_the_prior_and_the_leaf_value():
+    register_guide("flat", FlatGuide)
+    try:
+        agent = PUCTAgent(40, prior="flat", seed=0)
+        root = agent.search(ConnectFour())
+        assert agent.prior.valued == 40  # every iteration valued by the guide, no playout
+        assert all(agent.priors[child] == 1 / 7 for child in root.children.values())
+        assert agent.name.startswith("PUCT(flat,")
+    finally:
+        del GUIDES["flat"]
+    with pytest.raises(ValueError, match="unknown prior"):
+        PUCTAgent(10, prior="flat")
+
+
+def test_the_agents_find_the_network_without_importing_learn():
+    """prior=net comes from mcts_course.learn, which the agents never import: it is found by
+    its entry point, and the learn package is loaded only then."""
+    code = (
+        "import sys\n"
+        "from mcts_course.agents import PUCTAgent\n"
+        "from mcts_course.games import TicTacToe\n"
+        "assert 'mcts_course.learn' not in sys.modules\n"
+        "agent = PUCTAgent(20, prior='net', seed=0)\n"
+        "assert 'mcts_course.learn' in sys.modules\n"
+        "print(type(agent.prior).__module__, agent.select_action(TicTacToe()) in range(9))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["mcts_course.learn.shipped", "True"]
