@@ -34,8 +34,8 @@ from mcts_course.agents.puct import PUCTAgent
 from mcts_course.games import GameState, IllegalActionError, start_state
 
 if TYPE_CHECKING:  # the network's module is imported only when prior=net loads one
-    from mcts_course.agents.puct import ShippedNet
     from mcts_course.learn.network import NetGuide
+    from mcts_course.learn.shipped import ShippedNet
 
 
 def _number(value: float) -> float | str:

@@ -41,8 +41,8 @@ from typing import Any, NamedTuple, TypeVar
 
 from mcts_course.agents.bandits import SQRT2, check_parameters, epsilon_greedy, softmax, ucb1
 from mcts_course.agents.base import Agent
-from mcts_course.agents.rollout import Evaluator, RandomRollout, reward
-from mcts_course.games.base import GameState, Returns
+from mcts_course.agents.rollout import Estimate, Evaluator, RandomRollout, reward
+from mcts_course.games.base import GameState
 
 DEFAULT_ITERATIONS = 200  # when neither iterations nor a time_limit is given
 # How selection chooses a child: UCB1 is UCT; the others are the bandit chapter's alternatives,
@@ -98,7 +98,7 @@ class Outcome(NamedTuple):
     ``moves`` played after the leaf as (player, action) where they were recorded (RAVE's
     playouts; empty otherwise)."""
 
-    returns: Returns
+    returns: Estimate
     moves: Sequence[Move] = ()
 
 
@@ -109,7 +109,7 @@ class Step(NamedTuple):
 
     path: list[Node]
     expanded: Node | None
-    returns: Returns
+    returns: Estimate
 
 
 def robust_max(root: Node) -> int:
@@ -328,7 +328,9 @@ class MCTSAgent(Agent):
         playout), drawn from ``rng`` (default: the agent's own)."""
         return Outcome(self.evaluator.evaluate(node.state, self.rng if rng is None else rng))
 
-    def backpropagate(self, path: list[Node], returns: Returns, moves: Sequence[Move] = ()) -> None:
+    def backpropagate(
+        self, path: list[Node], returns: Estimate, moves: Sequence[Move] = ()
+    ) -> None:
         """Backpropagation: each node on the path counts a visit and the reward of its player.
         (``moves``, the playout's, are for the variants that learn from them.)"""
         rewards = (reward(returns, 0), reward(returns, 1))

@@ -49,8 +49,8 @@ from typing import Any
 
 from mcts_course.agents.base import Agent
 from mcts_course.agents.mcts import MCTSAgent, Move, Node, argmax
+from mcts_course.agents.rollout import Estimate
 from mcts_course.games import GameState
-from mcts_course.games.base import Returns
 
 SCHEMES = ("root", "tree")
 
@@ -305,7 +305,7 @@ class TreeParallelAgent(ParallelAgent):
             node.visits += 1  # the virtual loss: a visit whose reward is 0 so far
         return path
 
-    def ascend(self, path: list[Node], returns: Returns, moves: Sequence[Move] = ()) -> None:
+    def ascend(self, path: list[Node], returns: Estimate, moves: Sequence[Move] = ()) -> None:
         """Take the virtual loss back and backpropagate the real result."""
         for node in path:
             node.visits -= 1

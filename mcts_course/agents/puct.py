@@ -41,7 +41,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from mcts_course.agents.evaluation import cell_weights
 from mcts_course.agents.mcts import MCTSAgent, Node, argmax
-from mcts_course.games.base import GameState, Returns
+from mcts_course.agents.rollout import Estimate
+from mcts_course.games.base import GameState
 
 PRIORS = ("cells", "uniform", "net")
 GUIDE_ENTRY_POINTS = "mcts_course.guides"
@@ -56,7 +57,7 @@ class Guide(Protocol):
 
     def __call__(self, state: GameState) -> dict[int, float]: ...
 
-    def evaluate(self, state: GameState, rng: random.Random) -> Returns: ...
+    def evaluate(self, state: GameState, rng: random.Random) -> Estimate: ...
 
 
 # name -> a function making a fresh guide; "net" comes from mcts_course.learn (see above)

@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcts_course.agents.mcts import MCTSAgent, Move, Node, Outcome
-from mcts_course.agents.rollout import reward
+from mcts_course.agents.rollout import Estimate, reward
 from mcts_course.games.base import GameState, Returns
 
 __all__ = ["Move", "RAVEAgent", "rave_beta", "recorded_playout"]
@@ -115,7 +115,9 @@ class RAVEAgent(MCTSAgent):
         rng = self.rng if rng is None else rng
         return Outcome(*recorded_playout(node.state, rng, self.playout_depth))
 
-    def backpropagate(self, path: list[Node], returns: Returns, moves: Sequence[Move] = ()) -> None:
+    def backpropagate(
+        self, path: list[Node], returns: Estimate, moves: Sequence[Move] = ()
+    ) -> None:
         """UCT's statistics on the path, then AMAF: walking up from the leaf, the moves made
         from node ``s`` on (the playout's, then the tree's below ``s``) update every child of
         ``s`` whose move is among them, for the player who made it."""

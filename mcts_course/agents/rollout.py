@@ -16,8 +16,12 @@ from typing import Protocol, runtime_checkable
 
 from mcts_course.games.base import GameState, Returns
 
+# What a leaf evaluation returns: a game's exact returns (+1, 0, -1 each) or an estimate of them
+# in [-1, 1] (a value network).  Exact returns are estimates too.
+Estimate = tuple[float, float]
 
-def reward(returns: Returns, player: int) -> float:
+
+def reward(returns: Estimate, player: int) -> float:
     """The reward of a game result for ``player``: win 1, draw 0.5, loss 0."""
     return (returns[player] + 1) / 2
 
@@ -49,7 +53,7 @@ class Evaluator(Protocol):
     randomness must come from ``rng`` so that a seeded search repeats.
     """
 
-    def evaluate(self, state: GameState, rng: random.Random) -> Returns: ...
+    def evaluate(self, state: GameState, rng: random.Random) -> Estimate: ...
 
 
 class RandomRollout:

@@ -34,8 +34,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcts_course.agents.mcts import MCTSAgent, Move, Node, Outcome, argmax
-from mcts_course.agents.rollout import returns_for, reward, seen_by
-from mcts_course.games.base import GameState, Returns
+from mcts_course.agents.rollout import Estimate, returns_for, reward, seen_by
+from mcts_course.games.base import GameState
 
 WIN, DRAW, LOSS = 1.0, 0.5, 0.0
 
@@ -93,7 +93,9 @@ class MCTSSolverAgent(MCTSAgent):
         result = round(2 * value - 1)  # the reward 1, 0.5, 0 as the return +1, 0, -1
         return Outcome(returns_for(node.player, result))
 
-    def backpropagate(self, path: list[Node], returns: Returns, moves: Sequence[Move] = ()) -> None:
+    def backpropagate(
+        self, path: list[Node], returns: Estimate, moves: Sequence[Move] = ()
+    ) -> None:
         """The statistics as in UCT, then the proofs, from the leaf up to the root."""
         super().backpropagate(path, returns, moves)
         for node in reversed(path):

@@ -35,7 +35,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcts_course.agents.mcts import MCTSAgent, Move, Node
-from mcts_course.games.base import GameState, Returns
+from mcts_course.agents.rollout import Estimate
+from mcts_course.games.base import GameState
 
 
 class TranspositionMCTSAgent(MCTSAgent):
@@ -76,7 +77,9 @@ class TranspositionMCTSAgent(MCTSAgent):
             self.shared += 1
         return child
 
-    def backpropagate(self, path: list[Node], returns: Returns, moves: Sequence[Move] = ()) -> None:
+    def backpropagate(
+        self, path: list[Node], returns: Estimate, moves: Sequence[Move] = ()
+    ) -> None:
         """Every node on the path counts the result (as in UCT), and so does every edge."""
         super().backpropagate(path, returns, moves)
         for parent, child in zip(path[:-1], path[1:], strict=True):

@@ -16,7 +16,8 @@ from importlib import resources
 from typing import Any
 
 from mcts_course.agents.puct import register_guide
-from mcts_course.games.base import GameState, Returns
+from mcts_course.agents.rollout import Estimate
+from mcts_course.games.base import GameState
 from mcts_course.learn.network import NetGuide, Predictor
 
 __all__ = ["ShippedNet", "available", "load", "shipped_text"]
@@ -84,7 +85,7 @@ class ShippedNet:
         # load(); the cache of predictions starts empty instead of being copied state by state.
         return ShippedNet()
 
-    def evaluate(self, state: GameState, rng: random.Random) -> Returns:
+    def evaluate(self, state: GameState, rng: random.Random) -> Estimate:
         return self.guide(state).evaluate(state, rng)
 
 
