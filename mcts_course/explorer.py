@@ -35,9 +35,44 @@ from mcts_course.games.base import Returns
 
 PHASES = ("selection", "expansion", "simulation", "backpropagation")
 # Exact move values are offered where the solver answers in a blink, even in a browser.
-EXACT_EMPTIES = {"tictactoe": 9, "connect4": 12, "othello": 8}
+EXACT_EMPTIES = {"tictactoe": 9, "connect4": 12, "othello": 10}
 MAX_ITERATIONS = 20_000  # one page's run: beyond this the browser's memory and patience end
 SHARE_POINTS = 200  # the visit-share chart's samples over the iterations
+
+# The positions the page offers (actions from the start), with the settings of the chapter that
+# uses them.  The late positions come from seeded random games and are small enough to solve.
+PRESETS: dict[str, list[dict[str, Any]]] = {
+    "tictactoe": [
+        {"name": "empty board", "moves": []},
+        {
+            "name": "chapter 9's worked example: b2 a1 c3 a3 (threshold 3, seed 6)",
+            "moves": [4, 0, 8, 6],
+            "threshold": 3,
+            "seed": 6,
+        },
+    ],
+    "connect4": [
+        {"name": "empty board", "moves": []},
+        {
+            "name": "late position, 12 empty squares (exact values shown)",
+            "moves": [2, 3, 3, 2, 0, 2, 2, 0, 0, 3, 0, 0, 2, 6, 0, 3, 6, 6, 1, 5]
+            + [1, 2, 4, 3, 3, 6, 1, 6, 4, 1],
+        },
+    ],
+    "othello": [
+        {"name": "start", "moves": []},
+        {
+            "name": "chapter 8's position: f5 d6 c3 d3 c4 f4 c5 b3 c2",
+            "moves": [37, 43, 18, 19, 26, 29, 34, 17, 10],
+        },
+        {
+            "name": "endgame, 10 empty squares (exact values shown)",
+            "moves": [19, 18, 17, 20, 21, 34, 45, 14, 33, 42, 29, 32, 7, 37, 43, 52, 51]
+            + [44, 59, 26, 50, 49, 56, 41, 24, 61, 30, 25, 60, 16, 48, 38, 62, 10, 31]
+            + [22, 8, 23, 2, 3, 11, 4, 5, 53, 40, 47, 12, 57, 54, 58],
+        },
+    ],
+}
 
 
 def key_of(actions: tuple[int, ...] | list[int]) -> str:
@@ -374,6 +409,7 @@ class Session:
             "step": self._step(it, phase) if it is not None else None,
             "shares": self._shares(iteration if phase == 4 else iteration - 1),
             "exact": self._exact_rows(),
+            "presets": PRESETS.get(self.game, []),
         }
 
     def _drawn(self, stats: dict, open_keys: set[str], depth: int) -> list[str]:
@@ -428,7 +464,7 @@ class Session:
             step["result"] = "draw" if r0 == r1 else f"{names[0 if r0 > r1 else 1]} wins"
         if phase >= 4:
             step["backup"] = [
-                {"node": key, "reward": reward}
+                {"node": key, "move": rec.move_name(key) if key else "root", "reward": reward}
                 for key, reward in zip(it.path, it.rewards, strict=True)
             ]
         return step
