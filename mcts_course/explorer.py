@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcts_course.agents.bandits import SQRT2
@@ -38,6 +38,7 @@ PHASES = ("selection", "expansion", "simulation", "backpropagation")
 EXACT_EMPTIES = {"tictactoe": 9, "connect4": 12, "othello": 10}
 MAX_ITERATIONS = 20_000  # one page's run: beyond this the browser's memory and patience end
 SHARE_POINTS = 200  # the visit-share chart's samples over the iterations
+EAGER = 10  # runs of up to this many iterations keep their playouts' moves at once
 
 # The positions the page offers (actions from the start), with the settings of the chapter that
 # uses them.  The late positions come from seeded random games and are small enough to solve.
@@ -142,24 +143,40 @@ def _replay_othello(
     return moves, state
 
 
-def _end_returns(state: GameState) -> Returns:
-    return state.cutoff_returns()
-
-
 # -- the recorder ----------------------------------------------------------------------------------
 class _RecordingAgent(MCTSAgent):
-    """MCTSAgent noting the generator's state before each playout (nothing else changes)."""
+    """MCTSAgent noting, when asked (``keep_state``), the generator's state before each playout;
+    nothing else changes."""
+
+    keep_state = False
+    before_playout: Any = None
 
     def simulate(self, node: Node) -> Returns:
-        self.before_playout = self.rng.getstate()
+        if self.keep_state:
+            self.before_playout = self.rng.getstate()
         return super().simulate(node)
+
+
+def _replayed(agent: _RecordingAgent, state: GameState, returns: Returns) -> tuple[int, ...] | None:
+    """The moves of the playout ``agent`` just played from ``state``, or None unless the replay
+    drew exactly the same numbers and ended with the same ``returns``."""
+    replay = random.Random()
+    replay.setstate(agent.before_playout)
+    try:
+        played, end = replay_playout(state, replay, agent.playout_depth)
+    except Exception:  # a game whose playout draws otherwise: the moves stay unknown
+        return None
+    if replay.getstate() != agent.rng.getstate():
+        return None
+    return tuple(played) if tuple(end.cutoff_returns()) == tuple(returns) else None
 
 
 @dataclass(frozen=True)
 class Iteration:
     """What iteration ``number`` did: the ``path`` of node keys from the root to the node
-    evaluated (the ``expanded`` one included), the playout's ``moves`` from there (None if they
-    could not be replayed), the ``returns`` (r0, r1) and the ``rewards`` each path node added."""
+    evaluated (the ``expanded`` one included), the playout's ``moves`` from there (None if not
+    kept or not replayable: see :meth:`Recorder.playout_moves`), the ``returns`` (r0, r1) and
+    the ``rewards`` each path node added."""
 
     number: int
     path: tuple[str, ...]
@@ -184,25 +201,51 @@ class Recorder:
     def __post_init__(self) -> None:
         if self.state.is_terminal():
             raise ValueError("the game is over in this position: there is nothing to search")
-        self.agent = _RecordingAgent(
+        self.agent = self._new_agent()
+        self.root = Node(self.state)
+        self.nodes: dict[str, Node] = {"": self.root}
+        self.created: dict[str, int] = {"": 0}  # the iteration that added each node
+        self._legal: dict[str, int] = {}
+        self._unreplayable: set[int] = set()
+
+    def _new_agent(self) -> _RecordingAgent:
+        return _RecordingAgent(
             c=self.c,
             expand_threshold=self.expand_threshold,
             playout_depth=self.playout_depth,
             seed=self.seed,
         )
-        self.root = Node(self.state)
-        self.nodes: dict[str, Node] = {"": self.root}
-        self.created: dict[str, int] = {"": 0}  # the iteration that added each node
-        self._legal: dict[str, int] = {}
 
     @property
     def done(self) -> int:
         return len(self.iterations)
 
     def run(self, count: int = 1) -> None:
-        """Run ``count`` more iterations."""
+        """Run ``count`` more iterations.  A few (up to :data:`EAGER`) keep their playout's
+        moves at once; longer runs leave them to :meth:`playout_moves`, since replaying every
+        playout would slow the run several times over."""
+        self.agent.keep_state = count <= EAGER
         for _ in range(count):
             self._iterate()
+
+    def playout_moves(self, number: int) -> tuple[int, ...] | None:
+        """The moves of iteration ``number``'s playout (None if they cannot be replayed).  If
+        the run did not keep them, a fresh agent with the same seed repeats the run up to that
+        iteration and replays its playout (the run is deterministic)."""
+        it = self.iterations[number - 1]
+        if it.moves is not None or number in self._unreplayable:
+            return it.moves
+        agent, root = self._new_agent(), Node(self.state)
+        for _ in range(number - 1):
+            agent.step(root)
+        agent.keep_state = True
+        step = agent.step(root)
+        moves = _replayed(agent, step.path[-1].state, step.returns)
+        if moves is None or tuple(step.returns) != it.returns:
+            self._unreplayable.add(number)
+            return None
+        self.iterations[number - 1] = replace(it, moves=moves)
+        return moves
 
     def run_to(self, total: int) -> None:
         self.run(max(0, min(total, MAX_ITERATIONS) - self.done))
@@ -218,20 +261,11 @@ class Recorder:
             expanded = keys[-1]
             self.nodes[expanded] = step.expanded
             self.created[expanded] = self.done + 1
-        leaf = step.path[-1]
-        replay = random.Random()
-        replay.setstate(self.agent.before_playout)
-        moves: tuple[int, ...] | None = None
-        try:
-            played, end = replay_playout(leaf.state, replay, self.agent.playout_depth)
-        except Exception:  # a game whose playout draws otherwise: the moves stay unknown
-            played, end = [], None
-        if (
-            end is not None
-            and replay.getstate() == self.agent.rng.getstate()
-            and tuple(_end_returns(end)) == tuple(step.returns)
-        ):
-            moves = tuple(played)
+        moves = None
+        if self.agent.keep_state:
+            moves = _replayed(self.agent, step.path[-1].state, step.returns)
+            if moves is None:
+                self._unreplayable.add(self.done + 1)
         r0, r1 = step.returns
         rewards = tuple((step.returns[n.player] + 1) / 2 for n in step.path)
         record = Iteration(self.done + 1, tuple(keys), expanded, moves, (r0, r1), rewards)
@@ -453,7 +487,7 @@ class Session:
             step["expanded_name"] = rec.move_name(it.expanded) if it.expanded else None
         if phase >= 3:
             state = rec.nodes[leaf].state
-            moves = it.moves
+            moves = rec.playout_moves(it.number)
             step["leaf"] = leaf
             step["playout"] = (
                 None

@@ -63,6 +63,24 @@ def wait_idle(page) -> None:
     page.wait_for_function(_IDLE, timeout=READY_TIMEOUT_MS, polling=50)
 
 
+def wait_for_explorer(page, timeout_ms: int = READY_TIMEOUT_MS) -> list[str]:
+    """Wait until an explorer on ``page`` has started (so that no download of Python is cut
+    short by closing the page); problems if it does not."""
+    if page.locator(".mcts-explorer").count() == 0:
+        return []
+    try:
+        page.wait_for_function(
+            "() => ['ready', 'failed']"
+            ".includes(document.querySelector('.mcts-explorer').dataset.state)",
+            timeout=timeout_ms,
+        )
+    except Exception as error:  # Playwright's TimeoutError, or the page went away
+        return [f"the explorer did not start: {type(error).__name__}"]
+    if page.get_attribute(".mcts-explorer", "data-state") != "ready":
+        return [f"the explorer failed: {page.text_content('#explorer-status')}"]
+    return []
+
+
 def _status(page) -> str:
     return page.text_content("#explorer-status") or ""
 

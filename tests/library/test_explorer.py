@@ -87,9 +87,15 @@ def test_ucb_parts_split_the_agents_ucb1():
 @pytest.mark.parametrize("playout_depth", [None, 3])
 def test_the_playouts_moves_replay_to_the_recorded_result(game, playout_depth):
     recorder = Recorder(POSITIONS[game], seed=9, playout_depth=playout_depth)
-    recorder.run(40)
+    recorder.run(40)  # a long run: the moves are found afterwards, by running again
+    stepped = Recorder(POSITIONS[game], seed=9, playout_depth=playout_depth)
+    for _ in range(40):
+        stepped.run(1)  # one at a time: each playout's moves kept at once
     for it in recorder.iterations:
-        assert it.moves is not None, it.number
+        assert it.moves is None
+        moves = recorder.playout_moves(it.number)
+        assert moves is not None and moves == stepped.iterations[it.number - 1].moves
+    for it in recorder.iterations:
         state = recorder.nodes[it.path[-1]].state
         for action in it.moves:
             state = state.play(action)
@@ -116,8 +122,9 @@ def test_a_replay_that_draws_otherwise_is_not_taken_for_the_playout(monkeypatch)
 
     monkeypatch.setattr(explorer, "replay_playout", one_more_draw)
     recorder = Recorder(POSITIONS["connect4"], seed=2)
-    recorder.run(20)
-    assert all(it.moves is None for it in recorder.iterations)
+    recorder.run(5)
+    recorder.run(15)
+    assert all(recorder.playout_moves(it.number) is None for it in recorder.iterations)
     expected = agent_tree(MCTSAgent(iterations=20, seed=2).search(POSITIONS["connect4"]))
     assert recorder.stats(20) == expected
 
@@ -168,3 +175,33 @@ def test_the_explorer_runs_without_numpy():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-1] == "ok"
+
+
+def test_every_preset_is_a_position_to_search_and_the_late_ones_are_solved():
+    from mcts_course.explorer import PRESETS, Session
+
+    for game, presets in PRESETS.items():
+        for preset in presets:
+            session = Session(game, preset["moves"], 1.4, preset.get("threshold", 1), 0, None)
+            view = session.view(3, 4, [], 1, "")
+            assert view["presets"] == presets and view["nodes"][0]["visits"] == 3
+            late = "exact" in preset["name"]
+            assert (view["exact"] is not None) == (late or game == "tictactoe"), preset["name"]
+            if view["exact"]:
+                values = [row["value"] for row in view["exact"]]
+                assert set(values) <= {-1, 0, 1} and len(values) == len(view["position"]["legal"])
+
+
+def test_a_phase_shows_the_tree_before_its_iteration_and_back_steps_rebuild_it():
+    from mcts_course.explorer import Session
+
+    session = Session("tictactoe", [4, 0, 8, 6], 1.4, 3, 6, None)
+    done = {n["node"]: n["visits"] for n in session.view(30, 4, [], 9, "")["nodes"]}
+    for phase in (1, 2, 3):
+        view = session.view(30, phase, [], 9, "")  # iteration 30 under way: 29 counted
+        assert view["nodes"][0]["visits"] == 29 and view["step"]["number"] == 30
+        assert ("backup" in view["step"]) is False
+    before = {n["node"]: n["visits"] for n in session.view(29, 4, [], 9, "")["nodes"]}
+    path = session.recorder.iterations[29].path
+    assert all(done[key] == before.get(key, 0) + 1 for key in path)
+    assert all(done[key] == before[key] for key in before if key not in path)
