@@ -430,7 +430,8 @@
       const onPath = new Set(view.step ? view.step.path : []);
       const added = view.step && view.phase >= 2 ? view.step.expanded : null;
       if (added) onPath.add(added);
-      const chosen = new Set(all.filter((n) => n.parent !== null && all.find((p) => p.node === n.parent && p.next === n.node)).map((n) => n.node));
+      const byKey = new Map(all.map((n) => [n.node, n]));
+      const chosen = new Set(all.filter((n) => n.parent !== null && byKey.has(n.parent) && byKey.get(n.parent).next === n.node).map((n) => n.node));
       const X = (n) => 20 + n.x * dx + dx / 2;
       const Y = (n) => 24 + n.depth * dy;
       const radius = (n) => 3 + (labels ? 15 : 8) * Math.sqrt(n.visits / rootVisits);
@@ -438,7 +439,7 @@
       const dots = svg("g", { class: "mx-nodes" });
       for (const n of all) {
         if (n.parent === null) continue;
-        const p = all.find((q) => q.node === n.parent);
+        const p = byKey.get(n.parent);
         const hot = onPath.has(n.node) && onPath.has(n.parent);
         edges.append(svg("line", {
           x1: X(p), y1: Y(p), x2: X(n), y2: Y(n),
