@@ -234,10 +234,19 @@ def check_keys_export_phone(page) -> list[str]:
 
 def _listen(page, errors: list[str]) -> None:
     page.on("pageerror", lambda error: errors.append(f"JS error: {error}"))
-    page.on(
-        "console",
-        lambda msg: errors.append(f"console error: {msg.text}") if msg.type == "error" else None,
-    )
+    page.on("console", lambda msg: _console(msg, page, errors))
+
+
+def _console(msg, page, errors: list[str]) -> None:
+    """A console error is a problem, unless it is the browser saying that a request to another
+    host failed (they are blocked; the requests themselves are reported separately)."""
+    if msg.type != "error":
+        return
+    url = (msg.location or {}).get("url", "")
+    origin = "/".join(page.url.split("/")[:3])
+    if "Failed to load resource" in msg.text and url and not url.startswith(origin):
+        return
+    errors.append(f"console error: {msg.text} ({url})")
 
 
 def check_explorer(context, origin: str, screenshots: Path | None = None) -> list[str]:

@@ -211,6 +211,7 @@
       const actions = { ArrowRight: stepPhase, ".": stepPhase, ArrowLeft: stepBack, ",": stepBack, i: () => runCount(1), r: () => run.click() };
       if (actions[event.key] && root.dataset.busy !== "true") {
         event.preventDefault();
+        event.stopPropagation(); // not the theme's previous/next page keys
         actions[event.key]();
       }
     });
@@ -432,7 +433,8 @@
       if (added) onPath.add(added);
       const byKey = new Map(all.map((n) => [n.node, n]));
       const chosen = new Set(all.filter((n) => n.parent !== null && byKey.has(n.parent) && byKey.get(n.parent).next === n.node).map((n) => n.node));
-      const X = (n) => 20 + n.x * dx + dx / 2;
+      const offset = (width - (slots * dx + 40)) / 2; // a narrow tree is centred
+      const X = (n) => offset + 20 + n.x * dx + dx / 2;
       const Y = (n) => 24 + n.depth * dy;
       const radius = (n) => 3 + (labels ? 15 : 8) * Math.sqrt(n.visits / rootVisits);
       const edges = svg("g", { class: "mx-edges" });
