@@ -22,6 +22,7 @@ root).  Standard library only (the browser's Python has no numpy).
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import random
@@ -94,7 +95,7 @@ def replay_playout(
     moves; Othello's lazy shuffle of the empty squares).  Returns the moves and the end state."""
     if isinstance(state, Othello):
         return _replay_othello(state, rng, max_plies)
-    moves = []
+    moves: list[int] = []
     plies = math.inf if max_plies is None else max_plies
     while len(moves) < plies:
         actions = state.legal_actions()
@@ -157,6 +158,18 @@ class _RecordingAgent(MCTSAgent):
         return super().simulate(node)
 
 
+_RECORDING: dict[type, type] = {MCTSAgent: _RecordingAgent}
+
+
+def _recording(agent_class: type[MCTSAgent]) -> type[_RecordingAgent]:
+    """``agent_class`` (MCTSAgent or a subclass) with the recording ``simulate``."""
+    if agent_class not in _RECORDING:
+        _RECORDING[agent_class] = type(
+            f"Recording{agent_class.__name__}", (_RecordingAgent, agent_class), {}
+        )
+    return _RECORDING[agent_class]
+
+
 def _replayed(agent: _RecordingAgent, state: GameState, returns: Returns) -> tuple[int, ...] | None:
     """The moves of the playout ``agent`` just played from ``state``, or None unless the replay
     drew exactly the same numbers and ended with the same ``returns``."""
@@ -189,13 +202,16 @@ class Iteration:
 @dataclass
 class Recorder:
     """A UCT run from ``state`` recorded iteration by iteration (one :meth:`MCTSAgent.step`
-    each), with every iteration's phases; :meth:`tree` gives the tree after any iteration."""
+    each), with every iteration's phases; :meth:`tree` gives the tree after any iteration.
+    ``agent_class``: a subclass of MCTSAgent to run instead (its phases are recorded the same
+    way; the table's exploration term, UCB value and next child stay UCB1's)."""
 
     state: GameState
     c: float = SQRT2
     expand_threshold: int = 1
     seed: int = 0
     playout_depth: int | None = None
+    agent_class: type[MCTSAgent] = MCTSAgent
     iterations: list[Iteration] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -209,7 +225,7 @@ class Recorder:
         self._unreplayable: set[int] = set()
 
     def _new_agent(self) -> _RecordingAgent:
-        return _RecordingAgent(
+        return _recording(self.agent_class)(
             c=self.c,
             expand_threshold=self.expand_threshold,
             playout_depth=self.playout_depth,
@@ -252,9 +268,9 @@ class Recorder:
 
     def _iterate(self) -> Iteration:
         step = self.agent.step(self.root)
-        keys, actions = [""], []
+        keys, actions = [""], list[int]()
         for node in step.path[1:]:
-            actions.append(node.action)
+            actions.append(node.action)  # type: ignore[arg-type]  # a child's action is set
             keys.append(key_of(actions))
         expanded = None
         if step.expanded is not None:
@@ -277,13 +293,13 @@ class Recorder:
         """Visits and wins of every node that exists after ``k`` iterations (k <= done)."""
         if k == self.done:
             return {key: (n.visits, n.wins) for key, n in self.nodes.items()}
-        table: dict[str, list] = {"": [0, 0.0]}
+        table: dict[str, list[float]] = {"": [0, 0.0]}
         for it in self.iterations[:k]:
             for key, reward in zip(it.path, it.rewards, strict=True):
                 entry = table.setdefault(key, [0, 0.0])
                 entry[0] += 1
                 entry[1] += reward
-        return {key: (v, w) for key, (v, w) in table.items()}
+        return {key: (int(v), w) for key, (v, w) in table.items()}
 
     def legal_count(self, key: str) -> int:
         if key not in self._legal:
@@ -381,12 +397,13 @@ class Session:
         threshold: int,
         seed: int,
         playout_depth: int | None,
+        agent_class: type[MCTSAgent] = MCTSAgent,
     ):
         state = game_class(game)()
         for action in moves:
             state = state.play(action)
         self.game, self.moves = game, list(moves)
-        self.recorder = Recorder(state, c, threshold, seed, playout_depth)
+        self.recorder = Recorder(state, c, threshold, seed, playout_depth, agent_class)
         self._exact: dict[int, int] | None = None
 
     def exact(self) -> dict[int, int] | None:
@@ -446,7 +463,9 @@ class Session:
             "presets": PRESETS.get(self.game, []),
         }
 
-    def _drawn(self, stats: dict, open_keys: set[str], depth: int) -> list[str]:
+    def _drawn(
+        self, stats: dict[str, tuple[int, float]], open_keys: set[str], depth: int
+    ) -> list[str]:
         """The nodes drawn: the root, every node down to ``depth``, and the children of every
         open node whose ancestors are drawn."""
         rec, drawn, frontier = self.recorder, [""], [""]
@@ -461,7 +480,7 @@ class Session:
             frontier = nxt
         return drawn
 
-    def _table(self, key: str, stats: dict) -> list[dict[str, Any]]:
+    def _table(self, key: str, stats: dict[str, tuple[int, float]]) -> list[dict[str, Any]]:
         rec = self.recorder
         chosen = rec.next_child(key, stats)
         rows = []
@@ -627,3 +646,77 @@ def _dispatch(args: dict[str, Any]) -> dict[str, Any]:
         session.recorder.run(int(args.get("count", 1000)))
         return {"seconds": time.perf_counter() - start, "recorded": session.recorder.done}
     raise ValueError(f"unknown command {cmd!r}")
+
+
+# -- static HTML: the widget's screen, and tables for print ----------------------------------------
+def _fmt(value: float | str) -> str:
+    return "∞" if isinstance(value, str) else f"{value:.3f}"
+
+
+def _wins(value: float) -> str:
+    return f"{value:g}"
+
+
+def table_html(view: dict[str, Any]) -> str:
+    """The children of the view's selected node as an HTML table: visits, wins, mean, the
+    exploration term, the UCB value as mean + exploration, and selection's next child (the
+    page's ``table#explorer-table``, for a notebook or a printed chapter)."""
+    line = " ".join(view["selected_line"]) or "the root"
+    parent = next(n for n in view["nodes"] if n["node"] == view["selected"])
+    c = view["settings"]["c"]
+    head = ("move", "by", "n", "w", "w/n", "exploration", "UCB = mean + exploration", "next")
+    rows = []
+    for r in view["table"]:
+        ucb = (
+            "∞"
+            if r["ucb"] == "inf"
+            else f"{r['mean']:.3f} + {_fmt(r['explore'])} = {_fmt(r['ucb'])}"
+        )
+        cells = (r["move"], r["by"], r["visits"], _wins(r["wins"]), f"{r['mean']:.3f}",
+                 _fmt(r["explore"]), ucb, "◀ next" if r["selected_next"] else "")  # fmt: skip
+        style = (
+            ' style="font-weight:bold;background:rgba(245,124,0,0.2)"' if r["selected_next"] else ""
+        )
+        rows.append(
+            f"<tr{style}>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in cells) + "</tr>"
+        )
+    caption = f"Children of {html.escape(line)} (N = {parent['visits']} visits, c = {c:.4g})"
+    return (
+        f'<table class="mx-table"><caption>{caption}</caption><thead><tr>'
+        + "".join(f"<th>{h}</th>" for h in head)
+        + "</tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+    )
+
+
+def phases_html(view: dict[str, Any]) -> str:
+    """What the shown iteration's phases did, as an HTML list (empty before the first)."""
+    st = view["step"]
+    if st is None:
+        return ""
+    items = ["<b>Selection</b>: " + " → ".join(["root", *st["path_names"]])]
+    if view["phase"] >= 2:
+        added = st["expanded_name"]
+        items.append("<b>Expansion</b>: " + (f"added {added}" if added else "no node added"))
+    if view["phase"] >= 3:
+        moves = "(moves not available)" if st["playout"] is None else " ".join(st["playout"])
+        items.append(f"<b>Simulation</b>: random playout {moves or '(game over)'}; {st['result']}")
+    if view["phase"] >= 4:
+        added = ", ".join(f"{b['move']} +{b['reward']:g}" for b in st["backup"])
+        items.append(f"<b>Backpropagation</b>: {added}")
+    return (
+        f"<p>Iteration {st['number']}</p><ol>" + "".join(f"<li>{i}</li>" for i in items) + "</ol>"
+    )
+
+
+def tree_html(view: dict[str, Any]) -> str:
+    """The drawn nodes as an indented list: move, wins/visits, selection's next child marked."""
+    nexts = {n["next"] for n in view["nodes"] if n["next"] is not None}
+    lines = []
+    for n in sorted(view["nodes"], key=lambda n: [int(a) for a in n["node"].split(".") if a]):
+        depth = n["node"].count(".") + 1 if n["node"] else 0
+        name = n["move"] or "root"
+        mark = " ◀ next" if n["node"] in nexts else ""
+        lines.append(f"{'    ' * depth}{name} {_wins(n['wins'])}/{n['visits']}{mark}")
+    return "<pre>" + html.escape("\n".join(lines)) + "</pre>"

@@ -10,7 +10,7 @@ import pytest
 from helpers import run_without_numpy
 
 from mcts_course.agents import MCTSAgent
-from mcts_course.agents.bandits import ucb1
+from mcts_course.agents.bandits import SQRT2, ucb1
 from mcts_course.explorer import Recorder, handle, key_of, replay_playout, ucb_parts
 from mcts_course.games import ConnectFour, Othello, TicTacToe
 
@@ -205,3 +205,45 @@ def test_a_phase_shows_the_tree_before_its_iteration_and_back_steps_rebuild_it()
     path = session.recorder.iterations[29].path
     assert all(done[key] == before.get(key, 0) + 1 for key in path)
     assert all(done[key] == before[key] for key in before if key not in path)
+
+
+def test_a_subclass_of_the_agent_is_recorded_as_it_searches():
+    """agent_class: an MCTSAgent subclass with its own selection (here: the most visited child,
+    no exploration) is recorded with its own tree, not UCT's."""
+
+    class Greedy(MCTSAgent):
+        def select_child(self, node):
+            return max(node.children.values(), key=lambda ch: (ch.visits, -ch.action))
+
+    state = POSITIONS["tictactoe"]
+    recorder = Recorder(state, expand_threshold=2, seed=4, agent_class=Greedy)
+    recorder.run(60)
+    expected = agent_tree(Greedy(iterations=60, expand_threshold=2, seed=4).search(state))
+    assert recorder.stats(60) == expected
+    assert expected != agent_tree(
+        MCTSAgent(iterations=60, expand_threshold=2, seed=4).search(state)
+    )
+    assert recorder.playout_moves(30) is not None
+
+
+def test_the_widget_steps_runs_scrubs_and_shows_the_pages_numbers():
+    pytest.importorskip("ipywidgets")
+    from mcts_course.explorer import Session
+    from mcts_course.explorer_widget import ExplorerWidget
+
+    widget = ExplorerWidget("tictactoe", "b2 a1 c3 a3", threshold=3, seed=6)
+    assert "iteration 0" in widget.status.value
+    for _ in range(3):
+        widget.step.click()
+    assert "iteration 1</b> (phase 3 of 4: simulation)" in widget.status.value
+    assert "Simulation" in widget.screen.value and "Backpropagation" not in widget.screen.value
+    widget.count.value = 15
+    widget.run.click()  # from iteration 0 done: 15 more
+    assert widget.view["iteration"] == 15 and widget.slider.value == 15
+    widget.slider.value = 9
+    assert widget.view["iteration"] == 9 and widget.view["phase"] == 4
+    page = Session("tictactoe", [4, 0, 8, 6], SQRT2, 3, 6, None).view(9, 4, [], 1, "")
+    assert widget.view["table"] == page["table"] and widget.view["nodes"] == page["nodes"]
+    widget.node.value = page["table"][0]["node"]
+    assert widget.view["selected"] == page["table"][0]["node"]
+    assert "<table" in widget.screen.value
