@@ -8,7 +8,9 @@ MathJax, widgets, Thebe) are blocked, so the check runs offline and never counts
 
 The play page (``book/16_play.html``, see :mod:`check_play`) is then played like a reader: one full
 game of each game against MCTS by clicking, plus the step-through mode; the page must load
-nothing from another host, refuse an illegal click and finish every game.
+nothing from another host, refuse an illegal click and finish every game.  The MCTS explorer
+(``book/16b_explorer.html``, see :mod:`check_explorer`) is driven the same way: its tree must equal
+the package's ``MCTSAgent`` tree and its link must restore the screen.
 
 Usage::
 
@@ -32,6 +34,7 @@ from urllib.parse import unquote, urlparse
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check_explorer import EXPLORER_PAGE, check_explorer, wait_for_explorer
 from check_play import PLAY_PAGE, check_play, wait_for_boards
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -131,6 +134,7 @@ def check(html: Path, chromium: str, screenshots: Path | None) -> list[str]:
             # A page with a play board loads Python in the background: wait until it is ready,
             # so that a failure shows here and no download is cut short by closing the page.
             found += wait_for_boards(page)
+            found += wait_for_explorer(page)
             found += [f"broken image: {src}" for src in page.evaluate(BROKEN_IMAGES_JS)]
             hrefs = page.eval_on_selector_all(
                 "a[href*='colab.research.google.com']", "links => links.map(a => a.href)"
@@ -156,6 +160,20 @@ def check(html: Path, chromium: str, screenshots: Path | None) -> list[str]:
             play_context.close()
         else:
             problems.append(f"{PLAY_PAGE} is missing from the built book")
+        if (html / EXPLORER_PAGE).is_file():
+            explorer_context = browser.new_context(
+                viewport={"width": 1280, "height": 1000}, accept_downloads=True
+            )
+            explorer_context.route(
+                "**/*",
+                lambda route: (
+                    route.continue_() if route.request.url.startswith(origin) else route.abort()
+                ),
+            )
+            problems += check_explorer(explorer_context, origin, screenshots)
+            explorer_context.close()
+        else:
+            problems.append(f"{EXPLORER_PAGE} is missing from the built book")
         browser.close()
     server.shutdown()
     print(f"checked {len(book_pages(html))} pages, {colab_pages} with a Colab button")

@@ -1,0 +1,686 @@
+// The book's MCTS explorer: watch a seeded UCT run phase by phase, its tree, tables and charts.
+//
+// This script only draws.  The search is the mcts_course package's own MCTSAgent, run by Pyodide
+// in a Web Worker (worker.js) from the book's static files; mcts_course/explorer.py records the
+// run and answers every view.  The screen is a function of (game, position, c, threshold,
+// playout, seed, iteration, phase, open nodes, depth, selected node), all kept in the URL's hash,
+// so a link reproduces it.
+//
+// Page contract (for tests): select#explorer-game, input#explorer-count, button#explorer-run,
+// button#explorer-step (one phase), #explorer-status ("iteration N"), tree nodes with data-node
+// (dotted actions from the root, "" for the root), data-visits, data-wins; clicking a node fills
+// table#explorer-table with one row per child.  The element .mcts-explorer carries
+// data-state="loading" | "ready" | "failed" and data-busy="true" while a request runs.
+(function () {
+  "use strict";
+
+  const BASE = new URL("./", document.currentScript.src);
+  const GAMES = [
+    ["tictactoe", "Tic-tac-toe"],
+    ["connect4", "Connect Four"],
+    ["othello", "Othello"],
+  ];
+  const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
+  const SVG = "http://www.w3.org/2000/svg";
+  const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+  const LABEL_LIMIT = 150; // above this many drawn nodes, the tree drops its text labels
+
+  // -- the worker ------------------------------------------------------------------------------
+  let worker = null;
+  let nextId = 1;
+  const waiting = new Map();
+  let readyPromise = null;
+
+  function start() {
+    if (readyPromise) return readyPromise;
+    readyPromise = new Promise((resolve, reject) => {
+      if (location.protocol === "file:") {
+        reject(new Error("this page must be served over HTTP (python -m http.server), not opened from a file"));
+        return;
+      }
+      worker = new Worker(new URL("worker.js", BASE), { type: "module" });
+      worker.onmessage = (event) => {
+        const m = event.data;
+        if (m.type === "ready") resolve(m);
+        else if (m.type === "failed") reject(new Error(m.error));
+        else {
+          const p = waiting.get(m.id);
+          waiting.delete(m.id);
+          if (m.error) p.reject(new Error(m.error));
+          else p.resolve({ answer: JSON.parse(m.answer), ms: m.ms });
+        }
+      };
+      worker.onerror = (event) => reject(new Error(event.message || "the Web Worker could not start"));
+    });
+    return readyPromise;
+  }
+
+  async function call(args) {
+    await start();
+    const { answer, ms } = await new Promise((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, request: JSON.stringify(args) });
+    });
+    if (!answer.ok) throw new Error(answer.error);
+    return { view: answer.view, ms };
+  }
+  window.mctsExplorer = { call, ready: start };
+
+  // -- DOM helpers -----------------------------------------------------------------------------
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    setAttrs(node, attrs);
+    for (const child of children.flat()) {
+      if (child !== null && child !== undefined && child !== false) {
+        node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+      }
+    }
+    return node;
+  }
+  function svg(tag, attrs, ...children) {
+    const node = document.createElementNS(SVG, tag);
+    setAttrs(node, attrs);
+    for (const child of children.flat()) {
+      if (child !== null && child !== undefined) {
+        node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+      }
+    }
+    return node;
+  }
+  function setAttrs(node, attrs) {
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "text") node.textContent = value;
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  const fmt = (x, digits = 3) => (x === "inf" ? "∞" : typeof x === "number" ? x.toFixed(digits) : String(x));
+  const wins = (w) => (Number.isInteger(w) ? String(w) : w.toFixed(1));
+  const EXACT = { "1": "win", "0": "draw", "-1": "loss" };
+
+  // Colour by mean reward for the player who made the move: red (0) .. grey (0.5) .. blue (1).
+  function colour(mean, visits) {
+    if (!visits) return "#ffffff";
+    const t = Math.max(0, Math.min(1, mean));
+    const hue = t < 0.5 ? 0 : 215;
+    const sat = Math.round(Math.abs(t - 0.5) * 2 * 75);
+    return `hsl(${hue}, ${sat}%, ${62 - Math.round(Math.abs(t - 0.5) * 16)}%)`;
+  }
+
+  // -- the explorer ----------------------------------------------------------------------------
+  function Explorer(root) {
+    const S = {
+      game: "tictactoe",
+      moves: [],
+      c: Math.SQRT2,
+      threshold: 1,
+      seed: 0,
+      playout: "",
+      iteration: 0,
+      phase: 4,
+      open: new Set(),
+      depth: 1,
+      selected: "",
+    };
+    let view = null;
+    let fresh = true; // the next request starts a new run
+    let queue = Promise.resolve();
+    // The tree is drawn at its natural size when labelled (scroll to see it all), else fitted to
+    // the box; the buttons scale it, "fit" fits it, and dragging pans (the box scrolls).
+    const zoom = { scale: 1, fit: false };
+
+    // Controls.
+    const game = el("select", { id: "explorer-game", "aria-label": "Game" }, GAMES.map(([v, t]) => el("option", { value: v }, t)));
+    const preset = el("select", { id: "explorer-position", "aria-label": "Position" });
+    const c = el("input", { id: "explorer-c", type: "number", step: "0.05", min: "0", value: "1.414", "aria-label": "Exploration constant c" });
+    const threshold = el("select", { id: "explorer-threshold", "aria-label": "Expansion threshold" },
+      [1, 2, 3, 5, 10, 20].map((t) => el("option", { value: t }, t)));
+    const playout = el("select", { id: "explorer-playout", "aria-label": "Playout policy" },
+      el("option", { value: "" }, "random, to the end"),
+      el("option", { value: "10" }, "random, cut after 10 plies"),
+      el("option", { value: "4" }, "random, cut after 4 plies"));
+    const seed = el("input", { id: "explorer-seed", type: "number", min: "0", step: "1", value: "0", "aria-label": "Seed" });
+    const restart = el("button", { id: "explorer-new", type: "button", onclick: () => newRun() }, "Start over");
+    const back = el("button", { id: "explorer-back", type: "button", "aria-label": "Back one phase", title: "Back one phase (←)", onclick: () => stepBack() }, "◀ back");
+    const step = el("button", { id: "explorer-step", type: "button", "aria-label": "Step one phase", title: "Step one phase (→)", onclick: () => stepPhase() }, "step one phase ▶");
+    const one = el("button", { id: "explorer-iteration", type: "button", title: "One iteration (i)", onclick: () => runCount(1) }, "one iteration");
+    const count = el("input", { id: "explorer-count", type: "number", min: "1", max: "20000", step: "1", value: "100", "aria-label": "Iterations to run" });
+    const run = el("button", { id: "explorer-run", type: "button", title: "Run that many iterations (r)", onclick: () => runCount(Math.max(1, parseInt(count.value, 10) || 1)) }, "run");
+    const quick = [10, 100, 1000].map((n) => el("button", { type: "button", "aria-label": `Run ${n} iterations`, onclick: () => runCount(n) }, `+${n}`));
+    const slider = el("input", { id: "explorer-slider", type: "range", min: "0", max: "0", value: "0", step: "1", "aria-label": "Iteration shown (scrub through the recorded run)" });
+    const depth = el("select", { id: "explorer-depth", "aria-label": "Tree depth drawn" },
+      [["1", "root's children"], ["2", "2 levels"], ["3", "3 levels"], ["4", "4 levels"], ["99", "whole tree"]].map(([v, t]) => el("option", { value: v }, t)));
+    const status = el("div", { id: "explorer-status", class: "mx-status", role: "status", "aria-live": "polite" }, "Loading Python in your browser…");
+    const board = el("div", { class: "mx-board-wrap", id: "explorer-board" });
+    const phasePanel = el("div", { id: "explorer-phase", class: "mx-phase", "aria-live": "polite" });
+    const treeBox = el("div", { id: "explorer-tree", class: "mx-tree", tabindex: "-1" });
+    const table = el("table", { id: "explorer-table", class: "mx-table" });
+    const bars = el("div", { id: "explorer-bars", class: "mx-bars" });
+    const shares = el("div", { id: "explorer-shares", class: "mx-shares" });
+    const link = el("a", { id: "explorer-link", href: "#" }, "link to this screen");
+    const exportSvg = el("button", { id: "explorer-svg", type: "button", onclick: () => downloadSvg() }, "export tree as SVG");
+    const zoomIn = el("button", { type: "button", "aria-label": "Zoom in", onclick: () => zoomBy(1.25) }, "+");
+    const zoomOut = el("button", { type: "button", "aria-label": "Zoom out", onclick: () => zoomBy(0.8) }, "−");
+    const zoomFit = el("button", { type: "button", "aria-label": "Fit the tree", onclick: () => { zoom.scale = 1; zoom.fit = true; applyZoom(); } }, "fit");
+    const undo = el("button", { type: "button", onclick: () => { if (S.moves.length) { S.moves.pop(); newRun(); } } }, "undo a move");
+
+    root.append(
+      el("div", { class: "mx-row" },
+        el("label", {}, "Game ", game), el("label", {}, " position ", preset), undo),
+      el("div", { class: "mx-row" },
+        el("label", {}, "c ", c), el("label", {}, " expansion threshold ", threshold),
+        el("label", {}, " playout ", playout), el("label", {}, " seed ", seed), restart),
+      el("div", { class: "mx-row" }, back, step, one, el("label", {}, " iterations ", count), run, quick),
+      el("div", { class: "mx-row" }, el("label", { class: "mx-slider" }, "iteration ", slider)),
+      status,
+      el("div", { class: "mx-main" },
+        el("div", { class: "mx-left" }, board, phasePanel),
+        el("div", { class: "mx-right" },
+          el("div", { class: "mx-row" }, el("label", {}, "draw ", depth), zoomIn, zoomOut, zoomFit, exportSvg, link),
+          treeBox)),
+      el("div", { class: "mx-main" }, el("div", { class: "mx-table-wrap" }, table),
+        el("div", { class: "mx-charts" }, bars, shares)),
+      el("p", { class: "mx-note" },
+        "Keys (outside the input boxes): → or . one phase, ← or , back, i one iteration, r run. " +
+          "Click a node (or focus it with Tab and press Enter) to list its children; click it again to fold it."),
+    );
+
+    const controls = [game, preset, c, threshold, playout, seed, restart, back, step, one, count, run, ...quick, slider, depth, undo];
+    function busy(on) {
+      root.dataset.busy = on ? "true" : "false";
+      for (const control of controls) control.disabled = on;
+    }
+
+    game.addEventListener("change", () => { S.game = game.value; S.moves = []; S.selected = ""; S.open.clear(); newRun(); });
+    preset.addEventListener("change", () => {
+      const p = (view && view.presets[preset.value]) || null;
+      if (!p) return;
+      S.moves = p.moves.slice();
+      if (p.threshold) threshold.value = String(p.threshold);
+      if (p.seed !== undefined) seed.value = String(p.seed);
+      newRun();
+    });
+    for (const input of [c, threshold, playout, seed]) input.addEventListener("change", () => newRun());
+    slider.addEventListener("input", () => go(parseInt(slider.value, 10), 4));
+    depth.addEventListener("change", () => { S.depth = parseInt(depth.value, 10); refresh(); });
+    root.addEventListener("keydown", (event) => {
+      const tag = (event.target.tagName || "").toLowerCase();
+      if (["input", "select", "textarea"].includes(tag) || event.ctrlKey || event.metaKey || event.altKey) return;
+      const actions = { ArrowRight: stepPhase, ".": stepPhase, ArrowLeft: stepBack, ",": stepBack, i: () => runCount(1), r: () => run.click() };
+      if (actions[event.key] && root.dataset.busy !== "true") {
+        event.preventDefault();
+        event.stopPropagation(); // not the theme's previous/next page keys
+        actions[event.key]();
+      }
+    });
+
+    function readSettings() {
+      S.c = Math.max(0, parseFloat(c.value));
+      if (!Number.isFinite(S.c)) S.c = Math.SQRT2;
+      S.threshold = parseInt(threshold.value, 10) || 1;
+      S.seed = Math.max(0, parseInt(seed.value, 10) || 0);
+      S.playout = playout.value;
+    }
+    function writeSettings() {
+      game.value = S.game;
+      c.value = String(+S.c.toFixed(4));
+      threshold.value = String(S.threshold);
+      if (threshold.value !== String(S.threshold)) threshold.append(el("option", { value: S.threshold }, S.threshold)), (threshold.value = String(S.threshold));
+      seed.value = String(S.seed);
+      playout.value = S.playout;
+      depth.value = String(S.depth);
+    }
+
+    function newRun() {
+      readSettings();
+      S.iteration = 0;
+      S.phase = 4;
+      S.open.clear();
+      S.selected = "";
+      fresh = true;
+      refresh();
+    }
+    function go(iteration, phase) {
+      S.iteration = Math.max(0, iteration);
+      S.phase = S.iteration === 0 ? 4 : phase;
+      refresh();
+    }
+    function stepPhase() {
+      if (S.phase === 4) go(S.iteration + 1, 1);
+      else go(S.iteration, S.phase + 1);
+    }
+    function stepBack() {
+      if (S.iteration === 0) return;
+      if (S.phase === 1) go(S.iteration - 1, 4);
+      else go(S.iteration, S.phase - 1);
+    }
+    function runCount(n) {
+      const done = S.phase === 4 ? S.iteration : S.iteration - 1;
+      go(done + n, 4);
+    }
+
+    // Requests run one after another; each answers the whole screen.
+    function refresh() {
+      const args = {
+        cmd: fresh ? "new" : "view",
+        id: root.id || "main",
+        game: S.game,
+        moves: S.moves,
+        c: S.c,
+        threshold: S.threshold,
+        seed: S.seed,
+        playout_depth: S.playout === "" ? null : parseInt(S.playout, 10),
+        iteration: S.iteration,
+        phase: S.phase,
+        open: [...S.open],
+        depth: S.depth,
+        selected: S.selected,
+      };
+      fresh = false;
+      busy(true);
+      queue = queue.then(async () => {
+        try {
+          const { view: answer, ms } = await call(args);
+          view = answer;
+          S.iteration = view.iteration;
+          S.phase = view.phase;
+          S.selected = view.selected;
+          render(ms);
+          root.dataset.state = "ready";
+        } catch (error) {
+          status.textContent = `Error: ${error.message}`;
+          status.classList.add("mx-error");
+          root.dataset.state = root.dataset.state === "ready" ? "ready" : "failed";
+        } finally {
+          busy(false);
+        }
+      });
+      return queue;
+    }
+
+    // -- rendering ------------------------------------------------------------------------------
+    function render(ms) {
+      const t0 = performance.now();
+      status.classList.remove("mx-error");
+      const phaseText = view.iteration === 0 ? "before the first iteration" : view.phase === 4 ? "done" : `phase ${view.phase} of 4: ${PHASES[view.phase - 1]}`;
+      const root0 = view.nodes[0];
+      status.textContent = `iteration ${view.iteration} (${phaseText}) · ${view.to_move} to move · root visits ${root0.visits} · ` +
+        `${view.recorded} recorded · answered in ${Math.round(ms)} ms`;
+      slider.max = String(Math.max(view.recorded, view.iteration));
+      slider.value = String(view.phase === 4 ? view.iteration : view.iteration - 1);
+      renderPresets();
+      writeSettings();
+      renderBoard();
+      renderPhase();
+      renderTree();
+      renderTable();
+      renderBars();
+      renderShares();
+      const hash = toHash();
+      link.href = location.href.split("#")[0] + "#" + hash;
+      if (location.hash.slice(1) !== hash) history.replaceState(null, "", "#" + hash);
+      // For the benchmark: Python's time for the answer, and the time to draw it here.
+      root.dataset.pythonMs = ms.toFixed(1);
+      root.dataset.drawMs = (performance.now() - t0).toFixed(1);
+    }
+
+    function renderPresets() {
+      preset.replaceChildren();
+      const current = JSON.stringify(view.moves);
+      let matched = false;
+      view.presets.forEach((p, i) => {
+        const same = JSON.stringify(p.moves) === current;
+        matched = matched || same;
+        preset.append(el("option", { value: i, selected: same }, p.name));
+      });
+      if (!matched) preset.append(el("option", { value: "", selected: true }, "set up by clicking: " + (view.move_names.join(" ") || "start")));
+    }
+
+    function boardGrid(position, { clickable, marks, end } = {}) {
+      const cells = end || position.cells;
+      const legal = new Map((clickable ? position.legal : []).filter((m) => m.cell).map((m) => [m.cell.join(","), m]));
+      const order = new Map((marks || []).map((cell, i) => [cell ? cell.join(",") : "", i + 1]));
+      const grid = el("div", { class: `mx-board mx-${view.game}`, role: "grid", style: `grid-template-columns: repeat(${position.cols}, var(--mx-cell))` });
+      for (let r = 0; r < position.rows; r++) {
+        for (let col = 0; col < position.cols; col++) {
+          const v = cells[r * position.cols + col];
+          const key = `${r},${col}`;
+          const m = legal.get(key);
+          const label = order.get(key);
+          const cls = `mx-cell mx-p${v}` + (m ? " mx-legal" : "") + (label ? " mx-played" : "");
+          const content = [el("span", { class: "mx-piece" }), label ? el("span", { class: "mx-num" }, label) : null];
+          grid.append(m
+            ? el("button", { type: "button", class: cls, "data-action": m.action, "aria-label": `set up: play ${m.move}`, onclick: () => { S.moves.push(m.action); newRun(); } }, content)
+            : el("div", { class: cls, role: "gridcell" }, content));
+        }
+      }
+      return grid;
+    }
+
+    function renderBoard() {
+      const moves = view.move_names.length ? view.move_names.join(" ") : "(start)";
+      board.replaceChildren(
+        el("div", { class: "mx-caption" }, `Position searched (${view.to_move} to move): ${moves}. Click a dot to play a move and search from there.`),
+        boardGrid(view.position, { clickable: true }),
+      );
+      if (view.position.legal.some((m) => !m.cell)) {
+        const pass = view.position.legal.find((m) => !m.cell);
+        board.append(el("button", { type: "button", "data-action": pass.action, onclick: () => { S.moves.push(pass.action); newRun(); } }, "pass"));
+      }
+    }
+
+    function renderPhase() {
+      const st = view.step;
+      phasePanel.replaceChildren();
+      if (!st) {
+        phasePanel.append(el("p", {}, "Step one phase, or run iterations: the tree starts as the root alone."));
+        return;
+      }
+      const path = ["root", ...st.path_names].join(" → ");
+      const list = el("ol", { class: "mx-phases" });
+      list.append(el("li", { class: view.phase === 1 ? "mx-now" : "" },
+        el("b", {}, "Selection: "), path,
+        " (at each fully expanded node, the child with the highest UCB value; it stops at a node with untried moves, a leaf, or the end of the game)."));
+      if (view.phase >= 2) {
+        list.append(el("li", { class: view.phase === 2 ? "mx-now" : "" }, el("b", {}, "Expansion: "),
+          st.expanded !== null && st.expanded !== undefined ? `added ${st.expanded_name} (a new node, no visit yet)` : "no node added (a leaf below the expansion threshold, or the game is over)"));
+      }
+      if (view.phase >= 3) {
+        const moves = st.playout === null ? "(moves not available)" : st.playout.length ? st.playout.join(" ") : "none: the game is over there";
+        list.append(el("li", { class: view.phase === 3 ? "mx-now" : "" }, el("b", {}, "Simulation: "), `random playout ${moves}; ${st.result}.`,
+          el("div", { class: "mx-playout" }, boardGrid(st.playout_board, { marks: st.playout_board.playout || [], end: st.playout_board.end }))));
+      }
+      if (view.phase >= 4) {
+        list.append(el("li", { class: "mx-now" }, el("b", {}, "Backpropagation: "),
+          st.backup.map((b) => `${b.move} +${b.reward}`).join(", "),
+          " (each node adds 1 / ½ / 0 for a win, draw, loss of the player who made its move)."));
+      }
+      phasePanel.append(el("div", { class: "mx-caption" }, `Iteration ${st.number}`), list);
+    }
+
+    // Layout: depth gives y; leaves get consecutive x slots; a parent sits over its children.
+    function layout(nodes) {
+      const byKey = new Map(nodes.map((n) => [n.node, { ...n, kids: [] }]));
+      for (const n of byKey.values()) if (n.parent !== null && byKey.has(n.parent)) byKey.get(n.parent).kids.push(n);
+      let slot = 0;
+      let maxDepth = 0;
+      const place = (n, d) => {
+        n.depth = d;
+        maxDepth = Math.max(maxDepth, d);
+        if (!n.kids.length) n.x = slot++;
+        else {
+          n.kids.forEach((k) => place(k, d + 1));
+          n.x = (n.kids[0].x + n.kids[n.kids.length - 1].x) / 2;
+        }
+      };
+      const root0 = byKey.get("");
+      place(root0, 0);
+      return { root: root0, all: [...byKey.values()], slots: Math.max(slot, 1), maxDepth };
+    }
+
+    function renderTree() {
+      const { all, slots, maxDepth } = layout(view.nodes);
+      const labels = all.length <= LABEL_LIMIT;
+      const dx = labels ? 46 : Math.max(6, Math.min(46, 1800 / slots));
+      const dy = labels ? 78 : 60;
+      const width = Math.max(300, slots * dx + 40);
+      const height = (maxDepth + 1) * dy + 40;
+      const rootVisits = Math.max(1, view.nodes[0].visits);
+      const onPath = new Set(view.step ? view.step.path : []);
+      const added = view.step && view.phase >= 2 ? view.step.expanded : null;
+      if (added) onPath.add(added);
+      const byKey = new Map(all.map((n) => [n.node, n]));
+      const chosen = new Set(all.filter((n) => n.parent !== null && byKey.has(n.parent) && byKey.get(n.parent).next === n.node).map((n) => n.node));
+      const offset = (width - (slots * dx + 40)) / 2; // a narrow tree is centred
+      const X = (n) => offset + 20 + n.x * dx + dx / 2;
+      const Y = (n) => 24 + n.depth * dy;
+      const radius = (n) => 3 + (labels ? 15 : 8) * Math.sqrt(n.visits / rootVisits);
+      const edges = svg("g", { class: "mx-edges" });
+      const dots = svg("g", { class: "mx-nodes" });
+      for (const n of all) {
+        if (n.parent === null) continue;
+        const p = byKey.get(n.parent);
+        const hot = onPath.has(n.node) && onPath.has(n.parent);
+        edges.append(svg("line", {
+          x1: X(p), y1: Y(p), x2: X(n), y2: Y(n),
+          stroke: hot ? "#f57c00" : chosen.has(n.node) ? "#555" : "#bbb",
+          "stroke-width": hot ? 4 : chosen.has(n.node) ? 2 : 1,
+          "stroke-dasharray": chosen.has(n.node) && !hot ? "4 3" : null,
+        }));
+      }
+      for (const n of all) {
+        const hot = onPath.has(n.node);
+        const label = n.node === "" ? "root" : `${n.move} by ${n.by}`;
+        const aria = `${label}: ${n.visits} visits, ${wins(n.wins)} wins` + (n.node === "" ? "" : `, mean ${fmt(n.mean)}, UCB ${fmt(n.ucb)}`) +
+          (n.node === S.selected ? ", selected" : "") + (hot ? ", on this iteration's path" : "");
+        const g = svg("g", {
+          class: "mx-node" + (n.node === S.selected ? " mx-selected" : ""),
+          "data-node": n.node, "data-visits": n.visits, "data-wins": n.wins,
+          tabindex: "0", role: "button", "aria-label": aria,
+          transform: `translate(${X(n)}, ${Y(n)})`,
+        },
+        svg("title", {}, aria),
+        svg("circle", {
+          r: radius(n).toFixed(1),
+          fill: n.node === "" ? "#eeeeee" : colour(n.mean, n.visits),
+          stroke: n.node === added ? "#2e7d32" : hot ? "#f57c00" : n.node === S.selected ? "#111" : "#666",
+          "stroke-width": n.node === added || hot ? 4 : n.node === S.selected ? 3 : 1,
+        }));
+        if (labels) {
+          g.append(svg("text", { y: -radius(n) - 4, "text-anchor": "middle", "font-size": 12, "font-weight": "bold", fill: "currentColor" }, n.node === "" ? "root" : n.move));
+          g.append(svg("text", { y: radius(n) + 13, "text-anchor": "middle", "font-size": 11, fill: "currentColor" }, `${wins(n.wins)}/${n.visits}`));
+          if (n.children && n.node !== "") {
+            const folded = !(S.open.has(n.node) || n.node.split(".").length < S.depth);
+            if (folded) g.append(svg("text", { y: radius(n) + 26, "text-anchor": "middle", "font-size": 11, fill: "#888" }, `+${n.children}`));
+          }
+        }
+        g.addEventListener("click", () => clickNode(n.node));
+        g.addEventListener("keydown", (event) => {
+          if (event.key === "Enter" || event.key === " ") { event.preventDefault(); clickNode(n.node); }
+        });
+        dots.append(g);
+      }
+      const focus = all.find((n) => n.node === added) || all.find((n) => n.node === (view.step ? view.step.path[view.step.path.length - 1] : null)) ||
+        all.find((n) => n.node === S.selected) || all[0];
+      const tree = svg("svg", {
+        xmlns: SVG, class: "mx-svg", role: "group", "data-labels": labels ? "true" : "false", "data-focus": X(focus),
+        "aria-label": `MCTS tree after iteration ${view.iteration}: ${all.length} nodes drawn. Size: visits; colour: mean reward (red low, blue high); orange: this iteration's path; dashed: the child selection takes next.`,
+        viewBox: `0 0 ${width} ${height}`, "data-width": width, "data-height": height,
+      }, edges, dots);
+      treeBox.replaceChildren(tree);
+      treeBox.dataset.nodes = String(all.length);
+      applyZoom();
+      enablePan(tree);
+    }
+
+    function clickNode(key) {
+      if (S.selected === key && key !== "" && S.open.has(key)) S.open.delete(key);
+      else if (key !== "") S.open.add(key);
+      S.selected = key;
+      refresh();
+    }
+
+    function applyZoom(centre = true) {
+      const tree = treeBox.querySelector("svg");
+      if (!tree) return;
+      const w = +tree.dataset.width, h = +tree.dataset.height;
+      const box = treeBox.clientWidth || 600;
+      const base = zoom.fit || tree.dataset.labels !== "true" ? Math.min(w, box) : w;
+      const shown = Math.max(120, base * zoom.scale);
+      tree.setAttribute("width", shown.toFixed(0));
+      tree.setAttribute("height", ((h * shown) / w).toFixed(0));
+      // Keep the node of interest (the new node, the path's end, or the selection) in view.
+      if (centre) treeBox.scrollLeft = Math.max(0, (+tree.dataset.focus * shown) / w - box / 2);
+    }
+    function zoomBy(f) {
+      const tree = treeBox.querySelector("svg");
+      if (!tree) return;
+      const before = treeBox.scrollLeft + treeBox.clientWidth / 2;
+      const old = tree.getBoundingClientRect().width;
+      zoom.scale = Math.max(0.1, Math.min(20, zoom.scale * f));
+      applyZoom(false);
+      const now = tree.getBoundingClientRect().width;
+      treeBox.scrollLeft = Math.max(0, (before * now) / old - treeBox.clientWidth / 2);
+    }
+    function enablePan(tree) {
+      let drag = null;
+      tree.addEventListener("wheel", (event) => {
+        if (!event.ctrlKey) return; // plain scrolling scrolls the page
+        event.preventDefault();
+        zoomBy(event.deltaY < 0 ? 1.2 : 1 / 1.2);
+      }, { passive: false });
+      tree.addEventListener("pointerdown", (event) => {
+        if (event.pointerType !== "mouse" || event.target.closest(".mx-node")) return; // touch scrolls natively
+        drag = { x: event.clientX, y: event.clientY, left: treeBox.scrollLeft, top: treeBox.scrollTop };
+        tree.setPointerCapture(event.pointerId);
+      });
+      tree.addEventListener("pointermove", (event) => {
+        if (!drag) return;
+        treeBox.scrollLeft = drag.left - (event.clientX - drag.x);
+        treeBox.scrollTop = drag.top - (event.clientY - drag.y);
+      });
+      tree.addEventListener("pointerup", () => (drag = null));
+    }
+
+    function renderTable() {
+      const key = view.selected;
+      const who = key === "" ? "the root" : view.selected_line.join(" ");
+      const parent = view.nodes.find((n) => n.node === key) || { visits: 0 };
+      const exact = key === "" && view.exact ? new Map(view.exact.map((r) => [r.node, r.value])) : null;
+      const head = ["move", "by", "visits n", "wins w", "mean w/n", "exploration c·√(ln N / n)", "UCB = mean + exploration", "next?"];
+      if (exact) head.push("exact value");
+      table.replaceChildren(
+        el("caption", {}, `Children of ${who} (N = ${parent.visits} visits, c = ${+view.settings.c.toFixed(4)}). ` +
+          (view.table.length === 0 ? "No child yet." : view.table.some((r) => r.selected_next) ? "Selection takes the marked child next." :
+            "Selection stops here next: moves are still untried (the next visit expands one), or it is a leaf.")),
+        el("thead", {}, el("tr", {}, head.map((h) => el("th", { scope: "col" }, h)))),
+        el("tbody", {}, view.table.map((r) => el("tr", { class: r.selected_next ? "mx-next" : "", "data-node": r.node },
+          el("td", {}, r.move), el("td", {}, r.by), el("td", {}, r.visits), el("td", {}, wins(r.wins)),
+          el("td", {}, fmt(r.mean)), el("td", {}, fmt(r.explore)),
+          el("td", {}, r.ucb === "inf" ? "∞" : `${fmt(r.mean)} + ${fmt(r.explore)} = ${fmt(r.ucb)}`),
+          el("td", {}, r.selected_next ? "◀ next" : ""),
+          exact ? el("td", {}, EXACT[String(exact.get(r.node))] || "") : null))),
+      );
+    }
+
+    function renderBars() {
+      const rows = view.nodes.filter((n) => n.parent === "");
+      const total = Math.max(1, view.nodes[0].visits);
+      const exact = view.exact ? new Map(view.exact.map((r) => [r.node, r.value])) : null;
+      const best = exact ? Math.max(...exact.values()) : null;
+      bars.replaceChildren(el("div", { class: "mx-caption" }, "Root's visits by move" + (exact ? " (★: best by exact minimax)" : "")));
+      for (const r of rows) {
+        const share = r.visits / total;
+        const ex = exact && exact.has(r.node) ? exact.get(r.node) : null;
+        bars.append(el("div", { class: "mx-bar-row", "aria-label": `${r.move}: ${r.visits} visits, ${(100 * share).toFixed(0)}%` + (ex !== null ? `, exact ${EXACT[String(ex)]}` : "") },
+          el("span", { class: "mx-bar-name" }, (ex !== null && ex === best ? "★ " : "") + r.move),
+          el("span", { class: "mx-bar" }, el("span", { class: "mx-bar-fill", style: `width: ${(100 * share).toFixed(1)}%` })),
+          el("span", { class: "mx-bar-value" }, `${r.visits} (${(100 * share).toFixed(0)}%)` + (ex !== null ? ` · ${EXACT[String(ex)]}` : ""))));
+      }
+    }
+
+    function renderShares() {
+      const data = view.shares;
+      shares.replaceChildren(el("div", { class: "mx-caption" }, "Each root move's share of the visits, over the iterations"));
+      if (!data.points.length) return;
+      const W = 420, H = 180, L = 34, B = 22;
+      const last = data.points[data.points.length - 1].iteration;
+      const X = (i) => L + ((W - L - 8) * i) / Math.max(1, last);
+      const Y = (s) => 6 + (H - B - 6) * (1 - s);
+      const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: "100%", role: "img", class: "mx-share-svg",
+        "aria-label": "Visit share of each root move over the iterations: " + data.moves.slice(0, PALETTE.length).map((m, i) => `${m.move} ${(100 * data.points[data.points.length - 1].shares[i]).toFixed(0)}%`).join(", ") });
+      chart.append(svg("line", { x1: L, y1: Y(0), x2: W - 8, y2: Y(0), stroke: "#999" }), svg("line", { x1: L, y1: Y(0), x2: L, y2: Y(1), stroke: "#999" }));
+      for (const s of [0, 0.5, 1]) chart.append(svg("text", { x: L - 4, y: Y(s) + 4, "text-anchor": "end", "font-size": 10, fill: "currentColor" }, `${s * 100}%`));
+      chart.append(svg("text", { x: W - 8, y: H - 6, "text-anchor": "end", "font-size": 10, fill: "currentColor" }, `iteration ${last}`));
+      const legend = el("div", { class: "mx-legend" });
+      const exact = view.exact ? new Map(view.exact.map((r) => [r.node, r.value])) : null;
+      data.moves.slice(0, PALETTE.length).forEach((m, i) => {
+        const pts = data.points.map((p) => `${X(p.iteration).toFixed(1)},${Y(p.shares[i]).toFixed(1)}`).join(" ");
+        chart.append(svg("polyline", { points: pts, fill: "none", stroke: PALETTE[i], "stroke-width": 2 }));
+        const ex = exact && exact.has(m.node) ? ` (${EXACT[String(exact.get(m.node))]})` : "";
+        legend.append(el("span", { class: "mx-key" }, el("span", { class: "mx-swatch", style: `background:${PALETTE[i]}` }), m.move + ex));
+      });
+      shares.append(chart, legend);
+    }
+
+    function downloadSvg() {
+      const tree = treeBox.querySelector("svg");
+      if (!tree) return;
+      const copy = tree.cloneNode(true);
+      copy.setAttribute("viewBox", `0 0 ${tree.dataset.width} ${tree.dataset.height}`);
+      copy.setAttribute("width", tree.dataset.width);
+      copy.setAttribute("height", tree.dataset.height);
+      copy.setAttribute("font-family", "sans-serif");
+      const text = new XMLSerializer().serializeToString(copy);
+      const url = URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
+      const a = el("a", { href: url, download: `mcts-${view.game}-iteration-${view.iteration}.svg` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    }
+    root.mctsSvg = () => new XMLSerializer().serializeToString(treeBox.querySelector("svg"));
+
+    // -- the link --------------------------------------------------------------------------------
+    function toHash() {
+      const p = new URLSearchParams();
+      p.set("game", S.game);
+      p.set("moves", S.moves.join("."));
+      p.set("c", String(+S.c.toFixed(4)));
+      p.set("t", String(S.threshold));
+      p.set("playout", S.playout);
+      p.set("seed", String(S.seed));
+      p.set("it", String(S.iteration));
+      p.set("phase", String(S.phase));
+      p.set("depth", String(S.depth));
+      p.set("sel", S.selected);
+      p.set("open", [...S.open].join("~"));
+      return p.toString();
+    }
+    function fromHash(hash) {
+      const p = new URLSearchParams(hash.replace(/^#/, ""));
+      if (!p.has("game")) return false;
+      S.game = GAMES.some(([g]) => g === p.get("game")) ? p.get("game") : "tictactoe";
+      S.moves = (p.get("moves") || "").split(".").filter((x) => x !== "").map(Number);
+      S.c = parseFloat(p.get("c"));
+      if (!Number.isFinite(S.c)) S.c = Math.SQRT2;
+      S.threshold = parseInt(p.get("t"), 10) || 1;
+      S.playout = p.get("playout") || "";
+      S.seed = parseInt(p.get("seed"), 10) || 0;
+      S.iteration = parseInt(p.get("it"), 10) || 0;
+      S.phase = parseInt(p.get("phase"), 10) || 4;
+      S.depth = parseInt(p.get("depth"), 10) || 1;
+      S.selected = p.get("sel") || "";
+      S.open = new Set((p.get("open") || "").split("~").filter((x) => x !== ""));
+      return true;
+    }
+
+    // -- start ------------------------------------------------------------------------------------
+    root.dataset.state = "loading";
+    busy(true);
+    const linked = fromHash(location.hash);
+    writeSettings();
+    start().then(
+      () => { fresh = true; refresh(); },
+      (error) => {
+        status.textContent = `The explorer could not start: ${error.message}`;
+        status.classList.add("mx-error");
+        root.dataset.state = "failed";
+      },
+    );
+    return { linked };
+  }
+
+  function init() {
+    document.querySelectorAll(".mcts-explorer").forEach((root) => {
+      if (!root.dataset.started) {
+        root.dataset.started = "true";
+        Explorer(root);
+      }
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();
