@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --upgrade pip "setuptools>=77"
 
 # The three homes, each its own distribution: the library (.), the book's laboratory (lab/) and
 # the grader (grader/).  The tests need all three.

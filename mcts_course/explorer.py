@@ -30,9 +30,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcts_course.agents.bandits import SQRT2
-from mcts_course.agents.mcts import MCTSAgent, Node
+from mcts_course.agents.mcts import MCTSAgent, Node, Outcome
+from mcts_course.agents.rollout import Estimate
 from mcts_course.games import PASS, GameState, Othello, game_class
-from mcts_course.games.base import Returns
 
 PHASES = ("selection", "expansion", "simulation", "backpropagation")
 # Exact move values are offered where the solver answers in a blink, even in a browser.
@@ -152,10 +152,10 @@ class _RecordingAgent(MCTSAgent):
     keep_state = False
     before_playout: Any = None
 
-    def simulate(self, node: Node) -> Returns:
+    def simulate(self, node: Node, rng: random.Random | None = None) -> Outcome:
         if self.keep_state:
-            self.before_playout = self.rng.getstate()
-        return super().simulate(node)
+            self.before_playout = (self.rng if rng is None else rng).getstate()
+        return super().simulate(node, rng)
 
 
 _RECORDING: dict[type, type] = {MCTSAgent: _RecordingAgent}
@@ -170,7 +170,9 @@ def _recording(agent_class: type[MCTSAgent]) -> type[_RecordingAgent]:
     return _RECORDING[agent_class]
 
 
-def _replayed(agent: _RecordingAgent, state: GameState, returns: Returns) -> tuple[int, ...] | None:
+def _replayed(
+    agent: _RecordingAgent, state: GameState, returns: Estimate
+) -> tuple[int, ...] | None:
     """The moves of the playout ``agent`` just played from ``state``, or None unless the replay
     drew exactly the same numbers and ended with the same ``returns``."""
     replay = random.Random()
