@@ -23,11 +23,11 @@ from mcts_course.agents.evaluation import CELL_WEIGHTS, cell_score
 from mcts_course.agents.exact import exact_value, move_values
 from mcts_course.agents.mcts import Node
 from mcts_course.agents.minimax import SearchStats, alphabeta_value, minimax_value
-from mcts_course.agents.rave import rave_beta
+from mcts_course.agents.rave import RAVEAgent, rave_beta
 from mcts_course.agents.solver import MCTSSolverAgent
 from mcts_course.arena import match, wilson_interval
 from mcts_course.games import ConnectFour, Othello, TicTacToe
-from mcts_course.trees import ExplicitTree, search_trace
+from mcts_course.trees import ExplicitTree, depth_profile, search_trace
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 MAIN = sorted(p for p in BOOK.glob("[0-9][0-9]_*.md") if 1 <= int(p.name[:2]) <= 15)
@@ -338,6 +338,7 @@ def test_chapter_8():
         MCTSAgent.backpropagate(path, returns)
         assert [n.wins for n in path] == added and [n.visits for n in path] == [1] * 4
     states(8, "adds 1 to the wins of the root and of a1", "A draw adds ½ to every node")
+    states(8, f"about ±{1.96 * math.sqrt(0.7 * 0.3 / 50):.2f}")
     position = tic("a1 b2 c3")
     values = {position.action_to_string(a): v for a, v in move_values(position).items()}
     assert values == {"b1": 0, "a2": 0, "c2": 0, "b3": 0, "c1": -1, "a3": -1}
@@ -373,6 +374,28 @@ def test_chapter_9():
         node.visits += 1
     assert grew == [4, 5, 6, 7]
     states(9, "the first child at visit 4, the last at visit 7", "the node with 7 visits")
+    trees = {}
+    for moves in ("", "a1 b2 c3"):
+        agent = MCTSAgent(iterations=2000, seed=0)
+        agent.select_action(tic(moves))
+        root = agent.last_root
+        trees[moves] = (depth_profile(root), {a: c.visits for a, c in root.children.items()})
+    (empty, empty_visits), (late, late_visits) = trees.values()
+    assert empty[:4] == [1, 9, 72, 504] and len(empty) - 1 == 5 and len(late) - 1 == 6
+    assert (min(empty_visits.values()), max(empty_visits.values())) == (111, 457)
+    assert max(empty_visits, key=empty_visits.get) == 4  # the centre
+    late_position = tic("a1 b2 c3")
+    edges = [late_visits[late_position.parse_action(m)] for m in ("b1", "a2", "c2", "b3")]
+    corners = [late_visits[late_position.parse_action(m)] for m in ("c1", "a3")]
+    assert (min(edges), max(edges), set(corners)) == (415, 459, {132})
+    states(
+        9,
+        "(9, 72 and 504 nodes",
+        "reaches depth 5",
+        "(from 111 to 457;",
+        "reaches depth 6",
+        "(415 to 459 each) against 132",
+    )
 
 
 def test_chapter_10():
@@ -381,6 +404,32 @@ def test_chapter_10():
     n = next(n for n in range(60, 200) if 1.96 * math.sqrt(0.24 / n) < 0.1)
     assert n == 93 and wilson_interval(0.6, 100)[0] > 0.5
     states(10, "from $n = 93$", "about 100 games")
+    position = tic("a1 b2 c3")
+    values = move_values(position)
+    curves = {
+        name: [
+            sum(values[make(n, k).select_action(position)] == 0 for k in range(20))
+            for n in (10, 100, 1000)
+        ]
+        for name, make in (
+            ("mcts", lambda n, k: MCTSAgent(iterations=n, seed=k)),
+            ("flat", lambda n, k: MonteCarloAgent(playouts=n, policy="ucb1", seed=k)),
+        )
+    }
+    assert curves == {"mcts": [13, 12, 20], "flat": [11, 12, 7]}
+    states(
+        10,
+        "in 13 of the 20 searches, flat Monte Carlo in 11",
+        "12 at 100 and all 20 at 1,000",
+        "gets 12 and then only 7",
+    )
+    random_scores = {}
+    for a in position.legal_actions():
+        x, o = random_play(position.play(a))
+        random_scores[position.action_to_string(a)] = o + (1 - x - o) / 2
+    assert {random_scores[m] for m in ("c1", "a3")} == {Fraction(7, 12)}
+    assert {random_scores[m] for m in ("b1", "a2", "c2", "b3")} == {Fraction(11, 20)}
+    states(10, "7/12 ≈ 0.583 after a (losing) corner and 11/20 = 0.55")
     states(10, f"$1 - 0.95^5 = {100 * (1 - 0.95**5):.1f}\\%$", "$0.05/5 = 0.01$")
 
 
@@ -418,6 +467,20 @@ def test_chapter_13():
     # the playout of 13.2 is legal and X wins it
     end = tic("b2 a1 c1 b3 a3")
     assert end.is_terminal() and end.returns() == (1, -1)
+    agent = RAVEAgent(10, seed=0)
+    root = Node(tic())
+    for name in ("a1", "b2", "c1", "a3", "c3"):
+        action = root.state.parse_action(name)
+        root.children[action] = Node(root.state.play(action), action, 0)  # X's moves
+    playout = [
+        (1 - i % 2, root.state.parse_action(m)) for i, m in enumerate(["a1", "c1", "b3", "a3"])
+    ]
+    b2 = root.children[root.state.parse_action("b2")]
+    agent.backpropagate([root, b2], end.returns(), playout)
+    updated = {root.state.action_to_string(a): agent.amaf(c) for a, c in root.children.items()}
+    assert {m for m, (_, n) in updated.items() if n} == {"b2", "c1", "a3"}
+    assert all(w == n for w, n in updated.values())  # each update counts a win for X
+    states(13, "b2, the move played, and c1 and a3", "c3 was not played at all")
     reached = {n: {s for s in _states_after(n)} for n in (3, 4)}
     assert (sequences(tic(), 3), len(reached[3])) == (504, 252)
     assert (
@@ -444,6 +507,17 @@ def test_chapter_14():
     corners, edges = {"a1", "c1", "a3", "c3"}, {"b1", "a2", "c2", "b3"}
     assert {values[m] for m in corners} == {0} and {values[m] for m in edges} == {-1}
     states(14, "The corners draw, the edges lose (value −1 for O)")
+    after_edge = tic("b2 b1")
+    assert move_values(after_edge)[after_edge.parse_action("a1")] == 1
+    block = tic("b2 b1 a1")  # O must block the diagonal at c3, or lose at once
+    assert [block.action_to_string(a) for a, v in move_values(block).items() if v == -1] == [
+        block.action_to_string(a) for a in block.legal_actions()
+    ]
+    forks = tic("b2 b1 a1 c3 a3")  # two threats: a2 and c1
+    assert {
+        forks.action_to_string(a) for a in forks.legal_actions() if forks.play(a).is_terminal()
+    } == set()
+    assert exact_value(forks) == -1
 
 
 def test_chapter_15():
