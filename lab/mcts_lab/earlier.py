@@ -1,6 +1,7 @@
 """The agents of the earlier course material, rebuilt from what their published code does.
 
-The book compares its results with figures published in earlier course pages and lecture
+The book's appendix (section "For instructors: the earlier course", the only page that names
+that material) compares its results with figures published in earlier course pages and lecture
 notes.  Their code differs from the package's agents in a few ways that can change a score;
 the variants here reproduce those differences on top of the package's own methods, so that a
 chapter can rerun a match "under their rules" and measure what each difference is worth.
