@@ -335,7 +335,7 @@ def test_chapter_8():
         a1 = Node(a.state.play(1), 1, 1)
         a1x = Node(a1.state.play(2), 2, 0)
         path = [root, a, a1, a1x]
-        MCTSAgent.backpropagate(path, returns)
+        MCTSAgent().backpropagate(path, returns)
         assert [n.wins for n in path] == added and [n.visits for n in path] == [1] * 4
     states(8, "adds 1 to the wins of the root and of a1", "A draw adds ½ to every node")
     states(8, f"about ±{1.96 * math.sqrt(0.7 * 0.3 / 50):.2f}")
