@@ -186,6 +186,7 @@ class StudentProcess:
         self.to_child = self.from_child = -1
         self.names: set[str] = set()
         self.sequence = 0
+        self.server_pid = -1
 
     # -- starting ------------------------------------------------------------------------------
     def start(self) -> str:
@@ -205,7 +206,7 @@ class StudentProcess:
         code = self.code
         if code is None:
             code = read_regular(self.code_path).decode("utf-8", errors="replace")
-        self.box = Sandbox(self.workdir, hide=EXTRA_PRIVATE)
+        self.box = Sandbox(self.workdir, hide=EXTRA_PRIVATE, memory_mb=self.memory_mb)
         from_grader, to_child = os.pipe()  # (read end, write end)
         from_child, to_grader = os.pipe()
         job = {
@@ -220,8 +221,11 @@ class StudentProcess:
         # The child's output goes to an unnamed file: there is no path the student could swap
         # for a link to something root would then read or change.
         self.log = tempfile.TemporaryFile(prefix="mcts-log-")
+        command = [sys.executable, "-I", "-S", "-c", BOOT.format(paths=paths)]
+        if self.box.cage is not None:  # namespaces and cgroups: see confine.py
+            command = self.box.cage.command(command, self.public_root)
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", BOOT.format(paths=paths)],
+            command,
             stdin=subprocess.DEVNULL,
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -243,6 +247,7 @@ class StudentProcess:
                 "the grader cannot run the students' code confined, so it refuses to grade "
                 f"(student code never runs as root or unconfined): {str(why)[:500]}"
             )
+        self.server_pid = self._server_pid()
         if not self._write({"code": code}, deadline):
             raise ImportFailed(f"loading your file took longer than {IMPORT_TIMEOUT:g} s")
         message = self._wait(("ready", "import_error"), deadline)
@@ -260,6 +265,28 @@ class StudentProcess:
         self.names = {str(n)[:200] for n in names[:NAMES_CAP]} if isinstance(names, list) else set()
         self._pause()
         return str(message.get("out", ""))[:5000]
+
+    def _server_pid(self) -> int:
+        """The pid of the process running the student's code.  In namespaces the launcher
+        (``unshare``) forks the namespace's first process (a shell), whose one child at this
+        point (no student code has run yet) is the server; otherwise the process itself."""
+        assert self.proc is not None
+        if self.box is None or self.box.cage is None:
+            return self.proc.pid
+        pid = self.proc.pid
+        for _ in range(2):
+            try:
+                children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            except OSError:
+                return self.proc.pid
+            if len(children) != 1:
+                return self.proc.pid
+            pid = int(children[0])
+        return pid
+
+    def confinement(self) -> str:
+        """How this process is confined (one line)."""
+        return self.box.describe() if self.box is not None else "not started"
 
     def _wait(self, keys: tuple[str, ...], deadline: float) -> dict | None:
         """The first message with one of ``keys`` before ``deadline``; None if the process
@@ -296,6 +323,8 @@ class StudentProcess:
     def _pause(self) -> None:
         """Stop the process between questions: time outside a test is not the student's.  The
         stop is asynchronous; wait (a little, bounded) until the kernel shows it."""
+        if self.box is not None and self.box.cage is not None and self.box.cage.freeze():
+            return  # every process of the submission, also those that left its group
         self._signal(signal.SIGSTOP)
         if self.proc is None:
             return
@@ -310,6 +339,8 @@ class StudentProcess:
             time.sleep(0.001)
 
     def _resume(self) -> None:
+        if self.box is not None and self.box.cage is not None:
+            self.box.cage.thaw()
         self._signal(signal.SIGCONT)
 
     def _signal(self, sig: int) -> None:
@@ -325,7 +356,7 @@ class StudentProcess:
     def stack(self) -> list[str]:
         """Ask a busy process which of the student's functions it is in (SIGUSR1)."""
         try:
-            os.kill(self.proc.pid, signal.SIGUSR1)
+            os.kill(self.server_pid, signal.SIGUSR1)
         except (ProcessLookupError, PermissionError, AttributeError):
             return []
         deadline = time.monotonic() + STACK_WAIT
@@ -345,6 +376,8 @@ class StudentProcess:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+            if self.box is not None and self.box.cage is not None:
+                self.box.cage.kill()  # frozen processes die only once thawed
             self.proc.wait()
         if self.box is not None:
             self.box.close()
@@ -375,6 +408,8 @@ class StudentProcess:
         except subprocess.TimeoutExpired:  # it closed its end of the channel and went on
             self.kill()
             return "your process closed its channel to the grader"
+        if self.box is not None and self.box.cage is not None and 128 < code < 128 + 65:
+            code = 128 - code  # the namespace's shell reports its child's signal as 128 + n
         if code < 0:
             name = signal.Signals(-code).name
             reason = f"the process was killed by {name}"
