@@ -26,7 +26,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NoReturn
 
 from mcts_course.grading.sandbox import (
     Sandbox,
@@ -57,7 +57,7 @@ class StudentError(Exception):
         return f"{self.types[0] if self.types else 'Error'}: {self.message}"
 
 
-_ERROR_CLASSES: dict[str, type] = {}
+_ERROR_CLASSES: dict[str, type[StudentError]] = {}
 
 
 def student_error(data: Any) -> StudentError:
@@ -107,7 +107,7 @@ class _Lines:
     def __init__(self, fd: int):
         self.fd, self.buffer = fd, b""
 
-    def read(self, timeout: float) -> str | None | bool:
+    def read(self, timeout: float) -> str | None | Literal[False]:
         """A line; None at end of file (or an overlong line); False when the timeout passes."""
         deadline = time.monotonic() + timeout
         while b"\n" not in self.buffer:
@@ -127,7 +127,7 @@ class _Lines:
         return line.decode("utf-8", errors="replace")
 
 
-def _parse(line: str) -> dict | None:
+def _parse(line: str) -> dict[str, Any] | None:
     """A message from the student's process, or None: json.loads may raise ValueError (too many
     digits), RecursionError, MemoryError... on hostile input; all mean "garbage"."""
     try:
@@ -137,7 +137,7 @@ def _parse(line: str) -> dict | None:
     return message if isinstance(message, dict) else None
 
 
-def _child_env(job: dict, home: str) -> dict:
+def _child_env(job: dict[str, Any], home: str) -> dict[str, str]:
     return {
         "PATH": "/usr/bin:/bin",
         "HOME": home,
@@ -180,7 +180,7 @@ class StudentProcess:
         self.display_name, self.workdir = display_name, workdir
         self.functions, self.cpu_seconds = list(functions), cpu_seconds
         self.public_root, self.memory_mb = public_root, memory_mb
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.box: Sandbox | None = None
         self.log: Any = None
         self.to_child = self.from_child = -1
@@ -205,6 +205,8 @@ class StudentProcess:
     def _start(self) -> str:
         code = self.code
         if code is None:
+            if self.code_path is None:
+                raise ImportFailed("no code to run")
             code = read_regular(self.code_path).decode("utf-8", errors="replace")
         self.box = Sandbox(self.workdir, hide=EXTRA_PRIVATE, memory_mb=self.memory_mb)
         from_grader, to_child = os.pipe()  # (read end, write end)
@@ -288,7 +290,7 @@ class StudentProcess:
         """How this process is confined (one line)."""
         return self.box.describe() if self.box is not None else "not started"
 
-    def _wait(self, keys: tuple[str, ...], deadline: float) -> dict | None:
+    def _wait(self, keys: tuple[str, ...], deadline: float) -> dict[str, Any] | None:
         """The first message with one of ``keys`` before ``deadline``; None if the process
         ends, sends an overlong line or the time runs out (other lines are skipped)."""
         while True:
@@ -300,7 +302,7 @@ class StudentProcess:
                 return message
 
     # -- the pipe to the child ---------------------------------------------------------------
-    def _write(self, message: dict, deadline: float) -> bool:
+    def _write(self, message: dict[str, Any], deadline: float) -> bool:
         """Send one line before ``deadline``; False if the child does not read it in time (a
         process that never reads would otherwise block the grader on a full pipe).  A closed
         pipe counts as sent: the reader then sees the end."""
@@ -317,7 +319,7 @@ class StudentProcess:
                 return True
         return True
 
-    def send(self, message: dict, timeout: float = IMPORT_TIMEOUT) -> bool:
+    def send(self, message: dict[str, Any], timeout: float = IMPORT_TIMEOUT) -> bool:
         return self._write(message, time.monotonic() + timeout)
 
     def _pause(self) -> None:
@@ -403,6 +405,8 @@ class StudentProcess:
 
     def death(self) -> str:
         """Why the process ended, from its exit status and the end of its output."""
+        if self.proc is None:
+            return "the process did not start"
         try:
             code = self.proc.wait(timeout=2.0)
         except subprocess.TimeoutExpired:  # it closed its end of the channel and went on
@@ -427,8 +431,12 @@ class StudentProcess:
 
     # -- one question ----------------------------------------------------------------------
     def exchange(
-        self, message: dict, budget: float, callback: Callable[[dict], dict], function: str
-    ) -> tuple[dict, float]:
+        self,
+        message: dict[str, Any],
+        budget: float,
+        callback: Callable[[dict[str, Any]], dict[str, Any]],
+        function: str,
+    ) -> tuple[dict[str, Any], float]:
         """Send a request; answer callbacks until the reply comes; return (reply, seconds).
         Raises StudentGone when the budget runs out or the process dies."""
         started = time.monotonic()
@@ -462,7 +470,7 @@ class StudentProcess:
         finally:
             self._pause()
 
-    def _overrun(self, function: str) -> None:
+    def _overrun(self, function: str) -> NoReturn:
         stack = self.stack()
         self.kill()
         where = stack[-1] if stack else function

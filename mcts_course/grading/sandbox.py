@@ -34,6 +34,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 PACKAGE = Path(__file__).resolve().parents[1]  # .../mcts_course
 PRIVATE = ("solutions", "grading/tests")  # what the student's process must not read
@@ -219,7 +220,9 @@ def readable_by_others(path: Path) -> bool:
     return bool(mode & stat.S_IROTH)
 
 
-def hidden(extra: list[str] | None = None, expose: list[str] | None = None) -> list[list]:
+def hidden(
+    extra: list[str] | None = None, expose: list[str] | None = None
+) -> list[list[str | bool]]:
     """``[path, is_folder]`` of each private file or folder that other users can read, or that
     lies in a folder the child will expose (see :func:`exposed`: a package installed beside the
     interpreter under /root becomes reachable there): the child mounts an empty folder or
@@ -481,7 +484,11 @@ def confinement() -> str:
             "user id and permissions only (no namespaces here: one submission at a time; "
             "its processes killed by user id; no private /tmp, network open)"
         )
-    return UNCONFINED_WARNING if unconfined_allowed() else "none (refused)"
+    if os.environ.get(UNCONFINED_ENV) == "1":
+        return UNCONFINED_WARNING
+    if grader_package() is None:
+        return "none: your own code, run as your own user (no namespaces here)"
+    return "none: refused (pass --unconfined to run the students' code as your user)"
 
 
 UNCONFINED_WARNING = (
@@ -607,7 +614,7 @@ class Sandbox:
         finally:
             os.close(work)
 
-    def job(self) -> dict:
+    def job(self) -> dict[str, Any]:
         """What the child needs to confine itself (see :func:`mcts_course.grading.server.enter`)."""
         return {"uid": self.uid, "work": str(self.work), "hide": self.hide, "expose": self.expose}
 

@@ -354,3 +354,80 @@ def test_files_beside_a_hidden_test_are_not_readable(tmp_path):
     text = "\n".join(o.output for o in result.outcomes)
     assert "REPORT" in text  # the attack ran and reported
     assert "SECRET" not in text
+
+
+# -- which confinement each mode gets, and what is refused ---------------------------------------
+@pytest.fixture
+def no_namespaces(monkeypatch):
+    """This machine as a container that forbids unshare (Gradescope's): for this process and
+    the pytest runs it starts."""
+    from mcts_course.grading import confine
+
+    monkeypatch.setenv(confine.NO_NAMESPACES_ENV, "1")
+    confine.namespaces_allowed.cache_clear()
+    yield
+    monkeypatch.delenv(confine.NO_NAMESPACES_ENV)
+    confine.namespaces_allowed.cache_clear()
+
+
+def _honest(folder: Path) -> Path:
+    import mcts_grader
+
+    folder.mkdir(parents=True)
+    solutions = Path(mcts_grader.__file__).parent / "solutions"
+    (folder / "bandits.py").write_text((solutions / "bandits.py").read_text())
+    return folder
+
+
+def test_the_confinement_is_said_in_the_report_and_the_results(tmp_path):
+    from mcts_grader.batch import pytest_command
+
+    results = tmp_path / "results.json"
+    command = pytest_command(_honest(tmp_path / "s"), results, options=["--exercise-set=bandits"])
+    run = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    header = [line for line in run.stdout.splitlines() if line.startswith("confinement: ")]
+    assert header and header[0].startswith("confinement: namespaces (mount, ipc, net, pid, uts)")
+    assert "cgroup (memory, pids, cpu, freezer)" in header[0]
+    data = json.loads(results.read_text())
+    assert "confinement: " + data["extra_data"]["confinement"] == header[0]
+    assert data["score"] == sum(t["max_score"] for t in data["tests"]) > 0
+
+
+def test_without_namespaces_a_batch_is_refused(tmp_path, no_namespaces):
+    from mcts_grader.batch import grade
+
+    subs = [_honest(tmp_path / "subs" / n) for n in ("a", "b")]
+    out = tmp_path / "out"
+    with pytest.raises(sandbox.SandboxError, match="cannot be graded together"):
+        grade(subs, out, sets=["bandits"], n_jobs=2)
+    assert not (out / "grades.csv").exists()
+
+
+def test_without_namespaces_one_submission_is_graded_by_user_id(tmp_path, no_namespaces):
+    from mcts_grader.batch import grade
+
+    out = tmp_path / "out"
+    (result,) = grade([_honest(tmp_path / "subs" / "s")], out, sets=["bandits"])
+    data = json.loads((out / "s" / "results.json").read_text())
+    assert data["extra_data"]["confinement"].startswith("user id and permissions only")
+    assert result.score == result.max_score > 0
+
+
+def test_an_ordinary_user_without_namespaces_is_refused_unless_unconfined(monkeypatch):
+    """A teaching assistant's account where user namespaces are off: no student code runs
+    unless the grader said --unconfined, and then the report says what that means."""
+    from mcts_course.grading import confine
+
+    monkeypatch.setattr(confine, "mode", lambda: "none")
+    monkeypatch.setattr(sandbox, "is_root", lambda: False)
+    monkeypatch.delenv(sandbox.UNCONFINED_ENV, raising=False)
+    assert sandbox.grader_package() is not None  # a grader's machine
+    with pytest.raises(sandbox.SandboxError, match="--unconfined"):
+        sandbox.Sandbox()
+    monkeypatch.setenv(sandbox.UNCONFINED_ENV, "1")
+    box = sandbox.Sandbox()
+    try:
+        assert box.uid is None and box.cage is None
+        assert "can read and change whatever you can" in sandbox.confinement()
+    finally:
+        box.close()
