@@ -153,6 +153,24 @@ def _child_env(job: dict[str, Any], home: str) -> dict[str, str]:
     }
 
 
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (the kernel's list when it keeps one, else by parent)."""
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        pass
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(stat[1]) == pid:
+                found.append(int(name))
+    return found
+
+
 BOOT = "import sys; sys.path[:0] = {paths!r}; from mcts_course.grading.server import main; main()"
 
 
@@ -277,13 +295,10 @@ class StudentProcess:
             return self.proc.pid
         pid = self.proc.pid
         for _ in range(2):
-            try:
-                children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-            except OSError:
-                return self.proc.pid
+            children = _children(pid)
             if len(children) != 1:
-                return self.proc.pid
-            pid = int(children[0])
+                raise SandboxError(f"the sandbox's launcher has {len(children)} children, not 1")
+            pid = children[0]
         return pid
 
     def confinement(self) -> str:

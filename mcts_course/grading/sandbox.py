@@ -1,6 +1,15 @@
 """What confines a student's code: files, users, processes, limits.
 
-The student's process (:mod:`mcts_course.grading.process`) runs in a :class:`Sandbox`:
+The student's process (:mod:`mcts_course.grading.process`) runs in a :class:`Sandbox`.  Where
+the machine allows namespaces (root, or an ordinary user through user namespaces), the sandbox
+is built by mechanism (:mod:`mcts_course.grading.confine`): a root of its own showing only the
+interpreter, the student package's dependencies, the public copy of the package and private
+size-capped tmpfs folders; its own IPC, network (empty), pid and UTS namespaces; a cgroup per
+submission (memory, processes, CPU, freezer) when root may make one.  :func:`confinement` says
+which one a run gets.  Without namespaces (a container that forbids them: Gradescope's runs one
+submission per container) root falls back to what follows, one submission at a time
+(:func:`check_batch` refuses a batch); an ordinary user without them is refused unless told
+``--unconfined`` (:func:`check_unconfined`).  The fallback:
 
 * **As root** (Gradescope, an instructor's batch) every sandbox gets a user id of its own, never
   used before by this grader and owned by no account or process (:func:`allocate_uid`): the
