@@ -431,3 +431,37 @@ def test_an_ordinary_user_without_namespaces_is_refused_unless_unconfined(monkey
         assert "can read and change whatever you can" in sandbox.confinement()
     finally:
         box.close()
+
+
+MEMORY = """
+import os
+
+def report(megabytes, count):
+    pipes = []
+    for _ in range(count):
+        r, w = os.pipe()
+        if os.fork() == 0:
+            os.setsid()
+            data = bytearray(megabytes << 20)  # each under the per-process cap...
+            for k in range(0, len(data), 4096):
+                data[k] = 1  # ...and really used
+            os.write(w, b"ok")
+            import time
+            time.sleep(30)
+            os._exit(0)
+        os.close(w)
+        pipes.append(r)
+    return sum(os.read(r, 2) == b"ok" for r in pipes)
+"""
+
+
+def test_memory_is_capped_for_the_whole_submission(public):
+    """Three detached processes of 200 MB each, under a cap of 256 MB a process: together they
+    pass the submission's cap (256 MB and its temporary folders), so not all of them live."""
+    process = StudentProcess(None, "memory.py", None, ["report"], public, 256, code=MEMORY)
+    process.start()
+    try:
+        alive = ask(process, 200, 3)
+    finally:
+        process.kill()
+    assert isinstance(alive, int) and alive < 3
