@@ -298,9 +298,31 @@ def _launcher(
     command += [str(root), str(work), str(0 if owner is None else owner), str(pages)]
     command += shown + ["--"]
     if user:  # root of its user namespace: no capability may survive into the student's code
+        from mcts_course.grading.server import NPROC
+
+        # No cgroup for an ordinary user: RLIMIT_NPROC counts all of this user's threads, so
+        # the cap is what runs now plus the sandbox's share.
+        prlimit = shutil.which("prlimit") or "/usr/bin/prlimit"
+        command += [prlimit, f"--nproc={_threads_of(os.getuid()) + NPROC}"]
         setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
         command += [setpriv, "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
     return command
+
+
+def _threads_of(uid: int) -> int:
+    """How many threads run as ``uid`` (real id): what RLIMIT_NPROC counts."""
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{name}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("Uid", "").split()[:1] == [str(uid)]:
+            total += int(fields.get("Threads", "1").strip() or 1)
+    return total
 
 
 # -- one student process's cage -------------------------------------------------------------------
@@ -435,5 +457,8 @@ def describe(mode_name: str, cgroups: bool, owner: int | None) -> str:
         text += ", cgroup (memory, pids, cpu, freezer)" if cgroups else ", rlimits (no cgroup)"
         return text + (f", user id {owner}" if owner is not None else "")
     if mode_name == "userns":
-        return f"user namespace ({names}), private tmpfs folders, no network, rlimits"
+        return (
+            f"user namespace ({names}), private tmpfs folders, no network, no capabilities, "
+            "rlimits (no cgroup: memory per process, processes per user)"
+        )
     return mode_name
