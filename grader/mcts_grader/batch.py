@@ -234,6 +234,7 @@ def grade(
     options += list(pytest_args)
     tests = list(extra_tests)
     paths = [Path(p) for p in submissions]
+    sandbox.check_batch(len(paths))  # several submissions need namespaces between them
     if is_root() and len(paths) > 1:
         _check_batch_private(paths)
     graded: list[Graded] = []

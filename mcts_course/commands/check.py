@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from mcts_course.errors import UsageError
     from mcts_course.grading.sources import find_sources
 
-    path = Path(args.path)
+    path = Path(args.path).resolve()
     if not path.exists():
         raise UsageError(f"{path} does not exist")
     present = find_sources(path)
@@ -72,4 +72,19 @@ def run(args: argparse.Namespace) -> int:
     argv.append("-rN")
     if args.quiet:
         argv.append("--tb=no")
-    return int(pytest.main([*argv, *args.pytest_args]))
+    # Run from an empty folder of our own with an empty configuration: pytest would otherwise
+    # load the current folder's conftest.py and the -p plugins of its pytest.ini/tox.ini/
+    # setup.cfg/pyproject.toml before the grading plugin starts (as root, in a submission).
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="mcts-check-") as empty:
+        config = Path(empty) / "pytest.ini"
+        config.write_text("[pytest]\n")
+        argv += ["-c", str(config), f"--rootdir={empty}"]
+        here = os.getcwd()
+        os.chdir(empty)
+        try:
+            return int(pytest.main([*argv, *args.pytest_args]))
+        finally:
+            os.chdir(here)

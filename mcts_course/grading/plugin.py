@@ -242,7 +242,9 @@ class Grading:
             return {"refused": self.refused, "tests": [], "score": 0}
         data = results_json(list(self.outcomes.values()), time.monotonic() - self.started)
         files = {s: str(src.path) for s, src in self.sources().items()}
-        data["extra_data"] = {"files": files}
+        from mcts_course.grading.sandbox import confinement
+
+        data["extra_data"] = {"files": files, "confinement": confinement()}
         return data
 
 
@@ -318,7 +320,12 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if grading.submission is None:
         return []
     found = ", ".join(f"{s}: {src.path}" for s, src in grading.sources().items())
-    return [f"submission: {grading.submission} ({found or 'no exercise file found'})"]
+    from mcts_course.grading.sandbox import confinement
+
+    return [
+        f"submission: {grading.submission} ({found or 'no exercise file found'})",
+        f"confinement: {confinement()}",
+    ]
 
 
 def pytest_collection_modifyitems(

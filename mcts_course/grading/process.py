@@ -26,7 +26,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NoReturn
 
 from mcts_course.grading.sandbox import (
     Sandbox,
@@ -57,7 +57,7 @@ class StudentError(Exception):
         return f"{self.types[0] if self.types else 'Error'}: {self.message}"
 
 
-_ERROR_CLASSES: dict[str, type] = {}
+_ERROR_CLASSES: dict[str, type[StudentError]] = {}
 
 
 def student_error(data: Any) -> StudentError:
@@ -107,7 +107,7 @@ class _Lines:
     def __init__(self, fd: int):
         self.fd, self.buffer = fd, b""
 
-    def read(self, timeout: float) -> str | None | bool:
+    def read(self, timeout: float) -> str | None | Literal[False]:
         """A line; None at end of file (or an overlong line); False when the timeout passes."""
         deadline = time.monotonic() + timeout
         while b"\n" not in self.buffer:
@@ -127,7 +127,7 @@ class _Lines:
         return line.decode("utf-8", errors="replace")
 
 
-def _parse(line: str) -> dict | None:
+def _parse(line: str) -> dict[str, Any] | None:
     """A message from the student's process, or None: json.loads may raise ValueError (too many
     digits), RecursionError, MemoryError... on hostile input; all mean "garbage"."""
     try:
@@ -137,7 +137,7 @@ def _parse(line: str) -> dict | None:
     return message if isinstance(message, dict) else None
 
 
-def _child_env(job: dict, home: str) -> dict:
+def _child_env(job: dict[str, Any], home: str) -> dict[str, str]:
     return {
         "PATH": "/usr/bin:/bin",
         "HOME": home,
@@ -151,6 +151,24 @@ def _child_env(job: dict, home: str) -> dict:
         "PYTHONHASHSEED": "0",
         "MCTS_GRADING_JOB": json.dumps(job),
     }
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (the kernel's list when it keeps one, else by parent)."""
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        pass
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(stat[1]) == pid:
+                found.append(int(name))
+    return found
 
 
 BOOT = "import sys; sys.path[:0] = {paths!r}; from mcts_course.grading.server import main; main()"
@@ -180,12 +198,13 @@ class StudentProcess:
         self.display_name, self.workdir = display_name, workdir
         self.functions, self.cpu_seconds = list(functions), cpu_seconds
         self.public_root, self.memory_mb = public_root, memory_mb
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.box: Sandbox | None = None
         self.log: Any = None
         self.to_child = self.from_child = -1
         self.names: set[str] = set()
         self.sequence = 0
+        self.server_pid = -1
 
     # -- starting ------------------------------------------------------------------------------
     def start(self) -> str:
@@ -204,8 +223,10 @@ class StudentProcess:
     def _start(self) -> str:
         code = self.code
         if code is None:
+            if self.code_path is None:
+                raise ImportFailed("no code to run")
             code = read_regular(self.code_path).decode("utf-8", errors="replace")
-        self.box = Sandbox(self.workdir, hide=EXTRA_PRIVATE)
+        self.box = Sandbox(self.workdir, hide=EXTRA_PRIVATE, memory_mb=self.memory_mb)
         from_grader, to_child = os.pipe()  # (read end, write end)
         from_child, to_grader = os.pipe()
         job = {
@@ -220,8 +241,11 @@ class StudentProcess:
         # The child's output goes to an unnamed file: there is no path the student could swap
         # for a link to something root would then read or change.
         self.log = tempfile.TemporaryFile(prefix="mcts-log-")
+        command = [sys.executable, "-I", "-S", "-c", BOOT.format(paths=paths)]
+        if self.box.cage is not None:  # namespaces and cgroups: see confine.py
+            command = self.box.cage.command(command, self.public_root)
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", BOOT.format(paths=paths)],
+            command,
             stdin=subprocess.DEVNULL,
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -243,6 +267,7 @@ class StudentProcess:
                 "the grader cannot run the students' code confined, so it refuses to grade "
                 f"(student code never runs as root or unconfined): {str(why)[:500]}"
             )
+        self.server_pid = self._server_pid()
         if not self._write({"code": code}, deadline):
             raise ImportFailed(f"loading your file took longer than {IMPORT_TIMEOUT:g} s")
         message = self._wait(("ready", "import_error"), deadline)
@@ -261,7 +286,26 @@ class StudentProcess:
         self._pause()
         return str(message.get("out", ""))[:5000]
 
-    def _wait(self, keys: tuple[str, ...], deadline: float) -> dict | None:
+    def _server_pid(self) -> int:
+        """The pid of the process running the student's code.  In namespaces the launcher
+        (``unshare``) forks the namespace's first process (a shell), whose one child at this
+        point (no student code has run yet) is the server; otherwise the process itself."""
+        assert self.proc is not None
+        if self.box is None or self.box.cage is None:
+            return self.proc.pid
+        pid = self.proc.pid
+        for _ in range(2):
+            children = _children(pid)
+            if len(children) != 1:
+                raise SandboxError(f"the sandbox's launcher has {len(children)} children, not 1")
+            pid = children[0]
+        return pid
+
+    def confinement(self) -> str:
+        """How this process is confined (one line)."""
+        return self.box.describe() if self.box is not None else "not started"
+
+    def _wait(self, keys: tuple[str, ...], deadline: float) -> dict[str, Any] | None:
         """The first message with one of ``keys`` before ``deadline``; None if the process
         ends, sends an overlong line or the time runs out (other lines are skipped)."""
         while True:
@@ -273,7 +317,7 @@ class StudentProcess:
                 return message
 
     # -- the pipe to the child ---------------------------------------------------------------
-    def _write(self, message: dict, deadline: float) -> bool:
+    def _write(self, message: dict[str, Any], deadline: float) -> bool:
         """Send one line before ``deadline``; False if the child does not read it in time (a
         process that never reads would otherwise block the grader on a full pipe).  A closed
         pipe counts as sent: the reader then sees the end."""
@@ -290,12 +334,14 @@ class StudentProcess:
                 return True
         return True
 
-    def send(self, message: dict, timeout: float = IMPORT_TIMEOUT) -> bool:
+    def send(self, message: dict[str, Any], timeout: float = IMPORT_TIMEOUT) -> bool:
         return self._write(message, time.monotonic() + timeout)
 
     def _pause(self) -> None:
         """Stop the process between questions: time outside a test is not the student's.  The
         stop is asynchronous; wait (a little, bounded) until the kernel shows it."""
+        if self.box is not None and self.box.cage is not None and self.box.cage.freeze():
+            return  # every process of the submission, also those that left its group
         self._signal(signal.SIGSTOP)
         if self.proc is None:
             return
@@ -310,6 +356,8 @@ class StudentProcess:
             time.sleep(0.001)
 
     def _resume(self) -> None:
+        if self.box is not None and self.box.cage is not None:
+            self.box.cage.thaw()
         self._signal(signal.SIGCONT)
 
     def _signal(self, sig: int) -> None:
@@ -325,7 +373,7 @@ class StudentProcess:
     def stack(self) -> list[str]:
         """Ask a busy process which of the student's functions it is in (SIGUSR1)."""
         try:
-            os.kill(self.proc.pid, signal.SIGUSR1)
+            os.kill(self.server_pid, signal.SIGUSR1)
         except (ProcessLookupError, PermissionError, AttributeError):
             return []
         deadline = time.monotonic() + STACK_WAIT
@@ -345,6 +393,8 @@ class StudentProcess:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+            if self.box is not None and self.box.cage is not None:
+                self.box.cage.kill()  # frozen processes die only once thawed
             self.proc.wait()
         if self.box is not None:
             self.box.close()
@@ -370,11 +420,15 @@ class StudentProcess:
 
     def death(self) -> str:
         """Why the process ended, from its exit status and the end of its output."""
+        if self.proc is None:
+            return "the process did not start"
         try:
             code = self.proc.wait(timeout=2.0)
         except subprocess.TimeoutExpired:  # it closed its end of the channel and went on
             self.kill()
             return "your process closed its channel to the grader"
+        if self.box is not None and self.box.cage is not None and 128 < code < 128 + 65:
+            code = 128 - code  # the namespace's shell reports its child's signal as 128 + n
         if code < 0:
             name = signal.Signals(-code).name
             reason = f"the process was killed by {name}"
@@ -392,8 +446,12 @@ class StudentProcess:
 
     # -- one question ----------------------------------------------------------------------
     def exchange(
-        self, message: dict, budget: float, callback: Callable[[dict], dict], function: str
-    ) -> tuple[dict, float]:
+        self,
+        message: dict[str, Any],
+        budget: float,
+        callback: Callable[[dict[str, Any]], dict[str, Any]],
+        function: str,
+    ) -> tuple[dict[str, Any], float]:
         """Send a request; answer callbacks until the reply comes; return (reply, seconds).
         Raises StudentGone when the budget runs out or the process dies."""
         started = time.monotonic()
@@ -427,7 +485,7 @@ class StudentProcess:
         finally:
             self._pause()
 
-    def _overrun(self, function: str) -> None:
+    def _overrun(self, function: str) -> NoReturn:
         stack = self.stack()
         self.kill()
         where = stack[-1] if stack else function

@@ -1,6 +1,15 @@
 """What confines a student's code: files, users, processes, limits.
 
-The student's process (:mod:`mcts_course.grading.process`) runs in a :class:`Sandbox`:
+The student's process (:mod:`mcts_course.grading.process`) runs in a :class:`Sandbox`.  Where
+the machine allows namespaces (root, or an ordinary user through user namespaces), the sandbox
+is built by mechanism (:mod:`mcts_course.grading.confine`): a root of its own showing only the
+interpreter, the student package's dependencies, the public copy of the package and private
+size-capped tmpfs folders; its own IPC, network (empty), pid and UTS namespaces; a cgroup per
+submission (memory, processes, CPU, freezer) when root may make one.  :func:`confinement` says
+which one a run gets.  Without namespaces (a container that forbids them: Gradescope's runs one
+submission per container) root falls back to what follows, one submission at a time
+(:func:`check_batch` refuses a batch); an ordinary user without them is refused unless told
+``--unconfined`` (:func:`check_unconfined`).  The fallback:
 
 * **As root** (Gradescope, an instructor's batch) every sandbox gets a user id of its own, never
   used before by this grader and owned by no account or process (:func:`allocate_uid`): the
@@ -34,6 +43,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 PACKAGE = Path(__file__).resolve().parents[1]  # .../mcts_course
 PRIVATE = ("solutions", "grading/tests")  # what the student's process must not read
@@ -158,11 +168,30 @@ def public_package(dest: Path) -> Path:
     return dest
 
 
+def grader_package() -> Path | None:
+    """The folder of the grader's distribution (``mcts_grader``: reference solutions, grading
+    tests) when it is installed, found without importing it (the library never imports it)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("mcts_grader")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0]).resolve()
+
+
 def private_files(extra: list[str] | None = None) -> list[Path]:
     """The files the student's process must not read: the reference solutions, the grading
-    tests (and their caches), the instructor's hidden tests (files or folders)."""
+    tests (and their caches), the instructor's hidden tests (files or folders).  Only the
+    fallback without namespaces (:data:`UID_ONLY`) hides them one by one; in namespaces the
+    student's root shows none of them (:mod:`mcts_course.grading.confine`)."""
     # a folder each: their caches (__pycache__) are inside, so hiding the folder hides them too
     paths = [PACKAGE / "solutions", PACKAGE / "grading" / "tests"]
+    grader = grader_package()
+    if grader is not None:
+        paths += [grader / "solutions", grader / "tests"]
     paths += [Path(p).resolve() for p in extra or []]
     return [p for p in paths if p.exists()]
 
@@ -200,7 +229,9 @@ def readable_by_others(path: Path) -> bool:
     return bool(mode & stat.S_IROTH)
 
 
-def hidden(extra: list[str] | None = None, expose: list[str] | None = None) -> list[list]:
+def hidden(
+    extra: list[str] | None = None, expose: list[str] | None = None
+) -> list[list[str | bool]]:
     """``[path, is_folder]`` of each private file or folder that other users can read, or that
     lies in a folder the child will expose (see :func:`exposed`: a package installed beside the
     interpreter under /root becomes reachable there): the child mounts an empty folder or
@@ -431,22 +462,130 @@ def _remove_base(creator: int, path: str) -> None:
 SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")  # where any user may leave files
 
 
+# -- which confinement a student's process gets --------------------------------------------------
+UNCONFINED_ENV = "MCTS_GRADING_UNCONFINED"  # "1": the grader said --unconfined
+UID_ONLY = "uid"  # root without namespaces: a user id of its own and file permissions
+
+
+def confinement_mode() -> str:
+    """How this process's sandboxes confine student code: ``namespaces`` (root: namespaces, a
+    user id of its own, cgroups where allowed), ``userns`` (an ordinary user: the same
+    namespaces through a user namespace), ``uid`` (root where namespaces are forbidden, as in
+    Gradescope's container: a user id and permissions only) or ``none`` (an ordinary user
+    without user namespaces: the code runs as that user)."""
+    from mcts_course.grading import confine
+
+    found = confine.mode()
+    if found != "none":
+        return found
+    return UID_ONLY if is_root() else "none"
+
+
+def confinement() -> str:
+    """One line for reports: what confines a student's process here."""
+    from mcts_course.grading import confine
+
+    found = confinement_mode()
+    if found in ("namespaces", "userns"):
+        return confine.describe(found, found == "namespaces" and confine.cgroups_allowed(), None)
+    if found == UID_ONLY:
+        return (
+            "user id and permissions only (no namespaces here: one submission at a time; "
+            "its processes killed by user id; no private /tmp, network open)"
+        )
+    if os.environ.get(UNCONFINED_ENV) == "1":
+        return UNCONFINED_WARNING
+    if grader_package() is None:
+        return "none: your own code, run as your own user (no namespaces here)"
+    return "none: refused (pass --unconfined to run the students' code as your user)"
+
+
+UNCONFINED_WARNING = (
+    "none: --unconfined.  The students' code runs as your own user, with your files, your "
+    "network and your other processes in reach: it can read and change whatever you can "
+    "(other submissions, your ~/.bashrc, your keys).  Use it only for code you trust."
+)
+
+
+def unconfined_allowed() -> bool:
+    """Whether student code may run unconfined: told so (``--unconfined``), or a student
+    checking their own code (the grader's distribution is not installed: nothing to hide, no
+    one else's code)."""
+    return os.environ.get(UNCONFINED_ENV) == "1" or grader_package() is None
+
+
+def check_unconfined() -> None:
+    """Refuse (SandboxError) when student code would run with no confinement and the grader
+    did not say --unconfined."""
+    if confinement_mode() == "none" and not unconfined_allowed():
+        raise SandboxError(
+            "this account cannot confine the students' code (not root, and user namespaces are "
+            "not available here), so the grader refuses to run it.  Grade as root, or on a "
+            "machine with user namespaces, or pass --unconfined: " + UNCONFINED_WARNING
+        )
+
+
+def check_batch(count: int) -> None:
+    """Refuse a batch of several submissions when their processes cannot be isolated from one
+    another (no namespaces: a shared /tmp, shared memory, the network, daemons)."""
+    found = confinement_mode()
+    if count > 1 and found not in ("namespaces", "userns"):
+        if found == "none" and os.environ.get(UNCONFINED_ENV) == "1":
+            return
+        raise SandboxError(
+            f"{count} submissions cannot be graded together here: this machine forbids the "
+            "namespaces that keep one submission's processes, temporary files, shared memory "
+            "and network away from the next (confinement: " + found + ").  Grade one "
+            "submission per run (one container each, as Gradescope does), or on a machine "
+            "that allows unshare"
+        )
+
+
 class Sandbox:
     """One student process's confinement: a user id of its own (as root), a work folder only
     that id can enter holding copies of the submission's files, and an end that leaves
     nothing of it behind (:meth:`close`)."""
 
-    def __init__(self, siblings: str | Path | None = None, hide: list[str] | None = None):
+    def __init__(
+        self,
+        siblings: str | Path | None = None,
+        hide: list[str] | None = None,
+        *,
+        memory_mb: int = 1024,
+    ):
         """``siblings``: the submission's folder (its top-level files are copied); ``hide``:
-        private paths beyond the package's own (an instructor's hidden tests)."""
+        private paths beyond the package's own (an instructor's hidden tests; only the
+        fallback without namespaces needs them); ``memory_mb``: the cap of the whole
+        submission (its cgroup)."""
+        from mcts_course.grading import confine
+
+        check_unconfined()
+        self.mode = confinement_mode()
+        self.closed = True  # until everything below exists
+        self.cage: confine.Cage | None = None
         self.uid: int | None = allocate_uid() if is_root() else None
-        self.expose = exposed() if self.uid is not None else []
-        self.hide = hidden(hide, self.expose) if self.uid is not None else []
-        if self.uid is None:
-            self.work = Path(tempfile.mkdtemp(prefix="mcts-work-"))
+        self.folder: Path | None = None
+        if self.mode in ("namespaces", "userns"):
+            self.expose, self.hide = [], []  # nothing to hide: the new root shows none of it
+            where = _base() if self.uid is not None else None
+            self.folder = Path(tempfile.mkdtemp(prefix="box-", dir=where))  # 0700, grader's
+            self.work = self.folder / "work"
+            os.mkdir(self.work, 0o700)
+            os.mkdir(self.folder / "root", 0o700)
+            name = f"{os.getpid()}-{self.folder.name}"
+            try:
+                self.cage = confine.Cage(self.folder / "root", self.work, self.uid, memory_mb, name)
+            except confine.ConfineError as error:
+                shutil.rmtree(self.folder, ignore_errors=True)
+                raise SandboxError(f"the sandbox cannot be built: {error}") from None
         else:
-            self.work = _base() / str(self.uid)
-            os.mkdir(self.work, 0o700)  # fails if anything is there: root made the parent
+            self.expose = exposed() if self.uid is not None else []
+            self.hide = hidden(hide, self.expose) if self.uid is not None else []
+            if self.uid is None:
+                self.work = Path(tempfile.mkdtemp(prefix="mcts-work-"))
+            else:
+                self.work = _base() / str(self.uid)
+                os.mkdir(self.work, 0o700)  # fails if anything is there: root made the parent
         self.closed = False
         if siblings is not None:
             self._copy(Path(siblings))
@@ -484,9 +623,17 @@ class Sandbox:
         finally:
             os.close(work)
 
-    def job(self) -> dict:
+    def job(self) -> dict[str, Any]:
         """What the child needs to confine itself (see :func:`mcts_course.grading.server.enter`)."""
         return {"uid": self.uid, "work": str(self.work), "hide": self.hide, "expose": self.expose}
+
+    def describe(self) -> str:
+        """One line: how this sandbox confines its process."""
+        if self.cage is not None:
+            return self.cage.describe()
+        if self.mode == UID_ONLY:
+            return confinement()
+        return UNCONFINED_WARNING if self.mode == "none" else self.mode
 
     def close(self) -> None:
         """Kill every process of the sandbox's id, remove its work folder and the files it left
@@ -494,11 +641,15 @@ class Sandbox:
         if self.closed:
             return
         self.closed = True
+        if self.cage is not None:
+            self.cage.close()  # every process of its cgroups; the pid namespace is gone already
         if self.uid is not None:
             kill_all(self.uid)
-            for folder in SHARED_TMP:
-                _remove_owned(Path(folder), self.uid)
-        shutil.rmtree(self.work, ignore_errors=True)  # fd-based: does not follow its links
+            if self.cage is None:
+                for folder in SHARED_TMP:
+                    _remove_owned(Path(folder), self.uid)
+        # fd-based: does not follow its links
+        shutil.rmtree(self.folder or self.work, ignore_errors=True)
 
     def __del__(self) -> None:
         try:

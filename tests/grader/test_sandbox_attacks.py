@@ -14,6 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import mcts_grader
 import pytest
 from mcts_grader.batch import grade
 
@@ -21,7 +22,8 @@ from mcts_course.grading import sandbox
 from mcts_course.grading.process import StudentProcess
 from mcts_course.grading.sandbox import SandboxError
 
-SOLUTIONS = Path(sandbox.PACKAGE) / "solutions"
+SOLUTIONS = Path(mcts_grader.__file__).parent / "solutions"
+GRADER_TESTS = Path(mcts_grader.__file__).parent / "tests"
 REFERENCE = (SOLUTIONS / "bandits.py").read_text() if os.access(SOLUTIONS, os.R_OK) else ""
 as_root = pytest.mark.skipif(
     sys.platform != "linux" or os.geteuid() != 0,
@@ -84,7 +86,7 @@ def test_a_link_to_a_root_only_file_leaks_nothing(tmp_path):
 
 
 @as_root
-def test_links_planted_in_the_work_folder_get_nothing(tmp_path, drop):
+def test_links_planted_in_the_work_folder_get_nothing(tmp_path):
     """The student's process replaces every file it can find in its folder (and where the log
     used to be) by links to a root-only file and to the solutions, then dies: root must not
     read, chown or quote them."""
@@ -100,13 +102,12 @@ for name in os.listdir(".") + ["bandits.log", "submission_bandits.log"]:
         pass
     os.symlink({str(secret)!r}, name)
 os.symlink({str(SOLUTIONS / "bandits.py")!r}, "solution.py")
-open({str(drop / "planted")!r}, "w").write(os.getcwd())
 os._exit(1)
 """
     (result,) = grade([submission(tmp_path / "s", attack)], sets=["bandits"])
-    assert (drop / "planted").exists()  # the attack ran
     assert result.score == 0
     text = "\n".join(o.output for o in result.outcomes)
+    assert "exited with status 1" in text  # the attack ran to its end
     assert "TOP_SECRET" not in text and "def ucb1_choice" not in text
     info = secret.stat()
     assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (0, 0o600)
@@ -114,10 +115,11 @@ os._exit(1)
 
 
 @as_root
-def test_the_solutions_are_out_of_reach_by_path(tmp_path, drop):
+def test_the_solutions_are_out_of_reach_by_path(tmp_path):
     """The student's code opens the reference solutions, the tests and an instructor's hidden
     test (in a folder every user may read) by their absolute paths (the grader's interpreter
-    tells where the package is): it reads nothing of them."""
+    tells where the package is), and reports what it got in its import error; an honest
+    submission of the same batch gets full marks, the hidden test's point included."""
     hidden = Path(tempfile.mkdtemp(prefix="hidden-", dir="/tmp"))
     hidden.chmod(0o755)
     (hidden / "test_hidden.py").write_text(
@@ -125,11 +127,7 @@ def test_the_solutions_are_out_of_reach_by_path(tmp_path, drop):
         "def test_secret(student):\n    assert student.has('ucb1_choice')  # SECRET_HIDDEN\n"
     )
     (hidden / "test_hidden.py").chmod(0o644)
-    paths = [
-        SOLUTIONS / "bandits.py",
-        sandbox.PACKAGE / "grading" / "tests" / "test_bandits.py",
-        hidden / "test_hidden.py",
-    ]
+    paths = [SOLUTIONS / "bandits.py", GRADER_TESTS / "test_bandits.py", hidden / "test_hidden.py"]
     attack = f"""
 seen = []
 for path in {[str(p) for p in paths]!r}:
@@ -137,60 +135,66 @@ for path in {[str(p) for p in paths]!r}:
         seen.append(open(path).read())
     except OSError as error:
         seen.append(type(error).__name__)
-open({str(drop / "seen")!r}, "w").write(repr(seen))
+raise RuntimeError("REPORT " + repr(seen))
 """
+    subs = [
+        submission(tmp_path / "subs" / "attacker", attack),
+        submission(tmp_path / "subs" / "honest"),
+    ]
     try:
-        (result,) = grade(
-            [submission(tmp_path / "s", attack)], sets=["bandits"], extra_tests=[hidden]
-        )
+        grades = {g.name: g for g in grade(subs, sets=["bandits"], extra_tests=[hidden], n_jobs=2)}
     finally:
         import shutil
 
         shutil.rmtree(hidden, ignore_errors=True)
-    seen = eval((drop / "seen").read_text())  # written by the test's attack
-    assert all(s in ("", "PermissionError", "FileNotFoundError") for s in seen), seen
-    assert result.score == full_marks() + 1  # the hidden test ran, and passed
+    text = "\n".join(o.output for o in grades["attacker"].outcomes)
+    report = text.split("REPORT ", 1)[1].split("\n", 1)[0]
+    seen = eval(report)
+    assert all(s in ("PermissionError", "FileNotFoundError") for s in seen), seen
+    assert "SECRET_HIDDEN" not in text and "def ucb1_choice" not in text
+    assert grades["honest"].score == full_marks() + 1  # the hidden test ran, and passed
 
 
 # -- 2. isolation inside a batch --------------------------------------------------------------
 @as_root
-def test_submissions_of_a_batch_cannot_reach_each_other(tmp_path, drop):
-    """The attacker waits for the victim's process, then tries to kill it, to read its folder and
-    its code; the victim waits until the attack is over, then answers normally."""
-    victim = f"""
-import os, time
-open({str(drop / "victim.pid")!r}, "w").write(str(os.getpid()))
-for _ in range(160):
-    if os.path.exists({str(drop / "done")!r}):
-        break
-    time.sleep(0.05)
+def test_submissions_of_a_batch_cannot_reach_each_other(tmp_path):
+    """Graded side by side, the attacker tries to kill, list and read every other process it
+    can see, and the victim's code by its path; the victim answers normally."""
+    victim = """
+import time
+time.sleep(1.0)  # alive while the attacker looks
 """
     attacker = f"""
 import os, signal, time
+time.sleep(0.3)
 got = {{}}
-for _ in range(160):
-    if os.path.exists({str(drop / "victim.pid")!r}):
-        break
-    time.sleep(0.05)
-pid = int(open({str(drop / "victim.pid")!r}).read())
-for what, act in [
-    ("kill", lambda: os.kill(pid, signal.SIGKILL)),
-    ("cwd", lambda: os.listdir(f"/proc/{{pid}}/cwd")),
-    ("environ", lambda: open(f"/proc/{{pid}}/environ").read()),
-    ("code", lambda: open({str(tmp_path / "victim" / "bandits.py")!r}).read()),
-]:
-    try:
-        act()
-        got[what] = "done"
-    except OSError as error:
-        got[what] = type(error).__name__
-open({str(drop / "got")!r}, "w").write(repr(got))
-open({str(drop / "done")!r}, "w").write("")
+for name in os.listdir("/proc"):
+    if not name.isdigit() or int(name) in (os.getpid(), 1):
+        continue
+    pid = int(name)
+    for what, act in [
+        ("kill", lambda: os.kill(pid, signal.SIGKILL)),
+        ("cwd", lambda: os.listdir(f"/proc/{{pid}}/cwd")),
+        ("environ", lambda: open(f"/proc/{{pid}}/environ").read()),
+    ]:
+        try:
+            act()
+            got[f"{{what}} {{pid}}"] = "done"
+        except OSError as error:
+            got[f"{{what}} {{pid}}"] = type(error).__name__
+try:
+    open({str(tmp_path / "victim" / "bandits.py")!r}).read()
+    got["code"] = "done"
+except OSError as error:
+    got["code"] = type(error).__name__
+raise RuntimeError("REPORT " + repr(got))
 """
     subs = [submission(tmp_path / "victim", victim), submission(tmp_path / "attacker", attacker)]
     grades = {g.name: g for g in grade(subs, sets=["bandits"], n_jobs=2)}
-    got = eval((drop / "got").read_text())  # written by the test's own attack
-    assert got == dict.fromkeys(["kill", "cwd", "environ", "code"], "PermissionError")
+    text = "\n".join(o.output for o in grades["attacker"].outcomes)
+    got = eval(text.split("REPORT ", 1)[1].split("\n", 1)[0])
+    assert "done" not in got.values(), got
+    assert got["code"] in ("PermissionError", "FileNotFoundError")
     assert grades["victim"].score == full_marks()
 
 
@@ -252,24 +256,22 @@ def test_a_submission_cannot_change_the_tests_inputs_for_the_next(tmp_path):
 
 
 @as_root
-def test_a_daemon_does_not_survive_its_grading(tmp_path, drop):
-    attack = f"""
+def test_a_daemon_does_not_survive_its_grading(tmp_path):
+    attack = """
 import os, time
 if os.fork() == 0:
     os.setsid()  # leaves the process group the grader kills
     if os.fork() == 0:
-        open({str(drop / "daemon.pid")!r}, "w").write(str(os.getpid()))
         while True:
             time.sleep(1)
     os._exit(0)
-for _ in range(100):
-    if os.path.exists({str(drop / "daemon.pid")!r}):
-        break
-    time.sleep(0.05)
+time.sleep(0.2)
 """
+    before = sandbox.registered_uids()
     (result,) = grade([submission(tmp_path / "s", attack)], sets=["bandits"])
-    pid = int((drop / "daemon.pid").read_text())
-    assert not alive(pid)
+    uids = sandbox.registered_uids() - before
+    assert uids  # the sandboxes' user ids: what the daemon runs as
+    assert all(sandbox.processes_of(uid) == [] for uid in uids)
     assert result.score == full_marks()  # the daemon itself costs nothing
 
 
@@ -384,19 +386,26 @@ server.Server.handle = evil
 # -- 5. fail closed -------------------------------------------------------------------------
 @as_root
 def test_no_student_code_runs_when_the_sandbox_cannot_start(tmp_path, drop, monkeypatch):
-    """The interpreter unreachable for the sandbox's user (here: not mounted where it lives):
-    the pytest run stops with the refusal (exit status REFUSED, the reason in its output, not a
-    warning among "Captured stderr"), and the submission's code never ran.  In this process,
-    so that the patched sandbox is the one the plugin uses."""
+    """The interpreter missing from the student's root (namespaces: not among what it shows;
+    without them: not mounted where it lives): the pytest run stops with the refusal (exit
+    status REFUSED, the reason in its output, not a warning among "Captured stderr"), and the
+    submission's code never ran.  In this process, so that the patched sandbox is the one the
+    plugin uses."""
+    from mcts_grader.batch import GRADING
+
+    from mcts_course.grading import confine
     from mcts_course.grading.plugin import REFUSED
 
-    if not sandbox.exposed():
+    if sandbox.confinement_mode() == "namespaces":
+        monkeypatch.setattr(confine, "visible", lambda *args, **kwargs: [])
+    elif sandbox.exposed():
+        monkeypatch.setattr(sandbox, "exposed", lambda: [])
+    else:
         pytest.skip("every user can run this interpreter here: nothing to withhold")
-    monkeypatch.setattr(sandbox, "exposed", lambda: [])
     attack = f"open({str(drop / 'ran')!r}, 'w').write('as root?')"
     sub = submission(tmp_path / "s", attack)
     results = tmp_path / "results.json"
-    args = ["-p", "no:cacheprovider", "-q", "--pyargs", "mcts_course.grading"]
+    args = ["-p", "no:cacheprovider", "-q", str(GRADING)]
     args += [f"--submission={sub}", "--exercise-set=bandits", f"--results-json={results}"]
     assert pytest.main(args) == REFUSED
     assert "refuses to grade" in json.loads(results.read_text())["refused"]
@@ -420,34 +429,48 @@ def test_a_refusal_in_a_run_stops_the_batch(tmp_path, drop, monkeypatch):
 
 # -- 6. hard limits, few processes -------------------------------------------------------------
 @as_root
-def test_limits_are_hard_and_forks_are_capped(tmp_path, drop):
-    attack = f"""
+def test_limits_are_hard_and_forks_are_capped(public):
+    attack = """
 import os, resource, time
-report = {{}}
-for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NPROC", "RLIMIT_FSIZE"):
-    kind = getattr(resource, name)
-    report[name] = resource.getrlimit(kind)[1]
-    try:
-        resource.setrlimit(kind, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-        report[name + " raised"] = True
-    except (ValueError, OSError):
-        report[name + " raised"] = False
-pids = []
-for _ in range(500):
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        time.sleep(60)
-        os._exit(0)
-    pids.append(pid)
-report["forks"] = len(pids)
-report["pids"] = pids
-open({str(drop / "report")!r}, "w").write(repr(report))
+
+def report():
+    report = {}
+    for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NPROC", "RLIMIT_FSIZE"):
+        kind = getattr(resource, name)
+        report[name] = resource.getrlimit(kind)[1]
+        try:
+            resource.setrlimit(kind, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+            report[name + " raised"] = True
+        except (ValueError, OSError):
+            report[name + " raised"] = False
+    forks = 0
+    for _ in range(500):
+        try:
+            pid = os.fork()
+        except OSError:
+            break
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        forks += 1
+    report["forks"] = forks
+    return report
 """
-    (result,) = grade([submission(tmp_path / "s", attack)], sets=["bandits"])
-    report = eval((drop / "report").read_text())  # written by the test's attack
+    process = StudentProcess(None, "limits.py", None, ["report"], public, code=attack)
+    process.start()
+    uid = process.box.uid if process.box else None
+    try:
+        request = {
+            "op": "call",
+            "name": "report",
+            "many": False,
+            "nodes": [],
+            "calls": [[[], {"$d": []}]],
+        }
+        reply, _ = process.exchange(request, 30.0, lambda m: {}, "report")
+    finally:
+        process.kill()
+    report = {k: v for k, v in reply["ok"]["$d"]}
     import resource
 
     for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NPROC", "RLIMIT_FSIZE"):
@@ -455,9 +478,19 @@ open({str(drop / "report")!r}, "w").write(repr(report))
         assert report[name + " raised"] is False
     from mcts_course.grading.server import NPROC
 
-    assert report["forks"] < NPROC
-    assert not any(alive(pid) for pid in report["pids"])
-    assert result.score == full_marks()
+    assert 0 < report["forks"] < NPROC
+    assert uid is not None and sandbox.processes_of(uid) == []
+
+
+@pytest.fixture
+def public():
+    # not under pytest's tmp_path: its folders are closed to the sandbox's user
+    folder = sandbox.public_package(Path(tempfile.mkdtemp(prefix="public-", dir="/tmp")))
+    folder.chmod(0o755)
+    yield folder
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 # -- 7. no student time outside a test ---------------------------------------------------------
@@ -472,7 +505,7 @@ def test_the_student_process_is_stopped_between_questions():
     process = StudentProcess(None, "spin.py", None, ["f"], public, code=code)
     try:
         process.start()
-        assert _state(process.proc.pid) == "T"
+        assert _idle(process.server_pid)
         reply, _ = process.exchange(
             {"op": "call", "name": "f", "many": False, "calls": [[[1], {"$d": []}]], "nodes": []},
             5.0,
@@ -480,12 +513,26 @@ def test_the_student_process_is_stopped_between_questions():
             "f",
         )
         assert reply["ok"] == 2
-        assert _state(process.proc.pid) == "T"
+        assert _idle(process.server_pid)
     finally:
         process.kill()
         import shutil
 
         shutil.rmtree(public, ignore_errors=True)
+
+
+def _idle(pid: int) -> bool:
+    """Whether ``pid`` (its spinning thread included) gets no CPU time for half a second:
+    stopped (SIGSTOP) or frozen (its cgroup's freezer)."""
+    import time
+
+    def ticks() -> int:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+
+    before = ticks()
+    time.sleep(0.5)
+    return ticks() - before <= 1
 
 
 def _state(pid: int) -> str:

@@ -1,0 +1,464 @@
+"""Confinement by mechanism: Linux namespaces (``unshare``) and cgroups around each student process.
+
+A student's process starts through a small launcher (:meth:`Cage.command`):
+
+1. ``/bin/sh`` joins the submission's own cgroups (memory, process count, CPU share, freezer;
+   when this grader may create them, see :func:`cgroups_allowed`), then execs
+2. ``unshare`` (util-linux) into new mount, IPC, network, UTS and pid namespaces (through a user
+   namespace when the grader is not root), where
+3. :data:`SETUP` (a shell script) builds a new root on an empty tmpfs: read-only bind mounts of
+   what the interpreter needs (``/usr``, ``/lib``..., the interpreter's own folder, the public
+   copy of the package) with every ``site-packages`` replaced by a folder holding only the
+   student package's dependencies; a size-capped tmpfs each for ``/tmp``, ``/var/tmp``,
+   ``/dev/shm``, ``/run/lock`` and the work folder (the submission's copy); a few device nodes;
+   a fresh ``/proc`` of the new pid namespace.  It switches to that root (``pivot_root``) and
+   runs the student's process as its child.
+
+So the student's code sees no file of the grader, no hidden test, no other process (its pid
+namespace), no network (an empty network namespace: not even loopback is up), no System V IPC
+of anyone else (its IPC namespace, removed with its last process), and shares no temporary
+folder.  The launcher's shell is process 1 of the pid namespace: when it ends (the student's
+process ended, or the grader killed the launcher), the kernel kills every process of the
+namespace, detached daemons included.  The cgroup caps memory (shared memory and tmpfs files
+included) and processes for the whole submission, and is frozen between questions.
+
+What is visible is a list of what the interpreter needs, computed here (:func:`visible`), never
+a list of what to hide: a file not listed does not exist in the student's root.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+NAMESPACES = ("mount", "ipc", "net", "pid", "uts")
+TMP_MB = {"/tmp": 64, "/var/tmp": 16, "/dev/shm": 64, "/run/lock": 1}  # private tmpfs sizes
+WORK_MB = 64  # the work folder (home, current folder): a tmpfs too
+DEVICES = ("null", "zero", "full", "random", "urandom")
+ETC = ("/etc/ld.so.cache", "/etc/localtime")  # the dynamic linker's cache: numpy's libraries
+SYSTEM = ("/usr", "/bin", "/lib", "/lib32", "/lib64", "/libx32", "/sbin")
+CPU_SHARE = 1.0  # cores a submission may use at once, all its processes together
+CONTROLLERS = ("memory", "pids", "cpu", "freezer")
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+NO_NAMESPACES_ENV = "MCTS_NO_NAMESPACES"  # "1": behave as in a container that forbids them
+
+# The launcher's second stage, run by unshare inside the new namespaces, as root of them.
+# Arguments: ROOT WORK OWNER SHMPAGES, then "ro PATH" / "site PATH" / "add SITE ENTRY" groups,
+# then "--" and the command.  Every step that fails stops it (set -e): the grader refuses.
+SETUP = r"""
+set -eu
+GIVEN_PATH=$PATH PATH=/usr/sbin:/usr/bin:/sbin:/bin
+R=$1 W=$2 OWNER=$3 SHMPAGES=$4; shift 4
+mount -t tmpfs -o size=4m,mode=755,nosuid,nodev mcts-root "$R"
+bind() {  # read-only view of $1 at the same place in the new root
+    if [ -d "$1" ]; then mkdir -p "$R$1"; else mkdir -p "$R${1%/*}"; : > "$R$1"; fi
+    mount --bind -o ro,nosuid,nodev "$1" "$R$1"
+}
+while [ "$1" != -- ]; do
+    case $1 in
+    ro) if [ -L "$2" ]; then mkdir -p "$R${2%/*}"; ln -s "$(readlink "$2")" "$R$2"
+        elif [ -e "$2" ]; then bind "$2"; fi
+        shift 2 ;;
+    site) mkdir -p "$R$2"; mount -t tmpfs -o size=1m,mode=755,nosuid,nodev mcts-site "$R$2"
+          shift 2 ;;
+    add) if [ -e "$2/$3" ]; then bind "$2/$3"; fi; shift 3 ;;
+    tmp) mkdir -p "$R$2"
+         mount -t tmpfs -o "size=$3m,mode=1777,nosuid,nodev" mcts-tmp "$R$2"; shift 3 ;;
+    *) echo "confine: bad argument $1" >&2; exit 97 ;;
+    esac
+done
+shift
+mkdir -p "$R$W"
+mount -t tmpfs -o "size=$WORK_MB,mode=700,uid=$OWNER,gid=$OWNER,nosuid,nodev" mcts-work "$R$W"
+cp -a "$W/." "$R$W/"
+mkdir -p "$R/dev"
+for d in $DEVICES; do : > "$R/dev/$d"; mount --bind "/dev/$d" "$R/dev/$d"; done
+mkdir -p "$R/proc"
+mount -t proc -o nosuid,nodev,noexec proc "$R/proc"
+echo "$SHMPAGES" > "$R/proc/sys/kernel/shmall" 2>/dev/null || true
+mount -o remount,ro,bind "$R"
+cd "$R"
+pivot_root . .
+umount -l .
+cd "$W"
+PATH=$GIVEN_PATH
+set +e
+"$@" &
+wait $!
+exit $?
+"""
+
+
+class ConfineError(RuntimeError):
+    """The launcher cannot be built or does not work here."""
+
+
+# -- what this machine allows --------------------------------------------------------------------
+def _root() -> bool:
+    return os.geteuid() == 0
+
+
+def unshare_command(user: bool) -> list[str]:
+    """``unshare`` into the namespaces (``user``: through a user namespace, as an ordinary
+    user), its child (the setup shell, then the student's process) killed if it dies."""
+    tool = shutil.which("unshare") or "/usr/bin/unshare"
+    command = [tool, *(f"--{n}" for n in NAMESPACES), "--fork", "--kill-child=SIGKILL"]
+    command += ["--propagation", "private"]
+    if user:
+        command[1:1] = ["--user", "--map-root-user"]
+    return command
+
+
+@functools.lru_cache(maxsize=1)
+def namespaces_allowed() -> bool:
+    """Whether this process can build the student's root: the real launcher, once, with a
+    command that only checks it ran there (a container may forbid unshare, or mounting /proc)."""
+    if sys.platform != "linux" or os.environ.get(NO_NAMESPACES_ENV) == "1":
+        return False
+    if not _root() and not _userns_possible():
+        return False
+    import tempfile
+
+    probe = Path(tempfile.mkdtemp(prefix="mcts-probe-"))
+    try:
+        (probe / "work").mkdir()
+        (probe / "root").mkdir()
+        command = _launcher(probe / "root", probe / "work", None, 1, visible())
+        command += ["/bin/sh", "-c", "test -r /proc/self/status && ! test -e /root/.probe"]
+        try:
+            done = subprocess.run(command, capture_output=True, timeout=20, env=_clean_env())
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+        return done.returncode == 0
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+
+
+def _userns_possible() -> bool:
+    try:
+        return int(Path("/proc/sys/user/max_user_namespaces").read_text()) > 0
+    except (OSError, ValueError):
+        return False
+
+
+def _clean_env() -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def _own_cgroup(controller: str) -> Path | None:
+    """This process's cgroup folder of ``controller`` (cgroup v1), where children may go."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, names, path = line.split(":", 2)
+        if controller in names.split(","):
+            folder = CGROUP_ROOT / controller / path.lstrip("/")
+            return folder if folder.is_dir() else None
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def cgroups_allowed() -> bool:
+    """Whether this grader can make a child cgroup of each controller (root, cgroup v1)."""
+    if not _root() or sys.platform != "linux":
+        return False
+    for controller in CONTROLLERS:
+        parent = _own_cgroup(controller)
+        if parent is None:
+            return False
+        probe = parent / f"mcts-probe-{os.getpid()}"
+        try:
+            probe.mkdir()
+            probe.rmdir()
+        except OSError:
+            return False
+    return True
+
+
+def mode() -> str:
+    """``namespaces`` (root), ``userns`` (an ordinary user, through a user namespace) or
+    ``none`` (the machine forbids both)."""
+    if not namespaces_allowed():
+        return "none"
+    return "namespaces" if _root() else "userns"
+
+
+# -- what the student's root shows -------------------------------------------------------------
+def _requirements(name: str, seen: set[str]) -> None:
+    """``name`` and the distributions it needs (not its extras), recursively, into ``seen``."""
+    key = re.sub(r"[-_.]+", "-", name).lower()
+    if key in seen:
+        return
+    try:
+        dist = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return
+    seen.add(key)
+    for requirement in dist.requires or []:
+        if "extra ==" in requirement.replace('"', "").replace("'", ""):
+            continue
+        found = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+        if found:
+            _requirements(found.group(1), seen)
+
+
+STUDENT_DISTRIBUTION = "mcts-course"
+# Libraries a solution file may import beside the required ones (the library's "pictures" and
+# "parallel" extras), when they are installed: the grader never adds one that is not.
+OPTIONAL = ("matplotlib", "joblib", "tqdm")
+
+
+@functools.lru_cache(maxsize=1)
+def allowed_entries() -> dict[str, list[str]]:
+    """``{site folder: [top-level names]}``: the installed files of the student package's
+    dependencies, by the folder they are installed in (the package itself is not among them:
+    the student's process imports the public copy, without the grader's files)."""
+    names: set[str] = set()
+    for root in (STUDENT_DISTRIBUTION, *OPTIONAL):
+        _requirements(root, names)
+    names.discard(STUDENT_DISTRIBUTION)
+    entries: dict[str, set[str]] = {}
+    for dist in metadata.distributions():
+        key = re.sub(r"[-_.]+", "-", dist.metadata["Name"] or "").lower()
+        if key not in names:
+            continue
+        site = os.path.realpath(str(dist.locate_file("")))
+        for file in dist.files or []:
+            top = file.parts[0] if file.parts else ""
+            # not the shared __pycache__ (other modules' bytecode), nor .pth hooks (-S)
+            if top and top not in ("..", ".", "__pycache__") and not top.endswith(".pth"):
+                entries.setdefault(site, set()).add(top)
+    return {site: sorted(tops) for site, tops in entries.items()}
+
+
+def site_folders() -> list[str]:
+    """Every folder of installed packages this interpreter (or the system's) could show: each
+    is replaced by an empty folder in the student's root, then given the allowed entries."""
+    found = set()
+    for path in sys.path:
+        if os.path.basename(path) in ("site-packages", "dist-packages") and os.path.isdir(path):
+            found.add(os.path.realpath(path))
+    prefixes = {sys.prefix, sys.base_prefix, "/usr", "/usr/local"}
+    for prefix in prefixes:
+        for pattern in ("lib*/python3*/*-packages", "lib*/python3/*-packages"):
+            found.update(os.path.realpath(p) for p in glob.glob(os.path.join(prefix, pattern)))
+    found.update(allowed_entries())
+    return sorted(p for p in found if os.path.isdir(p))
+
+
+def visible(public_root: Path | None = None, extra: list[str] | None = None) -> list[str]:
+    """The setup arguments that make the student's root: what is shown (read-only), which
+    package folders are emptied, what goes back in them, and the private temporary folders."""
+    shown = list(SYSTEM) + list(ETC)
+    real_prefix = os.path.realpath(sys.base_prefix)
+    shown.append(real_prefix)
+    executable = os.path.realpath(sys.executable)
+    if not executable.startswith(real_prefix + os.sep):
+        shown.append(executable)
+    for path in [*(extra or []), *([str(public_root)] if public_root else [])]:
+        shown.append(os.path.realpath(path))
+    args: list[str] = []
+    for folder, size in TMP_MB.items():  # first: the public copy may lie in /tmp
+        args += ["tmp", folder, str(size)]
+    for path in shown:
+        args += ["ro", path]
+    allowed = allowed_entries()
+    sites = site_folders()
+    for site in sites:
+        inside = any(site == s or site.startswith(s.rstrip("/") + "/") for s in shown)
+        if inside or site in allowed:
+            args += ["site", site]
+    for site, tops in allowed.items():
+        if site not in sites:
+            continue
+        for top in tops:
+            args += ["add", site, top]
+    return args
+
+
+def _launcher(
+    root: Path, work: Path, owner: int | None, memory_mb: int, shown: list[str]
+) -> list[str]:
+    """The command (without the student's own) that builds the root and runs in it."""
+    user = not _root()
+    pages = max(1, memory_mb << 8)  # System V shared memory: at most the memory cap, in pages
+    setup = f"WORK_MB={WORK_MB}m DEVICES='{' '.join(DEVICES)}'\n{SETUP}"
+    command = unshare_command(user) + ["/bin/sh", "-c", setup, "mcts-confine"]
+    command += [str(root), str(work), str(0 if owner is None else owner), str(pages)]
+    command += shown + ["--"]
+    if user:  # root of its user namespace: no capability may survive into the student's code
+        from mcts_course.grading.server import NPROC
+
+        # No cgroup for an ordinary user: RLIMIT_NPROC counts all of this user's threads, so
+        # the cap is what runs now plus the sandbox's share.
+        prlimit = shutil.which("prlimit") or "/usr/bin/prlimit"
+        command += [prlimit, f"--nproc={_threads_of(os.getuid()) + NPROC}"]
+        setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+        command += [setpriv, "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
+    return command
+
+
+def _threads_of(uid: int) -> int:
+    """How many threads run as ``uid`` (real id): what RLIMIT_NPROC counts."""
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{name}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("Uid", "").split()[:1] == [str(uid)]:
+            total += int(fields.get("Threads", "1").strip() or 1)
+    return total
+
+
+# -- one student process's cage -------------------------------------------------------------------
+class Cage:
+    """The namespaces and cgroups of one student process.  ``root`` is an empty folder of the
+    grader's (the new root is mounted on it, inside the namespace only); ``work`` the folder
+    whose files become the student's work folder; ``owner`` the sandbox's user id (as root)."""
+
+    def __init__(self, root: Path, work: Path, owner: int | None, memory_mb: int, name: str):
+        self.root, self.work, self.owner, self.memory_mb = root, work, owner, memory_mb
+        self.mode = mode()
+        if self.mode == "none":
+            raise ConfineError("namespaces are not available here")
+        self.cgroups: dict[str, Path] = {}
+        if cgroups_allowed():
+            self._make_cgroups(name)
+
+    def _make_cgroups(self, name: str) -> None:
+        from mcts_course.grading.server import NPROC
+
+        tmp_total = sum(TMP_MB.values()) + WORK_MB
+        limits = {
+            "memory": {
+                "memory.limit_in_bytes": (self.memory_mb + tmp_total) << 20,
+                "memory.memsw.limit_in_bytes": (self.memory_mb + tmp_total) << 20,
+            },
+            "pids": {"pids.max": NPROC + 4},  # the launcher's two processes, and a margin
+            "cpu": {"cpu.cfs_period_us": 100_000, "cpu.cfs_quota_us": int(CPU_SHARE * 100_000)},
+            "freezer": {},
+        }
+        try:
+            for controller in CONTROLLERS:
+                parent = _own_cgroup(controller)
+                if parent is None:
+                    raise ConfineError(f"no {controller} cgroup")
+                folder = parent / f"mcts-{name}"
+                folder.mkdir()
+                self.cgroups[controller] = folder
+                for key, value in limits[controller].items():
+                    target = folder / key
+                    if target.exists() or key != "memory.memsw.limit_in_bytes":
+                        target.write_text(str(value))
+        except OSError as error:
+            self.close()
+            raise ConfineError(f"cgroup: {error}") from None
+
+    def describe(self) -> str:
+        return describe(self.mode, bool(self.cgroups), self.owner)
+
+    def command(self, argv: list[str], public_root: Path | None) -> list[str]:
+        launcher = _launcher(self.root, self.work, self.owner, self.memory_mb, visible(public_root))
+        argv = [os.path.realpath(argv[0]), *argv[1:]]
+        if not self.cgroups:
+            return launcher + argv
+        join = 'while [ "$1" != -- ]; do echo $$ > "$1"; shift; done; shift; exec "$@"'
+        procs = [str(folder / "cgroup.procs") for folder in self.cgroups.values()]
+        return ["/bin/sh", "-c", join, "mcts-join", *procs, "--", *launcher, *argv]
+
+    # -- between questions, and at the end ---------------------------------------------------
+    def _freezer(self) -> Path | None:
+        return self.cgroups.get("freezer")
+
+    def freeze(self) -> bool:
+        """Stop every process of the submission (also those that left its process group);
+        False if there is no freezer or it did not take within a second."""
+        folder = self._freezer()
+        if folder is None:
+            return False
+        try:
+            (folder / "freezer.state").write_text("FROZEN")
+            for k in range(2000):
+                if (folder / "freezer.state").read_text().strip() == "FROZEN":
+                    return True
+                time.sleep(0.0001 if k < 100 else 0.001)
+        except OSError:
+            pass
+        return False
+
+    def thaw(self) -> None:
+        folder = self._freezer()
+        if folder is not None:
+            try:
+                (folder / "freezer.state").write_text("THAWED")
+            except OSError:
+                pass
+
+    def pids(self) -> list[int]:
+        pids: set[int] = set()
+        for folder in self.cgroups.values():
+            try:
+                pids.update(int(p) for p in (folder / "cgroup.procs").read_text().split())
+            except (OSError, ValueError):
+                continue
+        return sorted(pids)
+
+    def kill(self) -> None:
+        """Kill every process of the cgroups (the pid namespace dies with its first process
+        anyway; this also covers a launcher killed before it made the namespace)."""
+        if not self.cgroups:
+            return
+        for _ in range(200):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            self.thaw()  # a frozen process dies only once thawed
+            time.sleep(0.005)
+
+    def close(self) -> None:
+        self.kill()
+        for folder in self.cgroups.values():
+            for _ in range(200):
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.005)
+        self.cgroups = {}
+
+
+def describe(mode_name: str, cgroups: bool, owner: int | None) -> str:
+    """One line saying how a student's process is confined."""
+    names = ", ".join(NAMESPACES)
+    if mode_name == "namespaces":
+        text = f"namespaces ({names}), private tmpfs folders, no network"
+        text += ", cgroup (memory, pids, cpu, freezer)" if cgroups else ", rlimits (no cgroup)"
+        return text + (f", user id {owner}" if owner is not None else "")
+    if mode_name == "userns":
+        return (
+            f"user namespace ({names}), private tmpfs folders, no network, no capabilities, "
+            "rlimits (no cgroup: memory per process, processes per user)"
+        )
+    return mode_name
