@@ -45,18 +45,17 @@ from __future__ import annotations
 
 import copy
 import html
-import math
 import os
 import random
 import sys
 import time
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import Any, Protocol
 
 import numpy as np
 
 from mcts_course.games import GameState, start_state
+from mcts_course.stats import wilson_interval  # also importable from here, as before
 
 
 class Player(Protocol):
@@ -149,22 +148,6 @@ def play_game(
         moves.append(action)
         states.append(state)
     return GameRecord(moves, states, state.returns(), (agent0.name, agent1.name), times)
-
-
-# -- the score and its interval ------------------------------------------------------------------
-def wilson_interval(score: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``score`` observed in ``n`` trials.
-
-    Unlike the textbook ``score ± z·sqrt(score(1-score)/n)`` it stays inside [0, 1] and is
-    sensible for 0 or n successes (Wilson, 1927).
-    """
-    if n == 0:
-        return (0.0, 1.0)
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    denominator = 1 + z * z / n
-    centre = (score + z * z / (2 * n)) / denominator
-    half = z / denominator * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n))
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 # -- a match -------------------------------------------------------------------------------------

@@ -23,10 +23,9 @@ from __future__ import annotations
 import math
 
 from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
+from mcts_course.agents.bandits import SQRT2
 from mcts_course.agents.evaluation import disc_count
 from mcts_course.agents.mcts import Node
-
-SQRT2 = math.sqrt(2)
 
 
 class EarlierMCTS(MCTSAgent):

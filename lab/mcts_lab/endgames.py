@@ -207,8 +207,8 @@ class MoveTime:
 
 def _game(start: Othello, spec_a: str, spec_b: str, seed: int, index: int):
     seed_a, seed_b = game_seeds(seed, index)
-    a = make_agent(f"{spec_a},seed={seed_a}")
-    b = make_agent(f"{spec_b},seed={seed_b}")
+    a = make_agent(spec_a, seed=seed_a)
+    b = make_agent(spec_b, seed=seed_b)
     a_player = index % 2
     record = play_game(start, a, b) if a_player == 0 else play_game(start, b, a)
     times = [

@@ -16,11 +16,11 @@ from mcts_course.agents.mcts import MCTSAgent
 from mcts_course.agents.minimax import AlphaBetaAgent
 from mcts_course.agents.rave import RAVEAgent
 from mcts_course.agents.transpositions import TranspositionMCTSAgent
-from mcts_course.arena import MatchResult, match, wilson_interval
+from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState
 from mcts_course.games.base import random_position
+from mcts_course.stats import wilson_interval
 from mcts_lab.present import Table, game_title
-from mcts_lab.puct import with_budget
 
 
 @dataclass
@@ -50,7 +50,7 @@ def pairing(
     ``iterations`` per move for both, and as many with ``seconds`` per move for both."""
     results = []
     for k, budget in enumerate(({"iterations": iterations}, {"time_limit": seconds})):
-        first, second = (make_agent(with_budget(spec, **budget)) for spec in (enhanced, baseline))
+        first, second = (make_agent(spec, **budget) for spec in (enhanced, baseline))
         results.append(
             match(game, first, second, games=games, seed=seed + k, n_jobs=n_jobs, keep_moves=False)
         )

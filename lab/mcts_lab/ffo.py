@@ -24,8 +24,8 @@ from importlib import resources
 
 from joblib import Parallel, delayed
 
-from mcts_course.arena import wilson_interval
 from mcts_course.games import Othello
+from mcts_course.stats import wilson_interval
 from mcts_lab.present import Table
 
 FFO_FILE = "fforum-1-19.obf"

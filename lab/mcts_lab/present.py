@@ -139,7 +139,7 @@ def score_bars(
     told apart from an equal opponent.  Draws on ``ax`` (a new figure if None); returns it."""
     import matplotlib.pyplot as plt
 
-    from mcts_course.arena import wilson_interval
+    from mcts_course.stats import wilson_interval
 
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.5))

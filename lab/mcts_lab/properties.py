@@ -17,8 +17,9 @@ from mcts_course.agents import MCTSAgent, MonteCarloAgent
 from mcts_course.agents.exact import PerfectAgent, move_values
 from mcts_course.agents.minimax import SearchStats, minimax_value
 from mcts_course.agents.rollout import reward
-from mcts_course.arena import MatchResult, match, wilson_interval
+from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState, TicTacToe
+from mcts_course.stats import wilson_interval
 from mcts_lab.present import Table, error_bars, game_title
 
 TRAP_MOVES = "a1 b2 c3"  # X holds two opposite corners, O the centre; O to move

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
-from mcts_course.arena import wilson_interval
 from mcts_course.games import GameState, Othello
+from mcts_course.stats import wilson_interval
 from mcts_lab.present import Table
 
 RUNNING = "f5 d6 c3 d3 c4 f4 c5 b3 c2"  # the book's running position (White to move)

@@ -21,8 +21,9 @@ import numpy as np
 from mcts_course.agents import MCTSAgent
 from mcts_course.agents.bandits import ucb1
 from mcts_course.agents.mcts import robust_max
-from mcts_course.arena import MatchResult, match, wilson_interval
+from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState, Othello
+from mcts_course.stats import wilson_interval
 from mcts_lab.present import error_bars
 
 # The sizes the chapter uses.

@@ -18,7 +18,7 @@ from mcts_lab.present import (
     verdict,
 )
 
-from mcts_course.arena import wilson_interval
+from mcts_course.stats import wilson_interval
 
 matplotlib.use("Agg")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -74,3 +76,15 @@ def test_difference_interval_contains_the_difference_and_excludes_zero_when_clea
     assert low < 0 < high
     low, high = difference_interval(1.0, 50, 0.0, 50)
     assert 0.8 < low <= high <= 1.0
+
+
+def test_the_normal_interval_of_a_mean_by_hand():
+    from mcts_course.stats import half_width, mean_interval, z_value
+
+    assert z_value() == pytest.approx(1.959964, abs=1e-6)
+    assert z_value(0.99) == pytest.approx(2.575829, abs=1e-6)
+    # values 1, 2, 3: mean 2, sample standard deviation 1, so 2 ± 1.96 / sqrt(3)
+    low, high = mean_interval([1.0, 2.0, 3.0])
+    assert (low, high) == pytest.approx((2 - 1.959964 / 3**0.5, 2 + 1.959964 / 3**0.5))
+    assert half_width(2.0, 4, confidence=0.99) == pytest.approx(2.575829, abs=1e-6)
+    assert mean_interval([5.0]) == (-math.inf, math.inf)  # one run: no spread is known
