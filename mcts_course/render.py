@@ -189,6 +189,12 @@ def _circle(ax: Axes, row: float, col: float, radius: float, gid: str, **style: 
     return patch
 
 
+def _disc(ax: Axes, row: int, col: int, owner: int, style: dict, radius: float, lw: float) -> None:
+    """``owner``'s disc on (row, col), in the colours of the game's ``style``."""
+    face, edge = style["face"][owner], style["edge"][owner]
+    _circle(ax, row, col, radius, f"disc-{owner}", facecolor=face, edgecolor=edge, lw=lw, zorder=3)
+
+
 def _winning_line(board: np.ndarray, player: int, length: int) -> tuple | None:
     """The end cells ((r0, c0), (r1, c1)) of a line of ``length`` of ``player``'s pieces."""
     rows, cols = board.shape
@@ -324,17 +330,7 @@ def _draw_grid_game(
     board = np.asarray(state.board())
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
-            _circle(
-                ax,
-                row,
-                col,
-                0.41,
-                f"disc-{owner}",
-                facecolor=style["face"][owner],
-                edgecolor=style["edge"][owner],
-                lw=max(0.5, 0.025 * unit),
-                zorder=3,
-            )
+            _disc(ax, row, col, owner, style, 0.41, max(0.5, 0.025 * unit))
     if show_legal and not state.is_terminal():
         face = style["face"][state.current_player]
         for action in state.legal_actions():
@@ -435,17 +431,7 @@ def _draw_connect4(
     board = np.asarray(state.board())
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
-            _circle(
-                ax,
-                row,
-                col,
-                0.4,
-                f"disc-{owner}",
-                facecolor=style["face"][owner],
-                edgecolor=style["edge"][owner],
-                lw=0.04 * unit,
-                zorder=3,
-            )
+            _disc(ax, row, col, owner, style, 0.4, 0.04 * unit)
         else:
             value = np.nan if cells is None else cells[row, col]
             face = style["hole"] if not np.isfinite(value) else mappable.to_rgba(value)

@@ -29,7 +29,7 @@ import time
 from typing import NamedTuple
 
 from mcts_course.agents.bandits import SQRT2, check_parameters, epsilon_greedy, softmax, ucb1
-from mcts_course.agents.base import Agent
+from mcts_course.agents.base import Agent, check_budget
 from mcts_course.agents.rollout import Evaluator, RandomRollout
 from mcts_course.games.base import GameState, Returns
 
@@ -133,12 +133,7 @@ class MCTSAgent(Agent):
                 f"unknown tree policy {policy!r}; choose one of: {', '.join(TREE_POLICIES)}"
             )
         check_parameters(epsilon, temperature)
-        if iterations is None and time_limit is None:
-            iterations = DEFAULT_ITERATIONS
-        if iterations is not None and iterations < 1:
-            raise ValueError(f"iterations must be >= 1, not {iterations}")
-        if time_limit is not None and time_limit <= 0:
-            raise ValueError(f"time_limit must be > 0 seconds, not {time_limit}")
+        iterations = check_budget("iterations", iterations, time_limit, DEFAULT_ITERATIONS)
         if expand_threshold < 1:
             raise ValueError(f"expand_threshold must be >= 1, not {expand_threshold}")
         if c < 0:
