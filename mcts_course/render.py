@@ -76,11 +76,11 @@ _TICTACTOE = {
     "last": "#ffe9a8",
 }
 _CONNECT4 = {
+    "face": ("#e63946", "#ffd23f"),
+    "edge": ("#a4161a", "#d9a400"),
     "board": "#1f5fbf",
     "frame": "#17479a",
     "hole": "#ffffff",
-    "face": ("#e63946", "#ffd23f"),
-    "edge": ("#a4161a", "#d9a400"),
 }
 _LAST_MOVE = "#e53935"
 _TEXT = "#333333"

@@ -1,4 +1,4 @@
-"""Statistics of match results: the intervals, Elo differences and a Bradley-Terry fit.
+"""Statistics of match results: the intervals and a Bradley-Terry fit of Elo ratings.
 
 The one home of the interval rule: a win rate (a proportion) gets its Wilson score interval
 (:func:`wilson_interval`), a mean of independent runs the normal interval
@@ -36,7 +36,6 @@ __all__ = [
     "bradley_terry",
     "crosstable",
     "difference_interval",
-    "elo_difference",
     "half_width",
     "mean_interval",
     "wilson_interval",
@@ -80,13 +79,6 @@ def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> tu
         half_width(float(array.std(ddof=1)), len(array), confidence) if len(array) > 1 else math.inf
     )
     return float(array.mean() - half), float(array.mean() + half)
-
-
-def elo_difference(score: float) -> float:
-    """The Elo difference that predicts ``score`` (between 0 and 1, exclusive)."""
-    if not 0 < score < 1:
-        raise ValueError(f"score must be strictly between 0 and 1, not {score}")
-    return 400 * math.log10(score / (1 - score))
 
 
 def difference_interval(

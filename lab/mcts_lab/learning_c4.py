@@ -348,13 +348,6 @@ def supervised_network():
     return Predictor(path.read_text())
 
 
-def self_play_network():
-    """The shipped self-play network (``mcts_course.learn.load("connect4")``)."""
-    from mcts_course.learn import load
-
-    return load("connect4")
-
-
 def training_log() -> list[dict[str, float]]:
     """The shipped network's training log (``mcts_course/learn/data/connect4.csv``)."""
     import csv

@@ -25,7 +25,7 @@ from mcts_course.arena import MatchResult, match, play_game
 from mcts_course.games import ConnectFour, GameState, Othello
 from mcts_lab.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
 from mcts_lab.experiments import Tournament, round_robin
-from mcts_lab.present import earlier_table, error_bars, inside
+from mcts_lab.present import earlier_table, error_bars, inside, told_apart
 
 # The sizes the chapter uses (tests/test_book_claims.py checks the promised minimums).
 GAMES_EARLIER = 60  # per earlier match (the earlier pages played 100)
@@ -144,10 +144,7 @@ def othello_duel(n_jobs: int | None = 2) -> dict[int, MatchResult]:
     return duel(Othello, OTHELLO_BUDGETS, OTHELLO_GAMES, OTHELLO_SEED, n_jobs)
 
 
-def sign(result: MatchResult) -> int:
-    """+1: the first agent above 50% beyond the noise; -1: below; 0: the games cannot tell."""
-    lo, hi = result.interval
-    return 1 if lo > 0.5 else -1 if hi < 0.5 else 0
+sign = told_apart  # the chapter's name: +1, -1 or 0 as the interval lies above, below or on 1/2
 
 
 def _games(games: int | Mapping[int, int], budget: int) -> int:

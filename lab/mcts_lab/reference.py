@@ -71,12 +71,6 @@ class Reference:
         return Counter(s.move for s in self.searches)
 
     @property
-    def mcts_consensus(self) -> str | None:
-        """The move every long MCTS search chose, or None if they disagree."""
-        moves = self.mcts_moves
-        return next(iter(moves)) if len(moves) == 1 else None
-
-    @property
     def flat_best(self) -> str:
         return max(self.flat, key=lambda m: self.flat[m][0])
 

@@ -24,7 +24,7 @@ from mcts_course.agents.mcts import robust_max
 from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState, Othello
 from mcts_course.stats import wilson_interval
-from mcts_lab.present import error_bars
+from mcts_lab.present import error_bars, told_apart
 
 # The sizes the chapter uses.
 SCALE_TRIALS = 1000
@@ -74,8 +74,7 @@ class Sweep:
 
     def told_apart(self, value: float) -> int:
         """+1: the setting beats the default beyond the noise; -1: loses to it; 0: cannot say."""
-        lo, hi = self.results[value].interval
-        return 1 if lo > 0.5 else -1 if hi < 0.5 else 0
+        return told_apart(self.results[value])
 
 
 def parameter_sweep(
