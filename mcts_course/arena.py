@@ -357,8 +357,8 @@ def _show_progress(progress: bool | None) -> bool:
 
 def match(
     game: type[GameState] | GameState,
-    agent_a: Player,
-    agent_b: Player,
+    agent_a: Player | str,
+    agent_b: Player | str,
     games: int = 100,
     seed: int | None = 0,
     n_jobs: int | None = None,
@@ -367,10 +367,12 @@ def match(
 ) -> MatchResult:
     """Play ``games`` games between ``agent_a`` and ``agent_b``, alternating colours.
 
-    ``game`` is a game class or a start state.  ``seed=None`` draws a fresh seed (stored in the
-    result, so the match can be repeated).  ``n_jobs`` as in :class:`joblib.Parallel` (-1: all
-    cores; None: the surrounding :func:`joblib.parallel_config`, else 1).  ``progress``: a tqdm
-    bar; None shows it only in a terminal or a live notebook.
+    ``game`` is a game class or a start state; an agent is a :class:`Player` or a spec such as
+    ``"mcts:iterations=200"`` (read by :func:`mcts_course.agents.make_agent`). ``seed=None``
+    draws a fresh seed (stored in the result, so the match can be repeated). ``n_jobs`` as in
+    :class:`joblib.Parallel` (-1: all cores; None: the surrounding
+    :func:`joblib.parallel_config`, else 1). ``progress``: a tqdm bar; None shows it only in a
+    terminal or a live notebook.
     """
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
@@ -379,6 +381,10 @@ def match(
         raise ValueError(f"games must be >= 0, got {games}")
     if seed is not None and seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
+    if isinstance(agent_a, str) or isinstance(agent_b, str):
+        from mcts_course.agents import make_agent
+
+        agent_a, agent_b = (make_agent(x) if isinstance(x, str) else x for x in (agent_a, agent_b))
     start = start_state(game)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
