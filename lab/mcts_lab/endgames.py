@@ -24,6 +24,7 @@ from mcts_course.agents import (
     MCTSAgent,
     endgame_margins,
     make_agent,
+    with_params,
 )
 from mcts_course.agents.endgame import empty_squares
 from mcts_course.arena import MatchResult, game_seeds, play_game
@@ -313,8 +314,8 @@ def handover_match(
     """``mcts:time=T,endgame=N`` against ``mcts:time=T`` from ``openings`` seeded openings of
     ``plies`` random moves, each played twice (the hybrid Black, then White): equal time per
     move for the MCTS moves, and the solver's own time for the hybrid's last moves."""
-    hybrid = f"mcts:time={time_per_move},endgame={endgame}"
-    plain = f"mcts:time={time_per_move}"
+    plain = with_params("mcts", time=time_per_move)
+    hybrid = with_params(plain, endgame=endgame)
     starts = seeded_openings(openings, plies, seed, empties)
     tasks = [(start, 2 * k + colour) for k, start in enumerate(starts) for colour in (0, 1)]
     started = time.perf_counter()

@@ -122,8 +122,8 @@ def rave_sweep(
     for k in ks:
         r = match(
             game,
-            make_agent(f"mcts:iterations={iterations},rave={k}"),
-            make_agent(f"mcts:iterations={iterations}"),
+            make_agent("mcts", iterations=iterations, rave=k),
+            make_agent("mcts", iterations=iterations),
             games=games,
             seed=seed,
             n_jobs=n_jobs,
