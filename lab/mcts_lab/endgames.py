@@ -29,6 +29,7 @@ from mcts_course.agents import (
 from mcts_course.agents.endgame import empty_squares
 from mcts_course.arena import MatchResult, game_seeds, play_game
 from mcts_course.games import Othello
+from mcts_lab import N_JOBS
 from mcts_lab.ffo import Share, SolvedPosition, load_ffo
 from mcts_lab.present import Table
 
@@ -154,7 +155,7 @@ class EqualTime:
 
 
 def mcts_at_solver_time(
-    solutions: Sequence[FFOSolution], seeds: int = 2, n_jobs: int | None = 2
+    solutions: Sequence[FFOSolution], seeds: int = 2, n_jobs: int | None = N_JOBS
 ) -> EqualTime:
     """MCTS searching each position for as long as the solver took to solve it, ``seeds``
     times, its moves counted as best moves and outcome-keeping moves."""
@@ -309,7 +310,7 @@ def handover_match(
     plies: int = 6,
     empties: int | None = None,
     seed: int = 0,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> HandoverMatch:
     """``mcts:time=T,endgame=N`` against ``mcts:time=T`` from ``openings`` seeded openings of
     ``plies`` random moves, each played twice (the hybrid Black, then White): equal time per

@@ -20,6 +20,7 @@ from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState
 from mcts_course.games.base import random_position
 from mcts_course.stats import wilson_interval
+from mcts_lab import N_JOBS
 from mcts_lab.present import Table, game_title
 
 
@@ -44,7 +45,7 @@ def pairing(
     seconds: float,
     games: int,
     seed: int,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> Pairing:
     """``games`` games of ``enhanced`` against ``baseline`` (agent specs without a budget) with
     ``iterations`` per move for both, and as many with ``seconds`` per move for both."""
@@ -115,7 +116,7 @@ def rave_sweep(
     ks: list[float],
     games: int,
     seed: int = 5,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> list[SweepRow]:
     """RAVE(K) against UCT for each K in ``ks``, ``games`` games each at ``iterations``."""
     rows = []

@@ -18,6 +18,7 @@ from mcts_course.agents import exact
 from mcts_course.arena import MatchResult, Player, match
 from mcts_course.games import GameState, TicTacToe
 from mcts_course.stats import Ratings, bradley_terry, crosstable, difference_interval
+from mcts_lab import N_JOBS
 
 # -- strength against budgets ----------------------------------------------------------------------
 
@@ -89,7 +90,7 @@ def round_robin(
     agents: Sequence[Player],
     games: int,
     seed: int,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> Tournament:
     """Every agent against every other, ``games`` games per pair with colours alternated."""
     names = [agent.name for agent in agents]

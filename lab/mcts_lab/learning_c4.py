@@ -28,6 +28,7 @@ from importlib import resources
 
 from mcts_course.agents.exact import forget, move_values
 from mcts_course.games import ConnectFour, GameState
+from mcts_lab import N_JOBS
 from mcts_lab.learning import outcome_of
 
 
@@ -272,7 +273,7 @@ def net_vs_uct(
     seed: int,
     iterations: int | None = None,
     time_limit: float | None = None,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ):
     """PUCT with the shipped network against UCT, both with ``iterations`` per move (equal
     iterations) or ``time_limit`` seconds per move (equal time), colours alternated."""

@@ -23,6 +23,7 @@ from mcts_course.agents import (
 )
 from mcts_course.arena import MatchResult, match, play_game
 from mcts_course.games import ConnectFour, GameState, Othello
+from mcts_lab import N_JOBS
 from mcts_lab.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
 from mcts_lab.experiments import Tournament, round_robin
 from mcts_lab.present import earlier_table, error_bars, inside, told_apart
@@ -70,7 +71,7 @@ class EarlierRow:
 
 
 def earlier_matches(
-    games: int = GAMES_EARLIER, seed: int = 70, n_jobs: int | None = 2
+    games: int = GAMES_EARLIER, seed: int = 70, n_jobs: int | None = N_JOBS
 ) -> dict[str, EarlierRow]:
     """The earlier page's three matches at 200 iterations: against random play, minimax with
     depth 2 (cell scores) and its flat Monte Carlo with 200 playouts (cut after 20 plies)."""
@@ -99,7 +100,7 @@ def earlier_matches(
 
 
 def earlier_reruns(
-    games: int = GAMES_RERUN, seed: int = 80, n_jobs: int | None = 2
+    games: int = GAMES_RERUN, seed: int = 80, n_jobs: int | None = N_JOBS
 ) -> dict[str, MatchResult]:
     """The match against minimax with depth 2, rerun with one difference of the earlier code at
     a time: their MCTS (no change of perspective, global log count), a minimax counting discs,
@@ -139,7 +140,7 @@ def reruns_markdown(reruns: Mapping[str, MatchResult]):
 
 
 # -- MCTS against flat Monte Carlo, budget by budget ---------------------------------------------
-def othello_duel(n_jobs: int | None = 2) -> dict[int, MatchResult]:
+def othello_duel(n_jobs: int | None = N_JOBS) -> dict[int, MatchResult]:
     """The duel on Othello, at the budgets and sizes the build affords."""
     return duel(Othello, OTHELLO_BUDGETS, OTHELLO_GAMES, OTHELLO_SEED, n_jobs)
 
@@ -156,7 +157,7 @@ def duel(
     budgets: Sequence[int] = CURVE_BUDGETS,
     games: int | Mapping[int, int] = CURVE_GAMES,
     seed: int = CURVE_SEED,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> dict[int, MatchResult]:
     """MCTS against flat Monte Carlo (UCB1 over the moves), both with the same playouts per
     decision, one match per budget (colours alternated)."""
@@ -251,7 +252,7 @@ def equal_time_round_robin(
     time_per_move: float = TIME_PER_MOVE,
     games: int = GAMES_PAIR,
     seed: int = 500,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> Tournament:
     """Every agent of :func:`equal_time_field` against every other."""
     return round_robin(game, equal_time_field(time_per_move), games, seed, n_jobs)

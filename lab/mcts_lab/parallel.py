@@ -28,6 +28,7 @@ from mcts_course.agents.mcts import Node
 from mcts_course.agents.parallel import TreeParallelAgent
 from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState
+from mcts_lab import N_JOBS
 from mcts_lab.present import Table, game_title
 
 SINGLE, ROOT, TREE = "one search", "root, 2 processes", "tree, 2 threads"
@@ -215,7 +216,7 @@ def equal_budget_match(
     games: int,
     seed: int,
     workers: int = 2,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> MatchResult:
     """Root parallelization whose ``workers`` searches share ``iterations`` per move between
     them, against one search with all ``iterations``: the cost of splitting the tree.  With a

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from mcts_course.agents import make_agent
 from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState
+from mcts_lab import N_JOBS
 from mcts_lab.present import Table, game_title
 
 PAIRINGS = {  # label: (first, second), agent specs without the budget
@@ -38,7 +39,7 @@ class PriorControl:
 
 
 def prior_control(
-    game: type[GameState], iterations: int, games: int, seed: int, n_jobs: int | None = 2
+    game: type[GameState], iterations: int, games: int, seed: int, n_jobs: int | None = N_JOBS
 ) -> PriorControl:
     """PUCT(cells) against PUCT(uniform), PUCT(uniform) against UCT and PUCT(cells) against
     UCT, ``games`` games each with ``iterations`` iterations per move for both sides."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
 from mcts_course.games import GameState, Othello
 from mcts_course.stats import wilson_interval
+from mcts_lab import N_JOBS
 from mcts_lab.present import Table
 
 RUNNING = "f5 d6 c3 d3 c4 f4 c5 b3 c2"  # the book's running position (White to move)
@@ -111,7 +112,7 @@ def reference_searches(
     seeds: int = REFERENCE_SEEDS,
     depths: Sequence[int] = ALPHABETA_DEPTHS,
     flat_per_move: int = FLAT_PER_MOVE,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> Reference:
     """The long MCTS searches (in parallel, one per seed), alpha-beta at every depth of
     ``depths`` and flat Monte Carlo with ``flat_per_move`` playouts per move."""

@@ -24,6 +24,7 @@ from mcts_course.agents.mcts import robust_max
 from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState, Othello
 from mcts_course.stats import wilson_interval
+from mcts_lab import N_JOBS
 from mcts_lab.present import error_bars, told_apart
 
 # The sizes the chapter uses.
@@ -86,7 +87,7 @@ def parameter_sweep(
     depth: int | None = SWEEP_DEPTH,
     games: int = SWEEP_GAMES,
     seed: int = 90,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> Sweep:
     """``MCTSAgent(parameter=value)`` against the default MCTS, both with ``iterations`` per
     decision and playouts cut at ``depth``, ``games`` games per value."""
