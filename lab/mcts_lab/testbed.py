@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mcts_course.agents.bandits import SQRT2
+from mcts_course.agents.bandits import EPSILON, SQRT2, TEMPERATURE
 from mcts_course.stats import mean_interval
 
 POLICIES = ("uniform", "egreedy", "softmax", "ucb1")
@@ -116,8 +116,8 @@ def run_bandit(
     draw: np.ndarray | None = None,
     steps: int = 1000,
     c: float = SQRT2,
-    epsilon: float = 0.1,
-    temperature: float = 0.1,
+    epsilon: float = EPSILON,
+    temperature: float = TEMPERATURE,
     checkpoints: Sequence[int] = (),
     seed: int | None = 0,
     label: str | None = None,
@@ -174,8 +174,8 @@ def run_testbed(
     runs: int = 500,
     steps: int = 1000,
     c: float = SQRT2,
-    epsilon: float = 0.1,
-    temperature: float = 0.1,
+    epsilon: float = EPSILON,
+    temperature: float = TEMPERATURE,
     checkpoints: Sequence[int] = (),
     seed: int | None = 0,
     label: str | None = None,
@@ -208,7 +208,7 @@ def testbed_problems(runs: int, k: int = 10, seed: int | None = 0) -> np.ndarray
 
 
 def policy_label(
-    policy: str, c: float = SQRT2, epsilon: float = 0.1, temperature: float = 0.1
+    policy: str, c: float = SQRT2, epsilon: float = EPSILON, temperature: float = TEMPERATURE
 ) -> str:
     """The short name of a policy and its parameter, as tables and figures show it."""
     if policy == "egreedy":

@@ -28,7 +28,15 @@ import math
 import time
 from typing import NamedTuple
 
-from mcts_course.agents.bandits import SQRT2, check_parameters, epsilon_greedy, softmax, ucb1
+from mcts_course.agents.bandits import (
+    EPSILON,
+    SQRT2,
+    TEMPERATURE,
+    check_parameters,
+    epsilon_greedy,
+    softmax,
+    ucb1,
+)
 from mcts_course.agents.base import Agent, check_budget
 from mcts_course.agents.rollout import Evaluator, RandomRollout
 from mcts_course.games.base import GameState, Returns
@@ -123,8 +131,8 @@ class MCTSAgent(Agent):
         tree_reuse: bool = False,
         evaluator: Evaluator | None = None,
         policy: str = "ucb1",
-        epsilon: float = 0.1,
-        temperature: float = 0.1,
+        epsilon: float = EPSILON,
+        temperature: float = TEMPERATURE,
         seed: int | None = None,
     ):
         super().__init__(seed)
