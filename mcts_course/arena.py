@@ -45,18 +45,17 @@ from __future__ import annotations
 
 import copy
 import html
-import math
 import os
 import random
 import sys
 import time
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import Any, Protocol, cast
 
 import numpy as np
 
 from mcts_course.games import GameState, start_state
+from mcts_course.stats import wilson_interval  # also importable from here, as before
 
 
 class Player(Protocol):
@@ -151,22 +150,6 @@ def play_game(
         moves.append(action)
         states.append(state)
     return GameRecord(moves, states, state.returns(), (agent0.name, agent1.name), times)
-
-
-# -- the score and its interval ------------------------------------------------------------------
-def wilson_interval(score: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``score`` observed in ``n`` trials.
-
-    Unlike the textbook ``score ± z·sqrt(score(1-score)/n)`` it stays inside [0, 1] and is
-    sensible for 0 or n successes (Wilson, 1927).
-    """
-    if n == 0:
-        return (0.0, 1.0)
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    denominator = 1 + z * z / n
-    centre = (score + z * z / (2 * n)) / denominator
-    half = z / denominator * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n))
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 # -- a match -------------------------------------------------------------------------------------
@@ -376,8 +359,8 @@ def _show_progress(progress: bool | None) -> bool:
 
 def match(
     game: type[GameState] | GameState,
-    agent_a: Player,
-    agent_b: Player,
+    agent_a: Player | str,
+    agent_b: Player | str,
     games: int = 100,
     seed: int | None = 0,
     n_jobs: int | None = None,
@@ -386,10 +369,12 @@ def match(
 ) -> MatchResult:
     """Play ``games`` games between ``agent_a`` and ``agent_b``, alternating colours.
 
-    ``game`` is a game class or a start state.  ``seed=None`` draws a fresh seed (stored in the
-    result, so the match can be repeated).  ``n_jobs`` as in :class:`joblib.Parallel` (-1: all
-    cores; None: the surrounding :func:`joblib.parallel_config`, else 1).  ``progress``: a tqdm
-    bar; None shows it only in a terminal or a live notebook.
+    ``game`` is a game class or a start state; an agent is a :class:`Player` or a spec such as
+    ``"mcts:iterations=200"`` (read by :func:`mcts_course.agents.make_agent`). ``seed=None``
+    draws a fresh seed (stored in the result, so the match can be repeated). ``n_jobs`` as in
+    :class:`joblib.Parallel` (-1: all cores; None: the surrounding
+    :func:`joblib.parallel_config`, else 1). ``progress``: a tqdm bar; None shows it only in a
+    terminal or a live notebook.
     """
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
@@ -398,6 +383,10 @@ def match(
         raise ValueError(f"games must be >= 0, got {games}")
     if seed is not None and seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
+    if isinstance(agent_a, str) or isinstance(agent_b, str):
+        from mcts_course.agents import make_agent
+
+        agent_a, agent_b = (make_agent(x) if isinstance(x, str) else x for x in (agent_a, agent_b))
     start = start_state(game)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)

@@ -93,11 +93,11 @@ _TICTACTOE: _Colours = {
     "last": "#ffe9a8",
 }
 _CONNECT4: _Colours = {
+    "face": ("#e63946", "#ffd23f"),
+    "edge": ("#a4161a", "#d9a400"),
     "board": "#1f5fbf",
     "frame": "#17479a",
     "hole": "#ffffff",
-    "face": ("#e63946", "#ffd23f"),
-    "edge": ("#a4161a", "#d9a400"),
 }
 _LAST_MOVE = "#e53935"
 _TEXT = "#333333"
@@ -207,6 +207,14 @@ def _circle(ax: Axes, row: float, col: float, radius: float, gid: str, **style: 
 
 
 Cell = tuple[int, int]
+
+
+def _disc(
+    ax: Axes, row: int, col: int, owner: int, style: _Colours, radius: float, lw: float
+) -> None:
+    """``owner``'s disc on (row, col), in the colours of the game's ``style``."""
+    face, edge = style["face"][owner], style["edge"][owner]
+    _circle(ax, row, col, radius, f"disc-{owner}", facecolor=face, edgecolor=edge, lw=lw, zorder=3)
 
 
 def _winning_line(board: np.ndarray, player: int, length: int) -> tuple[Cell, Cell] | None:
@@ -351,17 +359,7 @@ def _draw_grid_game(
     board = np.asarray(state.board())
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
-            _circle(
-                ax,
-                row,
-                col,
-                0.41,
-                f"disc-{owner}",
-                facecolor=style["face"][owner],
-                edgecolor=style["edge"][owner],
-                lw=max(0.5, 0.025 * unit),
-                zorder=3,
-            )
+            _disc(ax, row, col, owner, style, 0.41, max(0.5, 0.025 * unit))
     if show_legal and not state.is_terminal():
         face = style["face"][state.current_player]
         for action in state.legal_actions():
@@ -477,17 +475,7 @@ def _draw_connect4(
     board = np.asarray(state.board())
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
-            _circle(
-                ax,
-                row,
-                col,
-                0.4,
-                f"disc-{owner}",
-                facecolor=style["face"][owner],
-                edgecolor=style["edge"][owner],
-                lw=0.04 * unit,
-                zorder=3,
-            )
+            _disc(ax, row, col, owner, style, 0.4, 0.04 * unit)
         else:
             value = np.nan if cells is None else cells[row, col]
             rgba = mappable.to_rgba(value) if np.isfinite(value) else None

@@ -1,4 +1,10 @@
-"""Statistics of match results: Wilson intervals, Elo differences and a Bradley-Terry fit.
+"""Statistics of match results: the intervals and a Bradley-Terry fit of Elo ratings.
+
+The one home of the interval rule: a win rate (a proportion) gets its Wilson score interval
+(:func:`wilson_interval`), a mean of independent runs the normal interval
+(:func:`mean_interval`, :func:`half_width`); both take ``confidence`` (0.95 by default) and turn
+it into the normal quantile with :func:`z_value`.  The arena, the laboratory and the pictures
+call these; none writes 1.96 itself.
 
 A match between two agents gives a score (wins plus half the draws, over the games).  Many
 matches between many agents (a round robin) give a crosstable; the **Bradley-Terry** model
@@ -20,32 +26,63 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
-from mcts_course.arena import wilson_interval
-
 __all__ = [
+    "CONFIDENCE",
     "Ratings",
     "bradley_terry",
     "crosstable",
     "difference_interval",
-    "elo_difference",
+    "half_width",
+    "mean_interval",
     "wilson_interval",
+    "z_value",
 ]
 
 ELO = 400 / math.log(10)  # Elo points per unit of the natural logit
+CONFIDENCE = 0.95  # the confidence of every interval the course prints
 
 
-def elo_difference(score: float) -> float:
-    """The Elo difference that predicts ``score`` (between 0 and 1, exclusive)."""
-    if not 0 < score < 1:
-        raise ValueError(f"score must be strictly between 0 and 1, not {score}")
-    return 400 * math.log10(score / (1 - score))
+def z_value(confidence: float = CONFIDENCE) -> float:
+    """The normal quantile of a two-sided interval: 1.959963984540054 for 95%."""
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def wilson_interval(score: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``score`` observed in ``n`` trials.
+
+    Unlike the textbook ``score ± z·sqrt(score(1-score)/n)`` it stays inside [0, 1] and is
+    sensible for 0 or n successes (Wilson, 1927).
+    """
+    if n == 0:
+        return (0.0, 1.0)
+    z = z_value(confidence)
+    denominator = 1 + z * z / n
+    centre = (score + z * z / (2 * n)) / denominator
+    half = z / denominator * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n))
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def half_width(std: float, n: int, confidence: float = CONFIDENCE) -> float:
+    """Half the width of the normal interval of a mean of ``n`` independent values whose
+    standard deviation is ``std`` (infinite for fewer than two values: no spread is known)."""
+    return z_value(confidence) * std / math.sqrt(n) if n > 1 else math.inf
+
+
+def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The normal interval of the mean of ``values`` (independent runs)."""
+    array = np.asarray(values, dtype=float)
+    half = (
+        half_width(float(array.std(ddof=1)), len(array), confidence) if len(array) > 1 else math.inf
+    )
+    return float(array.mean() - half), float(array.mean() + half)
 
 
 def difference_interval(
-    p1: float, n1: int, p2: float, n2: int, confidence: float = 0.95
+    p1: float, n1: int, p2: float, n2: int, confidence: float = CONFIDENCE
 ) -> tuple[float, float]:
     """95% interval of the difference p1 - p2 of two independent proportions, from their
     Wilson intervals (Newcombe's hybrid score method, 1998): sound near 0 and 1."""
@@ -66,11 +103,11 @@ class Ratings:
 
     @property
     def low(self) -> np.ndarray:
-        return self.elo - 1.96 * self.se
+        return self.elo - z_value() * self.se
 
     @property
     def high(self) -> np.ndarray:
-        return self.elo + 1.96 * self.se
+        return self.elo + z_value() * self.se
 
     def expected(self, i: int, j: int) -> float:
         """The score the fit predicts for agent i against agent j."""

@@ -190,6 +190,11 @@ def _new_axes(ax: Axes | None, width: float, height: float) -> Axes:
     return ax
 
 
+def _caption(ax: Axes, x: float, y: float, text: str, va: str, colour: str, gid: str) -> None:
+    """A small centred note above or below a node (its move, or "pruned")."""
+    ax.text(x, y, text, ha="center", va=va, fontsize=7, color=colour, zorder=3, gid=gid)
+
+
 def _triangle(ax: Axes, x: float, y: float, up: bool, size: float, **style: Any) -> None:
     from matplotlib.patches import RegularPolygon
 
@@ -259,17 +264,7 @@ def draw_game_tree(
                 gid="label",
             )
         if not seen:
-            ax.text(
-                x,
-                y - 0.38,
-                "pruned",
-                ha="center",
-                va="top",
-                fontsize=7,
-                color="#999999",
-                zorder=3,
-                gid="pruned-label",
-            )
+            _caption(ax, x, y - 0.38, "pruned", "top", "#999999", "pruned-label")
     ax.set_xlim(-0.7, width - 0.3)
     ax.set_ylim(-depth - 0.8, 0.6)
     ax.set_aspect("equal")
@@ -372,17 +367,8 @@ def draw_search_tree(
             },
         )
         if node.action is not None:
-            ax.text(
-                x,
-                y + 0.36,
-                node.state.action_to_string(node.action),
-                ha="center",
-                va="bottom",
-                fontsize=7,
-                color="#555555",
-                zorder=3,
-                gid="move",
-            )
+            move = node.state.action_to_string(node.action)
+            _caption(ax, x, y + 0.36, move, "bottom", "#555555", "move")
     ax.set_xlim(-0.8, width - 0.2)
     ax.set_ylim(-depth - 0.6, 0.8)
     if title:

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from mcts_course.agents import Agent, MCTSAgent, Node, make_agent
-from mcts_course.agents.bandits import ucb1
+from mcts_course.agents.bandits import SQRT2, ucb1
 from mcts_course.agents.cellscore import CellScoreAgent
 from mcts_course.agents.endgame import EndgameHandover, empty_squares, endgame_margins
 from mcts_course.agents.minimax import AlphaBetaAgent, MinimaxAgent, alphabeta_value
@@ -363,7 +363,7 @@ class Stepper:
         self,
         game: str = "tictactoe",
         moves: list[int] | None = None,
-        c: float = math.sqrt(2),
+        c: float = SQRT2,
         seed: int = 0,
     ):
         state = start_state(game)
@@ -506,7 +506,7 @@ def _dispatch(args: dict[str, Any]) -> dict[str, Any]:
         _STEPPERS[board] = Stepper(
             args.get("game", "tictactoe"),
             [int(a) for a in args.get("moves", [])],
-            float(args.get("c", math.sqrt(2))),
+            float(args.get("c", SQRT2)),
             int(args.get("seed", 0)),
         )
         return _STEPPERS[board].view()

@@ -210,7 +210,7 @@ def grade(
     out_dir: str | Path | None = None,
     extra_tests: Iterable[str | Path] = (),
     n_jobs: int | None = None,
-    memory_mb: int = 1024,
+    memory_mb: int = sandbox.MEMORY_MB,
     sets: Iterable[str] | None = None,
     timeout_scale: float = 1.0,
     exercises: Iterable[str] | None = None,

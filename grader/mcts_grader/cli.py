@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from mcts_course.grading.sandbox import MEMORY_MB
+
 # Gradescope's autograder layout; each path can be moved with an environment variable (tests).
 GRADESCOPE_SUBMISSION = "/autograder/submission"
 GRADESCOPE_RESULTS = "/autograder/results/results.json"
@@ -52,9 +54,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--memory-mb",
         type=int,
-        default=1024,
+        default=MEMORY_MB,
         metavar="MB",
-        help="memory cap of each child process (default 1024)",
+        help=f"memory cap of each child process (default {MEMORY_MB})",
     )
     parser.add_argument(
         "--timeout-scale",

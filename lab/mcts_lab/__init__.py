@@ -6,3 +6,7 @@ quotes (:func:`~mcts_lab.claims.glue`) and asserts, in a hidden cell, every clai
 makes about them (:func:`~mcts_lab.claims.claim`).  Each experiment has a small, fast test
 in ``tests/``.
 """
+
+# Worker processes of the experiments' matches unless a call says otherwise: the book is built
+# on two cores.  One constant, so that a bigger machine changes one line.
+N_JOBS = 2

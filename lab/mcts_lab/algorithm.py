@@ -13,9 +13,8 @@ import time
 from dataclasses import dataclass
 
 from mcts_course.agents.mcts import MCTSAgent, Node, robust_max
-from mcts_course.arena import wilson_interval
 from mcts_course.games.base import GameState
-from mcts_course.stats import difference_interval
+from mcts_course.stats import difference_interval, wilson_interval
 from mcts_lab.present import Table
 
 

@@ -21,9 +21,9 @@ from mcts_course.agents.minimax import (
     alphabeta_value,
     minimax_value,
 )
-from mcts_course.arena import wilson_interval
 from mcts_course.games import ConnectFour, GameState, Othello
 from mcts_course.games.base import random_position
+from mcts_course.stats import wilson_interval
 
 # The running example of the search chapters: an opening position after nine moves.
 RUNNING_MOVES = "f5 d6 c3 d3 c4 f4 c5 b3 c2"

@@ -25,10 +25,9 @@ import math
 from collections.abc import Sequence
 
 from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
+from mcts_course.agents.bandits import SQRT2
 from mcts_course.agents.evaluation import disc_count
 from mcts_course.agents.mcts import Move, Node
-
-SQRT2 = math.sqrt(2)
 
 
 class EarlierMCTS(MCTSAgent):

@@ -24,10 +24,12 @@ from mcts_course.agents import (
     MCTSAgent,
     endgame_margins,
     make_agent,
+    with_params,
 )
 from mcts_course.agents.endgame import empty_squares
 from mcts_course.arena import MatchResult, game_seeds, play_game
 from mcts_course.games import Othello
+from mcts_lab import N_JOBS
 from mcts_lab.ffo import Share, SolvedPosition, load_ffo
 from mcts_lab.present import Table
 
@@ -153,7 +155,7 @@ class EqualTime:
 
 
 def mcts_at_solver_time(
-    solutions: Sequence[FFOSolution], seeds: int = 2, n_jobs: int | None = 2
+    solutions: Sequence[FFOSolution], seeds: int = 2, n_jobs: int | None = N_JOBS
 ) -> EqualTime:
     """MCTS searching each position for as long as the solver took to solve it, ``seeds``
     times, its moves counted as best moves and outcome-keeping moves."""
@@ -207,8 +209,8 @@ class MoveTime:
 
 def _game(start: Othello, spec_a: str, spec_b: str, seed: int, index: int):
     seed_a, seed_b = game_seeds(seed, index)
-    a = make_agent(f"{spec_a},seed={seed_a}")
-    b = make_agent(f"{spec_b},seed={seed_b}")
+    a = make_agent(spec_a, seed=seed_a)
+    b = make_agent(spec_b, seed=seed_b)
     a_player = index % 2
     record = play_game(start, a, b) if a_player == 0 else play_game(start, b, a)
     times = [
@@ -308,13 +310,13 @@ def handover_match(
     plies: int = 6,
     empties: int | None = None,
     seed: int = 0,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> HandoverMatch:
     """``mcts:time=T,endgame=N`` against ``mcts:time=T`` from ``openings`` seeded openings of
     ``plies`` random moves, each played twice (the hybrid Black, then White): equal time per
     move for the MCTS moves, and the solver's own time for the hybrid's last moves."""
-    hybrid = f"mcts:time={time_per_move},endgame={endgame}"
-    plain = f"mcts:time={time_per_move}"
+    plain = with_params("mcts", time=time_per_move)
+    hybrid = with_params(plain, endgame=endgame)
     starts = seeded_openings(openings, plies, seed, empties)
     tasks = [(start, 2 * k + colour) for k, start in enumerate(starts) for colour in (0, 1)]
     started = time.perf_counter()

@@ -16,11 +16,12 @@ from mcts_course.agents.mcts import MCTSAgent
 from mcts_course.agents.minimax import AlphaBetaAgent
 from mcts_course.agents.rave import RAVEAgent
 from mcts_course.agents.transpositions import TranspositionMCTSAgent
-from mcts_course.arena import MatchResult, match, wilson_interval
+from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState
 from mcts_course.games.base import random_position
+from mcts_course.stats import wilson_interval
+from mcts_lab import N_JOBS
 from mcts_lab.present import Table, game_title
-from mcts_lab.puct import with_budget
 
 
 @dataclass
@@ -44,13 +45,13 @@ def pairing(
     seconds: float,
     games: int,
     seed: int,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> Pairing:
     """``games`` games of ``enhanced`` against ``baseline`` (agent specs without a budget) with
     ``iterations`` per move for both, and as many with ``seconds`` per move for both."""
     results = []
     for k, budget in enumerate(({"iterations": iterations}, {"time_limit": seconds})):
-        first, second = (make_agent(with_budget(spec, **budget)) for spec in (enhanced, baseline))
+        first, second = (make_agent(spec, **budget) for spec in (enhanced, baseline))
         results.append(
             match(game, first, second, games=games, seed=seed + k, n_jobs=n_jobs, keep_moves=False)
         )
@@ -115,15 +116,15 @@ def rave_sweep(
     ks: list[float],
     games: int,
     seed: int = 5,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> list[SweepRow]:
     """RAVE(K) against UCT for each K in ``ks``, ``games`` games each at ``iterations``."""
     rows = []
     for k in ks:
         r = match(
             game,
-            make_agent(f"mcts:iterations={iterations},rave={k}"),
-            make_agent(f"mcts:iterations={iterations}"),
+            make_agent("mcts", iterations=iterations, rave=k),
+            make_agent("mcts", iterations=iterations),
             games=games,
             seed=seed,
             n_jobs=n_jobs,

@@ -18,33 +18,9 @@ from mcts_course.agents import exact
 from mcts_course.arena import MatchResult, Player, match
 from mcts_course.games import GameState, TicTacToe
 from mcts_course.stats import Ratings, bradley_terry, crosstable, difference_interval
-
+from mcts_lab import N_JOBS
 
 # -- strength against budgets ----------------------------------------------------------------------
-def strength_curve(
-    game: type[GameState],
-    make_agent: Callable[[int], Player],
-    opponent: Player | Callable[[int], Player],
-    budgets: Sequence[int],
-    games: int,
-    seed: int,
-    n_jobs: int | None = 2,
-) -> dict[int, MatchResult]:
-    """One match per budget: ``make_agent(budget)`` against ``opponent`` (a fixed agent, or a
-    function of the budget for head-to-head curves at equal budget)."""
-    results = {}
-    for k, budget in enumerate(budgets):
-        other = opponent(budget) if callable(opponent) else opponent
-        results[budget] = match(
-            game,
-            make_agent(budget),
-            other,
-            games=games,
-            seed=seed + k,
-            n_jobs=n_jobs,
-            keep_moves=False,
-        )
-    return results
 
 
 @dataclass
@@ -88,23 +64,6 @@ def drops(curve: dict[int, MatchResult]) -> list[tuple[int, int, Lead]]:
     return found
 
 
-def head_to_head_leads(results: dict[int, MatchResult]) -> dict[int, int]:
-    """For a head-to-head curve: +1 where the first agent's interval lies above 50%, -1 where
-    it lies below, 0 where the games cannot tell."""
-    out = {}
-    for budget, r in results.items():
-        lo, hi = r.interval
-        out[budget] = 1 if lo > 0.5 else -1 if hi < 0.5 else 0
-    return out
-
-
-def crossings(signs: Sequence[int]) -> int:
-    """How often a lead beyond the noise changes hands along a curve (undecided points are
-    skipped): 0 means one side never leads where the other led before."""
-    decided = [s for s in signs if s]
-    return sum(1 for a, b in zip(decided, decided[1:], strict=False) if a != b)
-
-
 # -- a round robin ---------------------------------------------------------------------------------
 @dataclass
 class Tournament:
@@ -131,7 +90,7 @@ def round_robin(
     agents: Sequence[Player],
     games: int,
     seed: int,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> Tournament:
     """Every agent against every other, ``games`` games per pair with colours alternated."""
     names = [agent.name for agent in agents]
@@ -161,7 +120,6 @@ def round_robin(
 # The package's one exact solver (mcts_course.agents.exact), under the names the chapters use.
 exact_value = exact.exact_value
 move_values = exact.move_values
-PerfectPlayer = exact.PerfectAgent
 
 
 def reachable_states(start: GameState) -> list[GameState]:
@@ -191,19 +149,6 @@ def choice_matters(state: GameState) -> bool:
 def decisive_positions(game: type[GameState] = TicTacToe) -> list[GameState]:
     """Every reachable position of ``game`` where the choice of move matters."""
     return [s for s in reachable_states(game()) if choice_matters(s)]
-
-
-def optimal_share(
-    make_agent: Callable[[int], Player], positions: Sequence[GameState], seed: int
-) -> float:
-    """The share of ``positions`` where the agent (seeded per position) plays a move of the
-    best exact value."""
-    hits = 0
-    for k, state in enumerate(positions):
-        agent = make_agent(seed * 100_003 + k)
-        values = move_values(state)
-        hits += values[agent.select_action(state)] == max(values.values())
-    return hits / len(positions)
 
 
 def root_value(root) -> float:

@@ -24,8 +24,9 @@ from importlib import resources
 
 from joblib import Parallel, delayed
 
-from mcts_course.arena import wilson_interval
 from mcts_course.games import Othello
+from mcts_course.stats import wilson_interval
+from mcts_lab import N_JOBS
 from mcts_lab.present import Table
 
 FFO_FILE = "fforum-1-19.obf"
@@ -125,7 +126,7 @@ def solved_shares(
     positions: Sequence[SolvedPosition],
     agents: Mapping[str, Callable[[int], object]],
     seeds: Mapping[str, int] | int = 1,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> list[Share]:
     """Ask every agent (``make(seed)``) for a move in every position, with ``seeds`` seeds (one
     number for all agents, or one per label: a deterministic agent needs one), and count best

@@ -15,16 +15,14 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from mcts_course.arena import wilson_interval
-from mcts_lab.testbed import BanditRun, mean_interval, policy_label, run_bandit
-
-Z95 = 1.959963984540054
+from mcts_course.agents.bandits import SQRT2
+from mcts_course.stats import half_width, mean_interval, wilson_interval
+from mcts_lab.testbed import BanditRun, policy_label, run_bandit
 
 
 def _mover_rewards(state, action: int, n: int, seed: int) -> np.ndarray:
@@ -108,7 +106,7 @@ class MoveValues:
 
     def interval(self, i: int) -> tuple[float, float]:
         """95% interval of move ``i``'s playout value."""
-        half = Z95 * self.spread[i] / math.sqrt(self.playouts)
+        half = half_width(self.spread[i], self.playouts)
         return float(self.value[i] - half), float(self.value[i] + half)
 
     def runner_up(self) -> int:
@@ -163,7 +161,7 @@ def playout_values(state, playouts: int = 20000, seed: int = 0) -> MoveValues:
 # analysis' constant, and a greedier UCB1 (a smaller c: less exploration, less cumulative regret).
 POLICIES: tuple[tuple[str, dict], ...] = (
     ("uniform", {}),
-    ("ucb1", {"c": math.sqrt(2)}),
+    ("ucb1", {"c": SQRT2}),
     ("ucb1", {"c": 0.5}),
 )
 BUDGETS = (60, 200, 600, 2000, 6000)

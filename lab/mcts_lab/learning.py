@@ -32,6 +32,7 @@ from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState, TicTacToe
 from mcts_course.learn.network import NetGuide, PolicyValueNet, Predictor, encode, legal_mask
 from mcts_course.learn.train import CONFIGS, Config, Generation, train
+from mcts_lab import N_JOBS
 from mcts_lab.experiments import reachable_states
 from mcts_lab.present import Table
 
@@ -267,7 +268,7 @@ class Versus:
 
 
 def versus(
-    predictor: Predictor, iterations: int, games: int, seed: int, n_jobs: int | None = 2
+    predictor: Predictor, iterations: int, games: int, seed: int, n_jobs: int | None = N_JOBS
 ) -> Versus:
     """PUCT with the network, ``iterations`` per move, against a perfect player and against UCT
     with the same iterations; the policy head alone and UCT against the perfect player, as the

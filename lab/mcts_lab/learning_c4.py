@@ -28,6 +28,7 @@ from importlib import resources
 
 from mcts_course.agents.exact import forget, move_values
 from mcts_course.games import ConnectFour, GameState
+from mcts_lab import N_JOBS
 from mcts_lab.learning import outcome_of
 
 
@@ -246,8 +247,8 @@ def net_agent(
     from mcts_course.learn.network import NetGuide
 
     if predictor is None:
-        budget = _budget(iterations, time_limit)
-        return make_agent(f"puct:prior=net,{budget},seed={seed}")
+        _one_budget(iterations, time_limit)
+        return make_agent("puct:prior=net", iterations=iterations, time_limit=time_limit, seed=seed)
     guide = NetGuide(predictor)
     return PUCTAgent(
         iterations, time_limit=time_limit, prior=guide.prior, evaluator=guide, seed=seed
@@ -258,13 +259,13 @@ def uct_agent(iterations: int | None = None, time_limit: float | None = None, se
     """UCT with random playouts (``mcts:``) at the budget given."""
     from mcts_course.agents import make_agent
 
-    return make_agent(f"mcts:{_budget(iterations, time_limit)},seed={seed}")
+    _one_budget(iterations, time_limit)
+    return make_agent("mcts", iterations=iterations, time_limit=time_limit, seed=seed)
 
 
-def _budget(iterations: int | None, time_limit: float | None) -> str:
+def _one_budget(iterations: int | None, time_limit: float | None) -> None:
     if (iterations is None) == (time_limit is None):
         raise ValueError("give iterations or time_limit (one of them)")
-    return f"iterations={iterations}" if time_limit is None else f"time_limit={time_limit}"
 
 
 def net_vs_uct(
@@ -272,7 +273,7 @@ def net_vs_uct(
     seed: int,
     iterations: int | None = None,
     time_limit: float | None = None,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ):
     """PUCT with the shipped network against UCT, both with ``iterations`` per move (equal
     iterations) or ``time_limit`` seconds per move (equal time), colours alternated."""
@@ -302,7 +303,7 @@ class Shares:
         return self.right[name] / self.positions
 
     def interval(self, name: str) -> tuple[float, float]:
-        from mcts_course.arena import wilson_interval
+        from mcts_course.stats import wilson_interval
 
         return wilson_interval(self.share(name), self.positions)
 
@@ -346,13 +347,6 @@ def supervised_network():
 
     path = resources.files("mcts_lab") / "data" / "connect4_supervised.json"
     return Predictor(path.read_text())
-
-
-def self_play_network():
-    """The shipped self-play network (``mcts_course.learn.load("connect4")``)."""
-    from mcts_course.learn import load
-
-    return load("connect4")
 
 
 def training_log() -> list[dict[str, float]]:

@@ -23,9 +23,10 @@ from mcts_course.agents import (
 )
 from mcts_course.arena import MatchResult, match, play_game
 from mcts_course.games import ConnectFour, GameState, Othello
+from mcts_lab import N_JOBS
 from mcts_lab.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
 from mcts_lab.experiments import Tournament, round_robin
-from mcts_lab.present import earlier_table, error_bars, inside
+from mcts_lab.present import earlier_table, error_bars, inside, told_apart
 
 # The sizes the chapter uses (tests/test_book_claims.py checks the promised minimums).
 GAMES_EARLIER = 60  # per earlier match (the earlier pages played 100)
@@ -70,7 +71,7 @@ class EarlierRow:
 
 
 def earlier_matches(
-    games: int = GAMES_EARLIER, seed: int = 70, n_jobs: int | None = 2
+    games: int = GAMES_EARLIER, seed: int = 70, n_jobs: int | None = N_JOBS
 ) -> dict[str, EarlierRow]:
     """The earlier page's three matches at 200 iterations: against random play, minimax with
     depth 2 (cell scores) and its flat Monte Carlo with 200 playouts (cut after 20 plies)."""
@@ -99,7 +100,7 @@ def earlier_matches(
 
 
 def earlier_reruns(
-    games: int = GAMES_RERUN, seed: int = 80, n_jobs: int | None = 2
+    games: int = GAMES_RERUN, seed: int = 80, n_jobs: int | None = N_JOBS
 ) -> dict[str, MatchResult]:
     """The match against minimax with depth 2, rerun with one difference of the earlier code at
     a time: their MCTS (no change of perspective, global log count), a minimax counting discs,
@@ -139,15 +140,12 @@ def reruns_markdown(reruns: Mapping[str, MatchResult]):
 
 
 # -- MCTS against flat Monte Carlo, budget by budget ---------------------------------------------
-def othello_duel(n_jobs: int | None = 2) -> dict[int, MatchResult]:
+def othello_duel(n_jobs: int | None = N_JOBS) -> dict[int, MatchResult]:
     """The duel on Othello, at the budgets and sizes the build affords."""
     return duel(Othello, OTHELLO_BUDGETS, OTHELLO_GAMES, OTHELLO_SEED, n_jobs)
 
 
-def sign(result: MatchResult) -> int:
-    """+1: the first agent above 50% beyond the noise; -1: below; 0: the games cannot tell."""
-    lo, hi = result.interval
-    return 1 if lo > 0.5 else -1 if hi < 0.5 else 0
+sign = told_apart  # the chapter's name: +1, -1 or 0 as the interval lies above, below or on 1/2
 
 
 def _games(games: int | Mapping[int, int], budget: int) -> int:
@@ -159,7 +157,7 @@ def duel(
     budgets: Sequence[int] = CURVE_BUDGETS,
     games: int | Mapping[int, int] = CURVE_GAMES,
     seed: int = CURVE_SEED,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> dict[int, MatchResult]:
     """MCTS against flat Monte Carlo (UCB1 over the moves), both with the same playouts per
     decision, one match per budget (colours alternated)."""
@@ -254,7 +252,7 @@ def equal_time_round_robin(
     time_per_move: float = TIME_PER_MOVE,
     games: int = GAMES_PAIR,
     seed: int = 500,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> Tournament:
     """Every agent of :func:`equal_time_field` against every other."""
     return round_robin(game, equal_time_field(time_per_move), games, seed, n_jobs)

@@ -23,11 +23,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from mcts_course.agents import MCTSAgent, make_agent
+from mcts_course.agents import MCTSAgent, make_agent, with_params
 from mcts_course.agents.mcts import Node
 from mcts_course.agents.parallel import TreeParallelAgent
 from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState
+from mcts_lab import N_JOBS
 from mcts_lab.present import Table, game_title
 
 SINGLE, ROOT, TREE = "one search", "root, 2 processes", "tree, 2 threads"
@@ -35,11 +36,11 @@ SINGLE, ROOT, TREE = "one search", "root, 2 processes", "tree, 2 threads"
 
 def specs(time_limit: float, workers: int = 2) -> dict[str, str]:
     """The three agents at ``time_limit`` seconds per move."""
-    base = f"mcts:time_limit={time_limit}"
+    base = with_params("mcts", time_limit=time_limit)
     return {
         SINGLE: base,
-        ROOT: f"{base},workers={workers},parallel=root",
-        TREE: f"{base},workers={workers},parallel=tree",
+        ROOT: with_params(base, workers=workers, parallel="root"),
+        TREE: with_params(base, workers=workers, parallel="tree"),
     }
 
 
@@ -111,9 +112,7 @@ def iteration_rates(
     agents taking turns, ``repeats`` times; the rate is the iterations over the wall time of the
     whole search (the root-parallel dispatch included).  The worker processes are started
     before, and that start is not counted."""
-    agents = {
-        label: make_agent(f"{spec},seed=1") for label, spec in specs(time_limit, workers).items()
-    }
+    agents = {label: make_agent(spec, seed=1) for label, spec in specs(time_limit, workers).items()}
     for _ in range(2):  # start the pool's processes (once per session) and settle them: untimed
         agents[ROOT].search(states[0])  # type: ignore[attr-defined]
     rates: dict[str, list[float]] = {label: [] for label in agents}
@@ -217,17 +216,17 @@ def equal_budget_match(
     games: int,
     seed: int,
     workers: int = 2,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> MatchResult:
     """Root parallelization whose ``workers`` searches share ``iterations`` per move between
     them, against one search with all ``iterations``: the cost of splitting the tree.  With a
     fixed number of iterations the games do not depend on the machine, and inside the arena's
     worker processes the searches run one after the other with the same result."""
-    first = make_agent(f"mcts:iterations={iterations},workers={workers}")
+    first = make_agent("mcts", iterations=iterations, workers=workers)
     return match(
         game,
         first,
-        make_agent(f"mcts:iterations={iterations}"),
+        make_agent("mcts", iterations=iterations),
         games=games,
         seed=seed,
         n_jobs=n_jobs,

@@ -107,14 +107,6 @@ def earlier_table(rows: list[tuple[str, MatchResult, int, int | None]], games: i
     return "\n".join(lines)
 
 
-def explained_by(
-    reruns: dict[str, MatchResult], wins: int, losses: int | None, games: int = 100
-) -> list[str]:
-    """The settings (keys of ``reruns``) whose rerun puts the earlier score inside its
-    interval: candidate explanations of a difference, measured rather than guessed."""
-    return [label for label, result in reruns.items() if inside(result, wins, losses, games)]
-
-
 def told_apart(result: MatchResult) -> int:
     """+1 if the whole 95% interval lies above one half, -1 if below, 0 if it holds one half."""
     lo, hi = result.interval
@@ -139,7 +131,7 @@ def score_bars(
     told apart from an equal opponent.  Draws on ``ax`` (a new figure if None); returns it."""
     import matplotlib.pyplot as plt
 
-    from mcts_course.arena import wilson_interval
+    from mcts_course.stats import wilson_interval
 
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.5))
@@ -151,21 +143,6 @@ def score_bars(
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     return ax
-
-
-def grouped_verdicts(results: dict[str, MatchResult]) -> str:
-    """The entries of ``results`` (each a match against the same baseline) grouped by what
-    their intervals allow: "a (60%, 50.2% to 69.1%) is stronger; b (...), c (...) are not told
-    apart from it" (stronger, then weaker, then undecided; empty groups left out)."""
-    groups: dict[int, list[str]] = {1: [], -1: [], 0: []}
-    for label, result in results.items():
-        groups[told_apart(result)].append(f"{label} ({result.score:.0%}, {interval_text(result)})")
-    words = {1: "stronger", -1: "weaker", 0: "not told apart from it"}
-    return "; ".join(
-        f"{', '.join(labels)} {'is' if len(labels) == 1 else 'are'} {words[sign]}"
-        for sign, labels in groups.items()
-        if labels
-    )
 
 
 class Table:

@@ -17,8 +17,10 @@ from mcts_course.agents import MCTSAgent, MonteCarloAgent
 from mcts_course.agents.exact import PerfectAgent, move_values
 from mcts_course.agents.minimax import SearchStats, minimax_value
 from mcts_course.agents.rollout import reward
-from mcts_course.arena import MatchResult, match, wilson_interval
+from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState, TicTacToe
+from mcts_course.stats import wilson_interval
+from mcts_lab import N_JOBS
 from mcts_lab.present import Table, error_bars, game_title
 
 TRAP_MOVES = "a1 b2 c3"  # X holds two opposite corners, O the centre; O to move
@@ -66,7 +68,7 @@ class Anytime:
         return ax
 
 
-def anytime(budgets: Sequence[int], games: int, seed: int, n_jobs: int | None = 2) -> Anytime:
+def anytime(budgets: Sequence[int], games: int, seed: int, n_jobs: int | None = N_JOBS) -> Anytime:
     """``games`` games of MCTS (``budget`` iterations per move) against :class:`PerfectAgent`
     (colours alternating) for each budget, and the cost of one iteration."""
     results = {
@@ -331,7 +333,7 @@ class PlayoutSearch:
 
 
 def playout_search(
-    iterations: int, equal_time: int, games: int, seed: int, n_jobs: int | None = 2
+    iterations: int, equal_time: int, games: int, seed: int, n_jobs: int | None = N_JOBS
 ) -> PlayoutSearch:
     """MCTS against :class:`PerfectAgent` in tic-tac-toe, ``games`` games each: with random
     playouts and with win-taking playouts at ``iterations`` iterations (equal playouts), and

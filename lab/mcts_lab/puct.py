@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from mcts_course.agents import make_agent
 from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState
+from mcts_lab import N_JOBS
 from mcts_lab.present import Table, game_title
 
 PAIRINGS = {  # label: (first, second), agent specs without the budget
@@ -37,15 +38,8 @@ class PriorControl:
         return [(self.game, label, r) for label, r in self.results.items()]
 
 
-def with_budget(spec: str, **params) -> str:
-    """``spec`` with more parameters: ``with_budget("mcts", iterations=200)`` is
-    ``"mcts:iterations=200"``."""
-    extra = ",".join(f"{k}={v}" for k, v in params.items())
-    return f"{spec}{',' if ':' in spec else ':'}{extra}"
-
-
 def prior_control(
-    game: type[GameState], iterations: int, games: int, seed: int, n_jobs: int | None = 2
+    game: type[GameState], iterations: int, games: int, seed: int, n_jobs: int | None = N_JOBS
 ) -> PriorControl:
     """PUCT(cells) against PUCT(uniform), PUCT(uniform) against UCT and PUCT(cells) against
     UCT, ``games`` games each with ``iterations`` iterations per move for both sides."""
@@ -53,8 +47,8 @@ def prior_control(
     for k, (label, (first, second)) in enumerate(PAIRINGS.items()):
         results[label] = match(
             game,
-            make_agent(with_budget(first, iterations=iterations)),
-            make_agent(with_budget(second, iterations=iterations)),
+            make_agent(first, iterations=iterations),
+            make_agent(second, iterations=iterations),
             games=games,
             seed=seed + k,
             n_jobs=n_jobs,
@@ -85,7 +79,7 @@ def control_table(controls: list[PriorControl]):
 def iterations_per_second(spec: str, state: GameState, n: int = 2000) -> float:
     """How many iterations per second of processor time the agent ``spec`` runs on ``state``,
     here and now (processor time, so that other processes on the machine count less)."""
-    agent = make_agent(with_budget(spec, iterations=n, seed=1))
+    agent = make_agent(spec, iterations=n, seed=1)
     started = time.process_time()
     agent.search(state)  # type: ignore[attr-defined]
     return n / max(time.process_time() - started, 1e-9)

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
-from mcts_course.arena import wilson_interval
 from mcts_course.games import GameState, Othello
+from mcts_course.stats import wilson_interval
+from mcts_lab import N_JOBS
 from mcts_lab.present import Table
 
 RUNNING = "f5 d6 c3 d3 c4 f4 c5 b3 c2"  # the book's running position (White to move)
@@ -71,12 +72,6 @@ class Reference:
         return Counter(s.move for s in self.searches)
 
     @property
-    def mcts_consensus(self) -> str | None:
-        """The move every long MCTS search chose, or None if they disagree."""
-        moves = self.mcts_moves
-        return next(iter(moves)) if len(moves) == 1 else None
-
-    @property
     def flat_best(self) -> str:
         return max(self.flat, key=lambda m: self.flat[m][0])
 
@@ -117,7 +112,7 @@ def reference_searches(
     seeds: int = REFERENCE_SEEDS,
     depths: Sequence[int] = ALPHABETA_DEPTHS,
     flat_per_move: int = FLAT_PER_MOVE,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> Reference:
     """The long MCTS searches (in parallel, one per seed), alpha-beta at every depth of
     ``depths`` and flat Monte Carlo with ``flat_per_move`` playouts per move."""

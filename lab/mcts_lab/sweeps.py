@@ -21,9 +21,11 @@ import numpy as np
 from mcts_course.agents import MCTSAgent
 from mcts_course.agents.bandits import ucb1
 from mcts_course.agents.mcts import robust_max
-from mcts_course.arena import MatchResult, match, wilson_interval
+from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState, Othello
-from mcts_lab.present import error_bars
+from mcts_course.stats import wilson_interval
+from mcts_lab import N_JOBS
+from mcts_lab.present import error_bars, told_apart
 
 # The sizes the chapter uses.
 SCALE_TRIALS = 1000
@@ -73,8 +75,7 @@ class Sweep:
 
     def told_apart(self, value: float) -> int:
         """+1: the setting beats the default beyond the noise; -1: loses to it; 0: cannot say."""
-        lo, hi = self.results[value].interval
-        return 1 if lo > 0.5 else -1 if hi < 0.5 else 0
+        return told_apart(self.results[value])
 
 
 def parameter_sweep(
@@ -86,7 +87,7 @@ def parameter_sweep(
     depth: int | None = SWEEP_DEPTH,
     games: int = SWEEP_GAMES,
     seed: int = 90,
-    n_jobs: int | None = 2,
+    n_jobs: int | None = N_JOBS,
 ) -> Sweep:
     """``MCTSAgent(parameter=value)`` against the default MCTS, both with ``iterations`` per
     decision and playouts cut at ``depth``, ``games`` games per value."""

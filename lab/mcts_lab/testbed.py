@@ -29,15 +29,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mcts_course.agents.bandits import EPSILON, SQRT2, TEMPERATURE
+from mcts_course.stats import mean_interval
+
 POLICIES = ("uniform", "egreedy", "softmax", "ucb1")
-Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
-
-
-def mean_interval(values: np.ndarray) -> tuple[float, float]:
-    """95% interval of the mean of ``values`` (independent runs; normal approximation)."""
-    values = np.asarray(values, dtype=float)
-    half = Z95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else math.inf
-    return float(values.mean() - half), float(values.mean() + half)
 
 
 @dataclass(frozen=True)
@@ -120,9 +115,9 @@ def run_bandit(
     *,
     draw: np.ndarray | None = None,
     steps: int = 1000,
-    c: float = math.sqrt(2),
-    epsilon: float = 0.1,
-    temperature: float = 0.1,
+    c: float = SQRT2,
+    epsilon: float = EPSILON,
+    temperature: float = TEMPERATURE,
     checkpoints: Sequence[int] = (),
     seed: int | None = 0,
     label: str | None = None,
@@ -178,9 +173,9 @@ def run_testbed(
     k: int = 10,
     runs: int = 500,
     steps: int = 1000,
-    c: float = math.sqrt(2),
-    epsilon: float = 0.1,
-    temperature: float = 0.1,
+    c: float = SQRT2,
+    epsilon: float = EPSILON,
+    temperature: float = TEMPERATURE,
     checkpoints: Sequence[int] = (),
     seed: int | None = 0,
     label: str | None = None,
@@ -213,7 +208,7 @@ def testbed_problems(runs: int, k: int = 10, seed: int | None = 0) -> np.ndarray
 
 
 def policy_label(
-    policy: str, c: float = math.sqrt(2), epsilon: float = 0.1, temperature: float = 0.1
+    policy: str, c: float = SQRT2, epsilon: float = EPSILON, temperature: float = TEMPERATURE
 ) -> str:
     """The short name of a policy and its parameter, as tables and figures show it."""
     if policy == "egreedy":
@@ -221,7 +216,7 @@ def policy_label(
     if policy == "softmax":
         return f"softmax T={temperature:g}"
     if policy == "ucb1":
-        return "UCB1 c=√2" if math.isclose(c, math.sqrt(2)) else f"UCB1 c={c:g}"
+        return "UCB1 c=√2" if math.isclose(c, SQRT2) else f"UCB1 c={c:g}"
     return "uniform"
 
 
@@ -272,7 +267,7 @@ SETTINGS: tuple[tuple[str, dict, int], ...] = (
     ("egreedy", {"epsilon": 0.3}, SHORT),
     ("softmax", {"temperature": 0.05}, LONG),
     ("softmax", {"temperature": 0.3}, SHORT),
-    ("ucb1", {"c": math.sqrt(2)}, LONG),
+    ("ucb1", {"c": SQRT2}, LONG),
     ("ucb1", {"c": 0.5}, LONG),
 )
 FAMILIES = (("ε-greedy", "ε-greedy"), ("softmax", "softmax"), ("UCB1", "UCB1"))

@@ -25,8 +25,8 @@ import numpy as np
 
 from mcts_course.agents import MCTSAgent, MonteCarloAgent
 from mcts_course.agents.exact import exact_value, move_values
-from mcts_course.arena import wilson_interval
 from mcts_course.games import GameState, TicTacToe
+from mcts_course.stats import half_width, wilson_interval
 from mcts_lab.experiments import reachable_states, root_value, sample, to_unit
 from mcts_lab.present import error_bars
 
@@ -87,7 +87,7 @@ class Convergence:
     @property
     def root_error_halfwidth(self) -> list[float]:
         """Half the width of a 95% interval of each mean error (normal approximation)."""
-        return [1.96 * float(np.std(e, ddof=1)) / math.sqrt(len(e)) for e in self.root_errors]
+        return [half_width(float(np.std(e, ddof=1)), len(e)) for e in self.root_errors]
 
 
 def convergence(

@@ -34,7 +34,7 @@ from mcts_course.agents.puct import PUCTAgent
 from mcts_course.agents.rave import RAVEAgent
 from mcts_course.agents.rollout import Evaluator, RandomRollout
 from mcts_course.agents.solver import MCTSSolverAgent
-from mcts_course.agents.spec import AGENT_SPECS, make_agent
+from mcts_course.agents.spec import AGENT_SPECS, make_agent, with_params
 from mcts_course.agents.transpositions import TranspositionMCTSAgent
 
 __all__ = [
@@ -69,6 +69,7 @@ __all__ = [
     "alphabeta_value",
     "epsilon_greedy",
     "make_agent",
+    "with_params",
     "minimax_value",
     "root_table",
     "softmax",

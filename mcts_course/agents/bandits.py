@@ -16,6 +16,8 @@ import random
 from collections.abc import Sequence
 
 SQRT2 = math.sqrt(2)  # the exploration constant for rewards in [0, 1] (Auer et al., 2002)
+EPSILON = 0.1  # epsilon-greedy's default share of random pulls
+TEMPERATURE = 0.1  # softmax's default temperature (rewards in [0, 1])
 
 
 def ucb1(wins: float, visits: int, parent_visits: int, c: float = SQRT2) -> float:
@@ -54,7 +56,7 @@ def ucb1_arm(wins: Sequence[float], visits: Sequence[int], c: float = SQRT2) -> 
 
 
 def epsilon_greedy(
-    wins: Sequence[float], visits: Sequence[int], rng: random.Random, epsilon: float = 0.1
+    wins: Sequence[float], visits: Sequence[int], rng: random.Random, epsilon: float = EPSILON
 ) -> int:
     """With probability ``epsilon`` a uniformly random arm (explore), else the best mean
     (exploit; ties: the first).  Arms never tried count as mean +inf, so they come first."""
@@ -64,7 +66,10 @@ def epsilon_greedy(
 
 
 def softmax(
-    wins: Sequence[float], visits: Sequence[int], rng: random.Random, temperature: float = 0.1
+    wins: Sequence[float],
+    visits: Sequence[int],
+    rng: random.Random,
+    temperature: float = TEMPERATURE,
 ) -> int:
     """An arm drawn with probability proportional to ``exp(mean / temperature)`` (Boltzmann).
 

@@ -7,6 +7,21 @@ import random
 from mcts_course.games.base import GameState
 
 
+def check_budget(
+    name: str, count: int | None, time_limit: float | None, default: int
+) -> int | None:
+    """A search's budget checked once for every agent: ``count`` (iterations, depth...) of at
+    least 1, ``time_limit`` seconds above 0, and ``default`` for ``count`` when neither is
+    given.  Returns the count (None: a time alone)."""
+    if count is None and time_limit is None:
+        count = default
+    if count is not None and count < 1:
+        raise ValueError(f"{name} must be >= 1, not {count}")
+    if time_limit is not None and time_limit <= 0:
+        raise ValueError(f"time_limit must be > 0 seconds, not {time_limit}")
+    return count
+
+
 class Agent:
     """A player: ``select_action(state)`` returns one of ``state.legal_actions()``.
 

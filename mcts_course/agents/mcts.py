@@ -39,8 +39,16 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, NamedTuple, TypeVar
 
-from mcts_course.agents.bandits import SQRT2, check_parameters, epsilon_greedy, softmax, ucb1
-from mcts_course.agents.base import Agent
+from mcts_course.agents.bandits import (
+    EPSILON,
+    SQRT2,
+    TEMPERATURE,
+    check_parameters,
+    epsilon_greedy,
+    softmax,
+    ucb1,
+)
+from mcts_course.agents.base import Agent, check_budget
 from mcts_course.agents.rollout import Estimate, Evaluator, RandomRollout, reward
 from mcts_course.games.base import GameState
 
@@ -161,8 +169,8 @@ class MCTSAgent(Agent):
         tree_reuse: bool = False,
         evaluator: Evaluator | None = None,
         policy: str = "ucb1",
-        epsilon: float = 0.1,
-        temperature: float = 0.1,
+        epsilon: float = EPSILON,
+        temperature: float = TEMPERATURE,
         seed: int | None = None,
     ):
         super().__init__(seed)
@@ -175,12 +183,7 @@ class MCTSAgent(Agent):
                 f"{type(self).__name__} selects by its own score; policy= is for MCTSAgent"
             )
         check_parameters(epsilon, temperature)
-        if iterations is None and time_limit is None:
-            iterations = DEFAULT_ITERATIONS
-        if iterations is not None and iterations < 1:
-            raise ValueError(f"iterations must be >= 1, not {iterations}")
-        if time_limit is not None and time_limit <= 0:
-            raise ValueError(f"time_limit must be > 0 seconds, not {time_limit}")
+        iterations = check_budget("iterations", iterations, time_limit, DEFAULT_ITERATIONS)
         if expand_threshold < 1:
             raise ValueError(f"expand_threshold must be >= 1, not {expand_threshold}")
         if c < 0:

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import TypeGuard
 
-from mcts_course.agents.base import Agent
+from mcts_course.agents.base import Agent, check_budget
 from mcts_course.agents.evaluation import Evaluation, cell_score
 from mcts_course.games.base import GameState
 
@@ -118,43 +118,28 @@ def alphabeta_value(
     stats = SearchStats() if stats is None else stats
 
     def value(s: GameState, d: int, alpha: float, beta: float) -> float:
-        if s.current_player == player:
-            return max_value(s, d, alpha, beta)
-        return min_value(s, d, alpha, beta)
-
-    def max_value(s: GameState, d: int, alpha: float, beta: float) -> float:
         _visit(stats)
         if d == 0 or s.is_terminal():
             return leaf(s, d)
         entry = lookup(s)
         if settled(entry, d, alpha, beta):
             return entry.value
-        window, v, best = (alpha, beta), -INF, None
-        for action, child in children(s, d, True, entry):
+        maximizing = s.current_player == player  # MAX moves here, else MIN
+        window, v, best = (alpha, beta), -INF if maximizing else INF, None
+        for action, child in children(s, d, maximizing, entry):
             w = value(child, d - 1, alpha, beta)
-            if w > v:
-                v, best = w, action
-            if v >= beta:
-                break  # the opponent will never let the game come here
-            alpha = max(alpha, v)
-        store(s, d, v, window, best)
-        return v
-
-    def min_value(s: GameState, d: int, alpha: float, beta: float) -> float:
-        _visit(stats)
-        if d == 0 or s.is_terminal():
-            return leaf(s, d)
-        entry = lookup(s)
-        if settled(entry, d, alpha, beta):
-            return entry.value
-        window, v, best = (alpha, beta), INF, None
-        for action, child in children(s, d, False, entry):
-            w = value(child, d - 1, alpha, beta)
-            if w < v:
-                v, best = w, action
-            if v <= alpha:
-                break  # we already have something better elsewhere
-            beta = min(beta, v)
+            if maximizing:
+                if w > v:
+                    v, best = w, action
+                if v >= beta:
+                    break  # MIN will never let the game come here
+                alpha = max(alpha, v)
+            else:
+                if w < v:
+                    v, best = w, action
+                if v <= alpha:
+                    break  # MAX already has something better elsewhere
+                beta = min(beta, v)
         store(s, d, v, window, best)
         return v
 
@@ -255,13 +240,7 @@ class AlphaBetaAgent(Agent):
         seed: int | None = None,
     ):
         super().__init__(seed)
-        if depth is None and time_limit is None:
-            depth = DEFAULT_DEPTH
-        if depth is not None and depth < 1:
-            raise ValueError(f"depth must be >= 1, not {depth}")
-        if time_limit is not None and time_limit <= 0:
-            raise ValueError(f"time_limit must be > 0 seconds, not {time_limit}")
-        self.depth = depth
+        self.depth = check_budget("depth", depth, time_limit, DEFAULT_DEPTH)
         self.time_limit = time_limit
         self.evaluate = evaluate or cell_score
         self.tt = tt

@@ -22,7 +22,9 @@ import time
 from typing import TypedDict
 
 from mcts_course.agents.bandits import (
+    EPSILON,
     SQRT2,
+    TEMPERATURE,
     check_parameters,
     epsilon_greedy,
     first_max,
@@ -63,8 +65,8 @@ class MonteCarloAgent(Agent):
         playouts_per_move: int | None = None,
         policy: str = "uniform",
         c: float = SQRT2,
-        epsilon: float = 0.1,
-        temperature: float = 0.1,
+        epsilon: float = EPSILON,
+        temperature: float = TEMPERATURE,
         playout_depth: int | None = None,
         time_limit: float | None = None,
         seed: int | None = None,

@@ -1,11 +1,20 @@
-"""`mcts-course match GAME A B`: play a seeded match between two agents and print the score."""
+"""Play a match between two agents and print the score with a 95% interval.
+
+`mcts-course match GAME A B`: play a seeded match between two agents and print the score.
+
+Play GAMES games between agents A and B, alternating who moves first, and print A's wins, draws,
+losses and score (a draw counts half) with its Wilson 95% interval. Agents are specs such as
+random, cellscore, minimax:depth=2, alphabeta:depth=4, montecarlo:playouts=20,policy=ucb1,
+mcts:iterations=200,c=1.4. Every game is seeded from --seed and its number, so a match repeats
+exactly, whatever --jobs (agents with time= excepted).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from mcts_course.commands import number
+from mcts_course.commands import add_game, add_progress, number, subcommand
 from mcts_course.errors import UsageError
 from mcts_course.games import GAMES
 
@@ -18,17 +27,8 @@ def _jobs(text: str) -> int:
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "match",
-        help="play a match between two agents and print the score with a 95%% interval",
-        description="Play GAMES games between agents A and B, alternating who moves first, and "
-        "print A's wins, draws, losses and score (a draw counts half) with its Wilson 95% "
-        "interval. Agents are specs such as random, cellscore, minimax:depth=2, "
-        "alphabeta:depth=4, montecarlo:playouts=20,policy=ucb1, mcts:iterations=200,c=1.4. "
-        "Every game is seeded from --seed and its number, so a match repeats exactly, whatever "
-        "--jobs (agents with time= excepted).",
-    )
-    parser.add_argument("game", choices=list(GAMES), metavar="GAME", help=", ".join(GAMES))
+    parser = subcommand(subparsers, run)
+    add_game(parser)
     parser.add_argument("agent_a", metavar="A", help="agent spec, e.g. mcts:iterations=200")
     parser.add_argument("agent_b", metavar="B", help="agent spec, e.g. random")
     parser.add_argument(
@@ -43,18 +43,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--json", action="store_true", help="print one JSON line instead of the table"
     )
-    bar = parser.add_mutually_exclusive_group()
-    bar.add_argument(
-        "--progress",
-        dest="progress",
-        action="store_true",
-        default=None,
-        help="always show a progress bar (default: only on a terminal)",
-    )
-    bar.add_argument(
-        "--no-progress", dest="progress", action="store_false", help="never show a progress bar"
-    )
-    parser.set_defaults(func=run)
+    add_progress(parser)
 
 
 def run(args: argparse.Namespace) -> int:

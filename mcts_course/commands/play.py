@@ -1,10 +1,18 @@
-"""`mcts-course play GAME --opponent SPEC`: play against an agent in the terminal."""
+"""Play a game against an agent in the terminal.
+
+`mcts-course play GAME --opponent SPEC`: play against an agent in the terminal.
+
+Play GAME against an agent. Type a move as the board names it: d3 in Othello, a column 1-7 in
+Connect Four, b2 in tic-tac-toe; 'moves' lists your legal moves, 'quit' (or end of input) stops. In
+Othello a forced pass is played for you.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from mcts_course.commands import add_game, subcommand
 from mcts_course.errors import UsageError
 from mcts_course.games import GAMES, GameState, IllegalActionError
 
@@ -12,14 +20,8 @@ _QUIT = ("quit", "exit", "q")
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "play",
-        help="play a game against an agent in the terminal",
-        description="Play GAME against an agent. Type a move as the board names it: d3 in "
-        "Othello, a column 1-7 in Connect Four, b2 in tic-tac-toe; 'moves' lists your legal "
-        "moves, 'quit' (or end of input) stops. In Othello a forced pass is played for you.",
-    )
-    parser.add_argument("game", choices=list(GAMES), metavar="GAME", help=", ".join(GAMES))
+    parser = subcommand(subparsers, run)
+    add_game(parser)
     parser.add_argument(
         "--opponent",
         default="mcts:iterations=500",
@@ -36,7 +38,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="MOVES",
         help='moves played before the game starts, e.g. "d3 c5"',
     )
-    parser.set_defaults(func=run)
 
 
 def _read(prompt: str) -> str | None:

@@ -1,11 +1,19 @@
-"""`mcts-course train GAME`: train a network by self-play, as the shipped one was trained."""
+"""Train a policy-value network by self-play (the shipped networks' recipe).
+
+`mcts-course train GAME`: train a network by self-play, as the shipped one was trained.
+
+Train the policy-value network of GAME by self-play with the configuration the shipped network
+records (mcts_course/learn/data/GAME.json), write it as JSON to --out and its training log (one row
+per generation) beside it as CSV.  With the default seed and games it remakes the shipped file
+(same numpy, same machine).
+"""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from mcts_course.commands import number
+from mcts_course.commands import add_progress, number, subcommand
 from mcts_course.errors import UsageError
 
 
@@ -13,14 +21,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     from mcts_course.learn.train import CONFIGS
 
     games = ", ".join(CONFIGS)
-    parser = subparsers.add_parser(
-        "train",
-        help="train a policy-value network by self-play (the shipped networks' recipe)",
-        description="Train the policy-value network of GAME by self-play with the configuration "
-        "the shipped network records (mcts_course/learn/data/GAME.json), write it as JSON to "
-        "--out and its training log (one row per generation) beside it as CSV.  With the "
-        "default seed and games it remakes the shipped file (same numpy, same machine).",
-    )
+    parser = subcommand(subparsers, run)
     parser.add_argument("game", metavar="GAME", help=games)
     parser.add_argument(
         "--seed",
@@ -43,18 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--jobs", type=number(int, minimum=1), default=2, help="parallel self-play processes (2)"
     )
-    bar = parser.add_mutually_exclusive_group()
-    bar.add_argument(
-        "--progress",
-        dest="progress",
-        action="store_true",
-        default=None,
-        help="always show a progress bar (default: only on a terminal)",
-    )
-    bar.add_argument(
-        "--no-progress", dest="progress", action="store_false", help="never show a progress bar"
-    )
-    parser.set_defaults(func=run)
+    add_progress(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -269,6 +269,63 @@ class GameState(ABC):
         return None if renderer is None else renderer(self)
 
 
+SO = TypeVar("SO", bound="StoredOutcome")
+
+
+class StoredOutcome(GameState):
+    """A state that stores its outcome as it is made (``_returns``, ``_over``): tic-tac-toe and
+    Connect Four.  The outcome methods and the start of every playout are written here once;
+    the subclass writes the fast inner loop, :meth:`_playout`, and :meth:`_who`."""
+
+    __slots__ = ()
+    _player: int
+    _returns: Returns
+    _over: bool
+
+    @classmethod
+    def _blank(cls: type[SO], player: int, returns: Returns, over: bool) -> SO:
+        """A new state with its outcome set and its board still to set (by ``_make``)."""
+        state = object.__new__(cls)  # skips __init__: play() is on the hot path of every search
+        state._player = player
+        state._returns = returns
+        state._over = over
+        return state
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def returns(self) -> Returns:
+        return self._returns
+
+    def rollout(self, rng: random.Random, max_plies: int | None = None) -> Returns:
+        if max_plies is not None:
+            return self._cut_rollout(rng, max_plies)
+        return self._returns if self._over else self._playout(rng)
+
+    @abstractmethod
+    def _playout(self, rng: random.Random) -> Returns:
+        """Uniformly random moves from this unfinished state to the end; the returns there."""
+
+    @abstractmethod
+    def _who(self, player: int) -> str:
+        """How the last line of the text board names ``player``."""
+
+    def _checked_action(self, action: int, count: int, what: str) -> int:
+        """``action`` as an int in ``range(count)``, else an error that says it is not ``what``."""
+        if isinstance(action, bool) or not hasattr(type(action), "__index__"):
+            raise IllegalActionError(f"{action!r} is not {what} (0..{count - 1})")
+        if not 0 <= action < count:
+            raise IllegalActionError(f"{action!r} is not {what} (0..{count - 1})")
+        return int(action)
+
+    def _status(self) -> str:
+        """The last line of the text board: who won, a draw, or who is to move."""
+        if self._over:
+            winner = self.winner()
+            return "draw" if winner is None else f"{self._who(winner)} wins"
+        return f"{self._who(self.current_player)} to move"
+
+
 def random_position(game: type[GameState], plies: int, rng: random.Random) -> GameState | None:
     """The position after ``plies`` random moves, or None if the game ended before."""
     state = game()

@@ -37,7 +37,7 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
-from mcts_course.games.base import Board, GameState, IllegalActionError, Returns
+from mcts_course.games.base import Board, IllegalActionError, Returns, StoredOutcome
 
 _WIDTH, _HEIGHT = 7, 6
 _STRIDE = _HEIGHT + 1  # bits per column, the spare bit included
@@ -71,7 +71,7 @@ def four_in_a_row(b: int) -> bool:
     return bool(b * l0 & b * l1 & b * l2 & b * l3)
 
 
-class ConnectFour(GameState):
+class ConnectFour(StoredOutcome):
     """An immutable Connect Four position.  ``ConnectFour()`` is the empty grid, Red to move."""
 
     __slots__ = ("_discs", "_player", "_returns", "_over")
@@ -94,11 +94,8 @@ class ConnectFour(GameState):
     def _make(
         cls, discs: tuple[int, int], player: int, returns: Returns, over: bool
     ) -> ConnectFour:
-        state = object.__new__(cls)  # skips __init__: play() is on the hot path of every search
+        state = cls._blank(player, returns, over)
         state._discs = discs
-        state._player = player
-        state._returns = returns
-        state._over = over
         return state
 
     # -- the protocol ------------------------------------------------------------------------
@@ -128,18 +125,8 @@ class ConnectFour(GameState):
             return self._make((d0, d1), 1 - player, _WIN_RETURNS[player], True)
         return self._make((d0, d1), 1 - player, _DRAW, d0 | d1 == _FULL)
 
-    def is_terminal(self) -> bool:
-        return self._over
-
-    def returns(self) -> Returns:
-        return self._returns
-
-    def rollout(self, rng: random.Random, max_plies: int | None = None) -> Returns:
+    def _playout(self, rng: random.Random) -> Returns:
         """Drop discs in uniformly random open columns to the end; return the returns there."""
-        if max_plies is not None:
-            return self._cut_rollout(rng, max_plies)
-        if self._over:
-            return self._returns
         rand = rng.random  # local names: this loop is the inner loop of every playout
         top_row = _TOP_ROW
         l0, l1, l2, l3 = _LANES
@@ -194,11 +181,7 @@ class ConnectFour(GameState):
 
     # -- moves as text -----------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
-        if isinstance(action, bool) or not hasattr(type(action), "__index__"):
-            raise IllegalActionError(f"{action!r} is not a Connect Four column (0..6)")
-        if not 0 <= action < _WIDTH:
-            raise IllegalActionError(f"{action!r} is not a Connect Four column (0..6)")
-        return str(int(action) + 1)
+        return str(self._checked_action(action, _WIDTH, "a Connect Four column") + 1)
 
     def parse_action(self, text: str) -> int:
         name = text.strip() if isinstance(text, str) else ""
@@ -213,9 +196,5 @@ class ConnectFour(GameState):
         grid = self.board()
         lines = [" ".join(_GLYPHS[v] if v >= 0 else "." for v in row) for row in grid]
         lines.append(" ".join(str(c + 1) for c in range(_WIDTH)))
-        if self._over:
-            winner = self.winner()
-            lines.append("draw" if winner is None else f"{self._who(winner)} wins")
-        else:
-            lines.append(f"{self._who(self._player)} to move")
+        lines.append(self._status())
         return "\n".join(lines)

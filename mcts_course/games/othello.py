@@ -202,7 +202,7 @@ def random_playout(
     empties = [sq for sq in range(64) if not occupied >> sq & 1]
     swapped = False
     passed = False
-    rays, neighbours, bits = RAYS, NEIGHBOURS, BIT
+    neighbours, bits = NEIGHBOURS, BIT  # local names: this loop is the hot path
     for _ in range(MAX_PLIES if max_plies is None else max_plies):
         n = len(empties)
         i = 0
@@ -213,15 +213,7 @@ def random_playout(
             j = i + int(rnd() * (n - i))
             sq = empties[j]
             if opponent & neighbours[sq]:
-                for ray in rays[sq]:  # inlined flips(): this loop is the hot path
-                    line = 0
-                    for bit in ray:
-                        if opponent & bit:
-                            line |= bit
-                        else:
-                            if mover & bit:
-                                flipped |= line
-                            break
+                flipped = flips(sq, mover, opponent)
                 if flipped:
                     break
             empties[j] = empties[i]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
-from mcts_course.games.base import Board, GameState, IllegalActionError, Returns
+from mcts_course.games.base import Board, IllegalActionError, Returns, StoredOutcome
 
 _FULL = 0b111_111_111
 _LINES = (
@@ -46,7 +46,7 @@ _DRAW = (0, 0)
 _GLYPHS = ("X", "O")
 
 
-class TicTacToe(GameState):
+class TicTacToe(StoredOutcome):
     """An immutable tic-tac-toe position.  ``TicTacToe()`` is the empty board, X to move."""
 
     __slots__ = ("_x", "_o", "_player", "_returns", "_over")
@@ -68,12 +68,9 @@ class TicTacToe(GameState):
 
     @classmethod
     def _make(cls, x: int, o: int, player: int, returns: Returns, over: bool) -> TicTacToe:
-        state = object.__new__(cls)  # skips __init__: play() is on the hot path of every search
+        state = cls._blank(player, returns, over)
         state._x = x
         state._o = o
-        state._player = player
-        state._returns = returns
-        state._over = over
         return state
 
     # -- the protocol ------------------------------------------------------------------------
@@ -99,18 +96,8 @@ class TicTacToe(GameState):
             return self._make(x, o, 1 - self._player, _WIN_RETURNS[self._player], True)
         return self._make(x, o, 1 - self._player, _DRAW, x | o == _FULL)
 
-    def is_terminal(self) -> bool:
-        return self._over
-
-    def returns(self) -> Returns:
-        return self._returns
-
-    def rollout(self, rng: random.Random, max_plies: int | None = None) -> Returns:
+    def _playout(self, rng: random.Random) -> Returns:
         """Play uniformly random moves to the end; return the returns there."""
-        if max_plies is not None:
-            return self._cut_rollout(rng, max_plies)
-        if self._over:
-            return self._returns
         rand = rng.random  # local names: this loop is the inner loop of every playout
         wins = _WINS
         cell_bits = _CELL_BITS
@@ -147,11 +134,7 @@ class TicTacToe(GameState):
 
     # -- moves as text -----------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
-        if isinstance(action, bool) or not hasattr(type(action), "__index__"):
-            raise IllegalActionError(f"{action!r} is not a tic-tac-toe action (0..8)")
-        if not 0 <= action < 9:
-            raise IllegalActionError(f"{action!r} is not a tic-tac-toe action (0..8)")
-        row, col = divmod(int(action), 3)
+        row, col = divmod(self._checked_action(action, 9, "a tic-tac-toe action"), 3)
         return "abc"[col] + str(row + 1)
 
     def parse_action(self, text: str) -> int:
@@ -170,9 +153,8 @@ class TicTacToe(GameState):
                 bit = 1 << (row * 3 + col)
                 marks.append("X" if self._x & bit else "O" if self._o & bit else ".")
             lines.append(f"{row + 1}  " + " ".join(marks))
-        if self._over:
-            winner = self.winner()
-            lines.append("draw" if winner is None else f"{_GLYPHS[winner]} wins")
-        else:
-            lines.append(f"{_GLYPHS[self._player]} to move")
+        lines.append(self._status())
         return "\n".join(lines)
+
+    def _who(self, player: int) -> str:
+        return _GLYPHS[player]

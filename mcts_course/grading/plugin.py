@@ -58,6 +58,7 @@ from mcts_course.grading.report import (
     points_table,
     results_json,
 )
+from mcts_course.grading.sandbox import MEMORY_MB
 from mcts_course.grading.sets import SET_OF, SETS
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
@@ -278,9 +279,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--memory-mb",
         type=int,
-        default=1024,
+        default=MEMORY_MB,
         metavar="MB",
-        help="memory cap of the process running the student's code (default 1024)",
+        help=f"memory cap of the process running the student's code (default {MEMORY_MB})",
     )
     group.addoption("--results-json", metavar="FILE", help="write Gradescope's results.json")
     group.addoption("--grades-csv", metavar="FILE", help="write this submission's grades.csv")

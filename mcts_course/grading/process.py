@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal, NoReturn
 
 from mcts_course.grading.sandbox import (
+    MEMORY_MB,
     Sandbox,
     SandboxError,
     read_regular,
@@ -189,7 +190,7 @@ class StudentProcess:
         workdir: str | None,
         functions: list[str],
         public_root: Path,
-        memory_mb: int = 1024,
+        memory_mb: int = MEMORY_MB,
         cpu_seconds: int = 600,
         *,
         code: str | None = None,

@@ -51,6 +51,7 @@ UIDS = (1_700_000_000, 1_799_999_999)  # default range of the sandboxes' user id
 FILE_CAP = 2 << 20  # bytes of one submitted file
 SIBLINGS = 200  # files of a submission folder copied beside the code (sibling imports)
 SIBLINGS_BYTES = 20 << 20
+MEMORY_MB = 1024  # default memory cap of the process running a student's code (every front end)
 
 
 class SandboxError(RuntimeError):

@@ -8,6 +8,7 @@ from mcts_lab import learning_c4 as lab
 
 from mcts_course.agents.exact import move_values
 from mcts_course.games import ConnectFour
+from mcts_course.learn import load
 from mcts_course.learn.network import PolicyValueNet, Predictor
 
 
@@ -129,7 +130,7 @@ def test_the_shipped_networks_and_the_learning_curve():
     assert [row["generation"] for row in log] == list(range(1, len(log) + 1))
     figure = lab.learning_curve(log)
     assert len(figure.axes) == 2
-    supervised, self_play = lab.supervised_network(), lab.self_play_network()
+    supervised, self_play = lab.supervised_network(), load("connect4")
     assert supervised.hidden == self_play.hidden  # the same architecture
     held_out = lab.held_out()[:40]
     rows = [

@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-from mcts_lab.puct import PAIRINGS, iterations_per_second, prior_control, with_budget
+from mcts_lab.puct import PAIRINGS, iterations_per_second, prior_control
 
 from mcts_course.agents import make_agent
 from mcts_course.agents.puct import PUCTAgent
 from mcts_course.games import TicTacToe
 
 
-def test_with_budget_adds_parameters():
-    assert with_budget("mcts", iterations=200) == "mcts:iterations=200"
-    assert with_budget("puct:prior=uniform", iterations=5, seed=1) == (
-        "puct:prior=uniform,iterations=5,seed=1"
-    )
-
-
 def test_the_control_differs_in_the_prior_only():
-    first, second = (
-        make_agent(with_budget(s, iterations=10)) for s in PAIRINGS["PUCT(cells) vs PUCT(uniform)"]
-    )
+    first, second = (make_agent(s, iterations=10) for s in PAIRINGS["PUCT(cells) vs PUCT(uniform)"])
     assert isinstance(first, PUCTAgent) and isinstance(second, PUCTAgent)
     assert (first.prior_name, second.prior_name) == ("cells", "uniform")
     for key in ("c", "fpu", "expand_threshold", "iterations"):

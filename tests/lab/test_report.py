@@ -8,7 +8,6 @@ from helpers import match_result
 from mcts_lab.present import (
     compare,
     error_bars,
-    grouped_verdicts,
     inside,
     reported_score,
     score_bars,
@@ -18,7 +17,7 @@ from mcts_lab.present import (
     verdict,
 )
 
-from mcts_course.arena import wilson_interval
+from mcts_course.stats import wilson_interval
 
 matplotlib.use("Agg")
 
@@ -66,16 +65,6 @@ def test_score_bars_draw_one_bar_and_one_interval_per_score():
     )
     assert spans == expected
     plt.close(ax.figure)
-
-
-def test_grouped_verdicts_sort_the_results_by_what_their_intervals_allow():
-    results = {"a": match_result(80, 20), "b": match_result(20, 80)}
-    text = grouped_verdicts({**results, "c": match_result(11, 9), "d": match_result(9, 11)})
-    assert text.startswith("a (80%, ")
-    assert "a (80%" in text.split(";")[0] and text.split(";")[0].endswith("is stronger")
-    assert text.split(";")[1].strip().startswith("b (20%") and "is weaker" in text.split(";")[1]
-    assert "c (55%" in text.split(";")[2] and text.endswith("are not told apart from it")
-    assert grouped_verdicts({"a": match_result(80, 20)}).count(";") == 0
 
 
 def test_error_bars_reach_from_each_score_to_its_interval_and_never_below_zero():

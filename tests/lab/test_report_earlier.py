@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from helpers import match_result
-from mcts_lab.present import earlier_table, explained_by, side_to_move
+from mcts_lab.present import earlier_table, side_to_move
 
 from mcts_course.games import Othello
 
@@ -14,11 +14,6 @@ def test_earlier_table_marks_outside_scores():
     close, far = table.splitlines()[2:]
     assert close.endswith("| yes |") and "30-70 (100 games)" in close
     assert far.endswith("| **no** |")
-
-
-def test_explained_by_lists_the_reruns_that_make_the_score_plausible():
-    reruns = {"deeper minimax": match_result(28, 72), "other": match_result(70, 30)}
-    assert explained_by(reruns, 25, 74) == ["deeper minimax"]
 
 
 def test_running_position_has_white_to_move():

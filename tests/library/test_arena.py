@@ -165,3 +165,13 @@ def test_progress_bar_default_is_quiet_unless_asked(monkeypatch):
     monkeypatch.setenv("MCTS_COURSE_PROGRESS", "1")
     assert _show_progress(None) is True
     assert _show_progress(False) is False
+
+
+def test_match_reads_agent_specs_with_the_one_spec_parser():
+    from mcts_course.games import TicTacToe
+
+    result = match(TicTacToe, "minimax:depth=9", "random", games=4, seed=2, n_jobs=1)
+    assert result.names == ("Minimax(9)", "Random")
+    assert result.losses == 0  # full-depth minimax never loses tic-tac-toe
+    with pytest.raises(ValueError, match="unknown agent"):
+        match(TicTacToe, "nobody", "random", games=1, n_jobs=1)

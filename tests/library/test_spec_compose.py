@@ -51,3 +51,20 @@ def test_the_variants_the_spec_builds():
 def test_what_does_not_compose_is_refused_with_its_reason(spec):
     with pytest.raises(ValueError, match="bad spec|unknown parameter"):
         make_agent(spec)
+
+
+def test_with_params_adds_keys_and_make_agent_takes_them_as_keywords():
+    from mcts_course.agents import with_params
+
+    assert with_params("mcts", iterations=200) == "mcts:iterations=200"
+    assert with_params("puct:prior=uniform", iterations=5, seed=1) == (
+        "puct:prior=uniform,iterations=5,seed=1"
+    )
+    assert with_params("mcts", iterations=None, time_limit=0.5, tree_reuse=True) == (
+        "mcts:time_limit=0.5,tree_reuse=1"
+    )
+    assert with_params("random") == "random"
+    agent = make_agent("mcts:c=0.5", iterations=30, seed=2)
+    assert (agent.iterations, agent.c) == (30, 0.5)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        make_agent("random", depth=2)

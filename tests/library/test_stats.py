@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
-from mcts_course.stats import bradley_terry, crosstable, elo_difference
+from mcts_course.stats import bradley_terry, crosstable
 
 
 def simulated(elo: np.ndarray, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -21,14 +23,6 @@ def simulated(elo: np.ndarray, games: int, seed: int) -> tuple[np.ndarray, np.nd
     return points, played
 
 
-def test_elo_difference_is_the_inverse_of_the_logistic_curve():
-    assert elo_difference(0.5) == 0
-    assert elo_difference(10 / 11) == pytest.approx(400)
-    assert elo_difference(0.25) == pytest.approx(-elo_difference(0.75))
-    with pytest.raises(ValueError):
-        elo_difference(1.0)
-
-
 def test_equal_scores_give_equal_ratings():
     names = ["a", "b", "c"]
     points, games = crosstable(names, {(0, 1): (25, 50), (0, 2): (25, 50), (1, 2): (25, 50)})
@@ -40,7 +34,9 @@ def test_equal_scores_give_equal_ratings():
 def test_two_agents_match_the_elo_formula_without_prior():
     points, games = crosstable(["a", "b"], {(0, 1): (75, 100)})
     ratings = bradley_terry(["a", "b"], points, games, prior_draws=0)
-    assert ratings.elo[0] - ratings.elo[1] == pytest.approx(elo_difference(0.75))
+    assert ratings.elo[0] - ratings.elo[1] == pytest.approx(
+        400 * math.log10(3)
+    )  # 75% = odds of 3 to 1
     assert ratings.expected(0, 1) == pytest.approx(0.75)
 
 
@@ -74,3 +70,15 @@ def test_difference_interval_contains_the_difference_and_excludes_zero_when_clea
     assert low < 0 < high
     low, high = difference_interval(1.0, 50, 0.0, 50)
     assert 0.8 < low <= high <= 1.0
+
+
+def test_the_normal_interval_of_a_mean_by_hand():
+    from mcts_course.stats import half_width, mean_interval, z_value
+
+    assert z_value() == pytest.approx(1.959964, abs=1e-6)
+    assert z_value(0.99) == pytest.approx(2.575829, abs=1e-6)
+    # values 1, 2, 3: mean 2, sample standard deviation 1, so 2 ± 1.96 / sqrt(3)
+    low, high = mean_interval([1.0, 2.0, 3.0])
+    assert (low, high) == pytest.approx((2 - 1.959964 / 3**0.5, 2 + 1.959964 / 3**0.5))
+    assert half_width(2.0, 4, confidence=0.99) == pytest.approx(2.575829, abs=1e-6)
+    assert mean_interval([5.0]) == (-math.inf, math.inf)  # one run: no spread is known
