@@ -49,12 +49,15 @@ import os
 import random
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
+from mcts_course.errors import needs
 from mcts_course.games import GameState, start_state
+from mcts_course.games.base import Returns
 from mcts_course.stats import wilson_interval  # also importable from here, as before
 
 
@@ -357,6 +360,39 @@ def _show_progress(progress: bool | None) -> bool:
     return "ipykernel" in sys.modules and bool(os.environ.get("JPY_SESSION_NAME"))
 
 
+T = TypeVar("T")
+
+
+def _games(
+    start: GameState, agent_a: Player, agent_b: Player, seed: int, games: int, n_jobs: int | None
+) -> Iterable[tuple[int, Returns, list[int]]]:
+    """The games' outcomes in game order: through joblib (the parallel extra), or one after the
+    other in this process when joblib is not installed and one job is asked for."""
+    try:
+        from joblib import Parallel, delayed
+    except ImportError:
+        if n_jobs not in (None, 1):
+            needs("joblib", "parallel")  # raises, naming the extra
+        return (_play_match_game(start, agent_a, agent_b, seed, i) for i in range(games))
+    tasks = (delayed(_play_match_game)(start, agent_a, agent_b, seed, i) for i in range(games))
+    try:
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator")  # results in game order
+    except ValueError:  # backends such as multiprocessing or Ray deliver them all at the end
+        parallel = Parallel(n_jobs=n_jobs)
+    return cast("Iterable[tuple[int, Returns, list[int]]]", parallel(tasks))
+
+
+def _progress_bar(items: Iterable[T], total: int, desc: str, progress: bool | None) -> Iterable[T]:
+    """``items`` behind a tqdm bar (the parallel extra), or as they are without tqdm or a bar."""
+    if not _show_progress(progress):
+        return items
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return items
+    return cast("Iterable[T]", tqdm(items, total=total, desc=desc, unit="game"))
+
+
 def match(
     game: type[GameState] | GameState,
     agent_a: Player | str,
@@ -376,9 +412,6 @@ def match(
     :func:`joblib.parallel_config`, else 1). ``progress``: a tqdm bar; None shows it only in a
     terminal or a live notebook.
     """
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
-
     if games < 0:
         raise ValueError(f"games must be >= 0, got {games}")
     if seed is not None and seed < 0:
@@ -391,19 +424,8 @@ def match(
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     started = time.perf_counter()
-    tasks = (delayed(_play_match_game)(start, agent_a, agent_b, seed, i) for i in range(games))
-    try:
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator")  # results in game order
-    except ValueError:  # backends such as multiprocessing or Ray deliver them all at the end
-        parallel = Parallel(n_jobs=n_jobs)
-    outcomes = parallel(tasks)
-    bar = tqdm(
-        outcomes,
-        total=games,
-        desc=f"{agent_a.name} vs {agent_b.name}",
-        unit="game",
-        disable=not _show_progress(progress),
-    )
+    outcomes = _games(start, agent_a, agent_b, seed, games, n_jobs)
+    bar = _progress_bar(outcomes, games, f"{agent_a.name} vs {agent_b.name}", progress)
     a_player, returns, moves = [], [], []
     for player, game_returns, game_moves in bar:
         a_player.append(player)

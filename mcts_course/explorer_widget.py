@@ -17,7 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import ipywidgets as widgets
+try:
+    import ipywidgets as widgets
+except ImportError as error:  # an extra: the library itself needs numpy alone
+    raise ImportError("this module needs ipywidgets: pip install 'mcts-course[widgets]'") from error
 
 from mcts_course.agents.bandits import SQRT2
 from mcts_course.agents.mcts import MCTSAgent

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 import numpy as np
 
+from mcts_course.errors import needs
 from mcts_course.games.base import GameState
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ _TEXT = "#333333"
 # -- matplotlib, lazily --------------------------------------------------------------------------
 def _pyplot() -> ModuleType:
     """matplotlib.pyplot, with the Agg backend when there is no display to draw on."""
-    import matplotlib
+    matplotlib = needs("matplotlib", "pictures")  # an extra: the library needs numpy alone
 
     headless = sys.platform.startswith("linux") and not (
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")

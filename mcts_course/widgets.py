@@ -18,7 +18,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import ipywidgets as widgets
+try:
+    import ipywidgets as widgets
+except ImportError as error:  # an extra: the library itself needs numpy alone
+    raise ImportError("this module needs ipywidgets: pip install 'mcts-course[widgets]'") from error
 
 from mcts_course.agents import Agent, make_agent
 from mcts_course.games import GameState, IllegalActionError, start_state

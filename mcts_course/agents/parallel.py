@@ -50,6 +50,7 @@ from typing import Any
 from mcts_course.agents.base import Agent
 from mcts_course.agents.mcts import MCTSAgent, Move, Node, argmax
 from mcts_course.agents.rollout import Estimate
+from mcts_course.errors import needs
 from mcts_course.games import GameState
 
 SCHEMES = ("root", "tree")
@@ -96,6 +97,7 @@ def search_one(
 def worker_pool(workers: int) -> Any:
     """joblib's reusable pool of ``workers`` processes, or None where joblib would not start
     processes: inside one of its own workers, or under another configured backend."""
+    needs("joblib", "parallel")  # root parallelism runs its searches in joblib's processes
     from joblib.executor import get_memmapping_executor
     from joblib.parallel import get_active_backend
 
@@ -131,7 +133,10 @@ def run_searches(pool: Any, calls: list[SearchCall]) -> list[tuple[RootStats, in
 def shutdown_workers() -> None:
     """Stop joblib's reusable worker processes now (they also stop by themselves when idle for a
     while, and when Python exits).  The next parallel search starts new ones."""
-    from joblib.externals.loky import reusable_executor
+    try:
+        from joblib.externals.loky import reusable_executor
+    except ImportError:  # no joblib, so no workers to stop
+        return
 
     executor = reusable_executor._executor  # joblib's pool, if one is running
     if executor is not None:

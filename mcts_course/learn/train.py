@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from mcts_course.errors import needs
 from mcts_course.games.base import GameState
 from mcts_course.learn.network import NetGuide, PolicyValueNet, Predictor
 from mcts_course.learn.selfplay import Example, self_play_game
@@ -190,6 +191,8 @@ def train(
     """Train a network for ``game`` by self-play; return it and the log (``measure(net)``, if
     given, adds its numbers to each generation's row)."""
     import numpy as np
+
+    needs("joblib", "parallel")  # the games of a generation are played in joblib's processes
     from joblib import Parallel, delayed
 
     net = PolicyValueNet.for_game(game, config.hidden, seed=config.seed)

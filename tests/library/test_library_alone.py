@@ -53,9 +53,10 @@ def test_games_agents_and_a_match_need_numpy_alone():
 
         result = match(TicTacToe, MCTSAgent(iterations=60), RandomAgent(), games=6, seed=0)
         assert result.games == 6, result
-        state = Othello()
-        for spec in ("mcts:iterations=30", "alphabeta:depth=2", "puct:iterations=30,prior=net",
-                     "montecarlo:playouts=30", "mcts-solver:iterations=30"):
+        for state, spec in ((Othello(), "mcts:iterations=30"), (Othello(), "alphabeta:depth=2"),
+                            (ConnectFour(), "puct:iterations=30,prior=net"),
+                            (Othello(), "montecarlo:playouts=30"),
+                            (TicTacToe(), "mcts-solver:iterations=30")):
             assert make_agent(spec + ",seed=1").select_action(state) in state.legal_actions()
         assert AlphaBetaAgent(depth=3).select_action(ConnectFour()) in range(7)
         print("ok", result.score)
