@@ -1,4 +1,4 @@
-"""The ``mcts-course`` command line.
+"""The mcts-course command line.
 
 Each subcommand lives in its own module under :mod:`mcts_course.commands` and exposes
 ``add_parser(subparsers)``, which registers the subcommand and sets ``func`` (taking the parsed
