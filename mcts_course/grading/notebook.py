@@ -32,6 +32,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from mcts_course.grading.invocation import pytest_args
 from mcts_course.grading.sets import exercise_set
 
 
@@ -213,16 +214,12 @@ def check(
         raise ValueError(f"no exercise {exercise!r} in {set_name}: {', '.join(spec.exercises)}")
     if namespace is None:
         namespace = inspect.currentframe().f_back.f_globals
-    args = ["--pyargs", "mcts_course.grading", f"--exercise-set={set_name}", "-q"]
-    # mcts_course is imported before pytest starts here, which pytest's assertion rewriting of
-    # its plugin's package warns about (the grading tests are not rewritten anyway)
-    args += ["-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
-    # sys-level capture: a kernel's own capture of file descriptors 1 and 2 stays untouched
-    args += ["--capture=sys", "--tb=short" if show_failures else "--tb=no"]
-    # each failure once, with its hint: no short summary listing them again by file path
-    args.append("-rN")
-    if exercise is not None:
-        args += ["--exercise", exercise]
+    # sys-level capture: a kernel's own capture of file descriptors 1 and 2 stays untouched;
+    # each failure once, with its hint: no short summary (-rN) listing them again by file path
+    options = ["-q", "--capture=sys", "--tb=short" if show_failures else "--tb=no", "-rN"]
+    args = pytest_args(
+        sets=[set_name], exercises=[] if exercise is None else [exercise], options=options
+    )
     notebook = _Notebook(namespace)
     lines = WholeLines(sys.stdout)
     try:

@@ -34,7 +34,6 @@ pytest run of the environment, the project's own tests included.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import random
 import signal
@@ -45,12 +44,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from mcts_course.grading.invocation import test_folders
 from mcts_course.grading.report import (
     Outcome,
     atomic_write,
@@ -61,19 +60,13 @@ from mcts_course.grading.report import (
 from mcts_course.grading.sets import SET_OF, SETS
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
-TESTS_ENTRY_POINTS = "mcts_course.grading_tests"  # the grader's test packages, by entry point
 
 
 def shipped_folders() -> tuple[Path, ...]:
     """The course's own grading tests: the public checks shipped here, and the test packages
-    another distribution (the grader's reference tests) declares by entry point.  Found without
-    naming the grader: the library never imports it by name."""
-    folders = [Path(__file__).resolve().parent / "tests"]
-    for entry in entry_points(group=TESTS_ENTRY_POINTS):
-        spec = importlib.util.find_spec(entry.value)
-        if spec is not None and spec.submodule_search_locations:
-            folders.extend(Path(p).resolve() for p in spec.submodule_search_locations)
-    return tuple(folders)
+    another distribution (the grader's tests that need the reference) declares by entry point
+    (:func:`~mcts_course.grading.invocation.test_folders`)."""
+    return test_folders(reference=True)
 
 
 SHIPPED = shipped_folders()

@@ -12,7 +12,7 @@ from pathlib import Path
 import mcts_grader.solutions as solutions
 
 SOLUTIONS = Path(solutions.__file__).parent
-EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
+EXERCISES = Path(__file__).resolve().parents[3] / "exercises"  # tests/grader/grading_fixtures/..
 SET_FILES = ("ttt_mcts", "connect4", "alphabeta", "bandits", "learning")
 
 
