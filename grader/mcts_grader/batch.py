@@ -35,8 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcts_course.grading import sandbox
-from mcts_course.grading import invocation
+from mcts_course.grading import invocation, sandbox
 from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
 from mcts_course.grading.report import Outcome, by_exercise, grades_csv, outcomes_of
 from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others

@@ -16,7 +16,6 @@ from mcts_course.grading.invocation import pytest_args
 from mcts_course.grading.sets import SETS
 
 
-
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "check",

@@ -16,8 +16,8 @@ import random
 
 import pytest
 
-from mcts_course.games import Othello
 from mcts_course.agents.minimax import SearchStats, alphabeta_value, minimax_value
+from mcts_course.games import Othello
 from mcts_course.grading.public import disc_difference, weighted
 
 # The positions are drawn from a seed derived from the submission's code (the plugin's

@@ -18,8 +18,8 @@ import random
 
 import pytest
 
-from mcts_course.games import TicTacToe
 from mcts_course.agents.bandits import first_max, ucb1_arm
+from mcts_course.games import TicTacToe
 from mcts_course.grading.public import greedy_after_5, last_once_then_first, round_robin
 
 
@@ -256,7 +256,7 @@ def test_compare_policies_seeded_and_alternating(student):
 DOCUMENTED_SEEDS = (5, 11)
 # compare_policies(("uniform", "ucb1"), TicTacToe, playouts=2, games=8, seed=seed) of the
 # reference, by seed (recorded; tests/grader checks them against the reference).
-DOCUMENTED_SCORES = {5: {'uniform': 0.8125, 'ucb1': 0.75}, 11: {'uniform': 0.6875, 'ucb1': 0.75}}
+DOCUMENTED_SCORES = {5: {"uniform": 0.8125, "ucb1": 0.75}, 11: {"uniform": 0.6875, "ucb1": 0.75}}
 
 
 @pytest.mark.points(

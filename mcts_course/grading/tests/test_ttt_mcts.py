@@ -19,8 +19,8 @@ import random
 
 import pytest
 
-from mcts_course.games import TicTacToe
 from mcts_course.agents.bandits import ucb1
+from mcts_course.games import TicTacToe
 from mcts_course.grading.public import Node
 
 
