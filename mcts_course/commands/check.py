@@ -16,7 +16,7 @@ from mcts_course.grading.invocation import pytest_args
 from mcts_course.grading.sets import SETS
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "check",
         help="run the grading tests on your exercise files (pytest, points and hints)",

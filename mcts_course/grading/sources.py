@@ -19,6 +19,7 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mcts_course.grading.pyparse import parse
 from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
@@ -108,9 +109,12 @@ def _guarded(node: ast.stmt) -> ast.stmt:
     return ast.Try([node], [handler], [], [])
 
 
-def notebook_code(notebook: dict) -> tuple[str, str, list[str]]:
+def notebook_code(notebook: dict[Any, Any]) -> tuple[str, str, list[str]]:
     """(definitions code, all parsable code, notes) of a notebook's code cells."""
-    kept, everything, notes, future = [], [], [], set()
+    kept: list[str] = []
+    everything: list[str] = []
+    notes: list[str] = []
+    future: set[str] = set()
     defined: set[str] = set()
     code_cells = [c for c in notebook.get("cells", []) if c.get("cell_type") == "code"]
     for number, cell in enumerate(code_cells, 1):
@@ -222,7 +226,7 @@ def find_sources(submission: str | Path) -> dict[str, Source]:
         files = [submission]
     else:
         files = [p for p in _candidates(submission) if p.suffix in (".py", ".ipynb")]
-    chosen: dict[str, tuple[tuple, Source]] = {}
+    chosen: dict[str, tuple[tuple[Any, ...], Source]] = {}
     for path in files:
         try:
             source = read_source(path)

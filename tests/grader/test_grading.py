@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
+import math
 import shutil
 import sys
 from pathlib import Path
@@ -440,3 +441,23 @@ def test_the_hint_survives_long_printing():
     assert status == "failed" and message.startswith("no\nYour code printed:\nline 0")
     assert "line 1999" not in message and len(message) < PRINT_CAP + 200
     assert message.endswith("characters cut)\nHint: h!")
+
+
+def test_a_notebook_import_the_grader_lacks_costs_only_its_users():
+    """the chapters import the book's laboratory (mcts_lab) to show code; the student's
+    process has only the library: such an import is kept, guarded, and the file still loads"""
+    from mcts_course.grading.sources import notebook_code
+
+    cells = [
+        "import math\nfrom mcts_lab.present import show_source\nfrom not_installed import show",
+        "def ucb1(w, v, p, c=1.0):\n    return math.inf if v == 0 else w / v\n",
+        "def shows():\n    return show(ucb1)\n",
+    ]
+    code, _, notes = notebook_code(notebook(cells))
+    assert "try:\n    from mcts_lab.present import show_source\nexcept ImportError:" in code
+    assert "\nimport math\n" in code  # the standard library's imports stay as they were
+    namespace: dict = {}
+    exec(compile(code, "notebook", "exec"), namespace)  # not_installed is missing here
+    assert namespace["ucb1"](0.0, 0, 1) == math.inf and not notes
+    with pytest.raises(NameError, match="show"):
+        namespace["shows"]()
