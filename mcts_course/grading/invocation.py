@@ -40,6 +40,18 @@ def test_folders(reference: bool = True) -> tuple[Path, ...]:
     return tuple(folders)
 
 
+def grader_packages() -> tuple[Path, ...]:
+    """The folders of the top-level packages that declare reference tests (the grader's
+    ``mcts_grader``: reference solutions and tests), which the student's process must not read;
+    none without the grader."""
+    folders: list[Path] = []
+    for name in reference_test_packages():
+        spec = importlib.util.find_spec(name.split(".")[0])
+        if spec is not None and spec.submodule_search_locations:
+            folders.extend(Path(p).resolve() for p in spec.submodule_search_locations)
+    return tuple(folders)
+
+
 def pytest_args(
     submission: str | Path | None = None,
     *,

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from mcts_course.grading.invocation import test_folders
+from mcts_course.grading.invocation import grader_packages, test_folders
 from mcts_course.grading.report import (
     Outcome,
     atomic_write,
@@ -365,6 +365,9 @@ def pytest_collection_modifyitems(
             )
             if path.exists() and not any(n.is_relative_to(path) for n in needed):
                 hidden.add(str(path))
+        # The grader's package (reference solutions, its tests) goes whole: a checkout's copy
+        # is readable by every user, and the student's code may know its path.
+        hidden.update(str(folder) for folder in grader_packages())
         process.EXTRA_PRIVATE[:] = sorted(hidden)
 
 

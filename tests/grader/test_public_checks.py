@@ -86,3 +86,11 @@ def test_the_invocation_collects_the_grader_s_tests_for_a_grade_only():
     assert "mcts_grader.tests" not in student and "mcts_grader.tests" in grading
     assert student[student.index("--pyargs") + 1] == "mcts_course.grading"
     assert invocation.pytest_args(options=["-x"])[-1] == "-x"  # the caller's options last
+
+
+def test_the_grader_s_package_is_named_private_without_naming_it():
+    """the plugin hides the folders of the packages declaring reference tests from the
+    student's process: the reference solutions are in them"""
+    folders = invocation.grader_packages()
+    assert any((folder / "solutions" / "ttt_mcts.py").is_file() for folder in folders), folders
+    assert not any((folder / "games").is_dir() for folder in folders)  # not the library

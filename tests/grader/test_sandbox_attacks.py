@@ -21,7 +21,7 @@ from mcts_course.grading import sandbox
 from mcts_course.grading.process import StudentProcess
 from mcts_course.grading.sandbox import SandboxError
 
-SOLUTIONS = Path(sandbox.PACKAGE) / "solutions"
+SOLUTIONS = Path(__file__).resolve().parents[2] / "grader" / "mcts_grader" / "solutions"
 REFERENCE = (SOLUTIONS / "bandits.py").read_text() if os.access(SOLUTIONS, os.R_OK) else ""
 as_root = pytest.mark.skipif(
     sys.platform != "linux" or os.geteuid() != 0,
