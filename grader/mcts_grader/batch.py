@@ -35,12 +35,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcts_course.grading import sandbox
+from mcts_course.grading import invocation, sandbox
 from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
 from mcts_course.grading.report import Outcome, by_exercise, grades_csv, outcomes_of
 from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
 
-GRADING = Path(__file__).resolve().parent / "tests"  # the grading tests, as a folder
 RUN_CAP = 3600  # seconds of one submission's pytest run, whatever its tests allow
 TERM_GRACE = 10.0  # seconds a run has to close its sandboxes after SIGTERM
 LOG_TAIL = 3000  # characters of a failed run's output quoted in its results.json
@@ -75,22 +74,13 @@ def pytest_command(
     tests: Iterable[str | Path] = (),
     options: Iterable[str] = (),
 ) -> list[str]:
-    """The pytest run that grades ``submission`` into ``results`` (absolute paths: the run's
-    folder is not the caller's)."""
-    return [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "no:cacheprovider",
-        "--pyargs",
-        str(GRADING),
-        *(str(Path(t).resolve()) for t in tests),
-        # one token each: pytest would look for its configuration in a loose path argument
-        f"--submission={submission.resolve()}",
-        f"--results-json={results.resolve()}",
-        *options,
-    ]
+    """The pytest run that grades ``submission`` into ``results``: the public checks and the
+    grader's tests that need the reference, then the instructor's ``tests`` (absolute paths:
+    the run's folder is not the caller's)."""
+    args = invocation.pytest_args(
+        submission, reference=True, tests=tests, results_json=results, options=options
+    )
+    return [sys.executable, "-m", "pytest", *args]
 
 
 class Runs:
@@ -227,10 +217,8 @@ def grade(
     grader's own.
     """
     options = ["-q", "--timeout-scale", str(timeout_scale), "--memory-mb", str(memory_mb)]
-    for s in sets or ():
-        options += ["--exercise-set", s]
-    for e in exercises or ():
-        options += ["--exercise", e]
+    options += [f"--exercise-set={s}" for s in sets or ()]
+    options += [f"--exercise={e}" for e in exercises or ()]
     options += list(pytest_args)
     tests = list(extra_tests)
     paths = [Path(p) for p in submissions]

@@ -1,17 +1,19 @@
 """Build the Gradescope autograder zip: ``python -m mcts_grader.gradescope OUT.zip``.
 
-Works from a checkout (``make gradescope``) and from an installed package.  The zip holds
-``setup.sh`` (a virtual environment with numpy, pytest and this package's wheel, which carries
-the tests and the pytest plugin; apt only when the image's Python lacks venv, after ``apt-get
-update``), ``run_autograder`` (runs ``mcts-course grade --gradescope``: the pytest run of
-``mcts-course grade`` on /autograder/submission, writing /autograder/results/results.json), the
-wheel, and optionally a ``tests/`` folder of the instructor's hidden tests (``--tests DIR``,
-plain pytest files), picked up from /autograder/source/tests.
+Works from a checkout (``make gradescope``) and from installed packages.  The zip holds
+``setup.sh`` (a virtual environment with numpy, pytest and the two wheels: the library's,
+``mcts-course``, which carries the pytest plugin and the public checks, and the grader's,
+``mcts-course-grader``, which carries the reference solutions and the tests that need them;
+apt only when the image's Python lacks venv, after ``apt-get update``), ``run_autograder``
+(runs ``mcts-course grade --gradescope``: the pytest run of ``mcts-course grade`` on
+/autograder/submission, writing /autograder/results/results.json), the wheels, and optionally a
+``tests/`` folder of the instructor's hidden tests (``--tests DIR``, plain pytest files),
+picked up from /autograder/source/tests.
 
-Gradescope runs both scripts as root: setup.sh makes the reference solutions, the tests and
-/autograder/source unreadable to other users (the installed package, not a checkout), and the
-grader runs the student's code as a user id of its own, with hard limits, and refuses to grade
-if it cannot (see :mod:`mcts_course.grading.sandbox`).
+Gradescope runs both scripts as root: setup.sh makes the installed grader package (reference
+solutions, tests) and /autograder/source unreadable to other users, and the grader runs the
+student's code as a user id of its own, with hard limits, and refuses to grade if it cannot
+(see :mod:`mcts_course.grading.sandbox`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 SETUP_SH = """#!/usr/bin/env bash
@@ -37,14 +40,18 @@ if ! "$PYTHON" -c "import ensurepip, venv" 2>/dev/null; then
     PYTHON=python3
 fi
 "$PYTHON" -m venv "$ROOT/venv"
-# The grader needs numpy and pytest only; --no-deps skips the book's plotting and widgets.
-"$ROOT/venv/bin/python" -m pip install --quiet "numpy>=1.24" "pytest>=7.4"
-"$ROOT/venv/bin/python" -m pip install --quiet --no-deps "$SOURCE"/mcts_course-*.whl
+# The grader needs numpy and pytest only: the library's wheel and the grader's, --no-deps.
+"$ROOT/venv/bin/python" -m pip install --quiet "numpy>=2" "pytest>=7.4"
+"$ROOT/venv/bin/python" -m pip install --quiet --no-deps \\
+    "$SOURCE"/mcts_course-*.whl "$SOURCE"/mcts_course_grader-*.whl
 # The students' code runs as a user id of its own (no account needed): it may read the
-# interpreter and the libraries, never the reference solutions, the tests, the wheel or the
-# hidden tests.
+# interpreter and the libraries, never the grader's package (reference solutions, tests), the
+# wheels or the hidden tests.
 "$ROOT/venv/bin/python" -c \\
     "from mcts_course.grading.sandbox import protect_private_files as p; p()"
+GRADER="$("$ROOT/venv/bin/python" -c \\
+    'import mcts_grader, os; print(os.path.dirname(mcts_grader.__file__))')"
+chmod -R go-rwx "$GRADER"
 chmod -R go-rwx "$SOURCE"
 chmod 755 "$ROOT"
 """
@@ -60,11 +67,10 @@ cd "$ROOT/source"
 exec "$ROOT/venv/bin/mcts-course" grade --gradescope
 """
 
-PACKAGE = Path(__file__).resolve().parents[1]  # .../mcts_course (a checkout or site-packages)
-ROOT = PACKAGE.parent
+GRADER_PACKAGE = Path(__file__).resolve().parent  # .../mcts_grader (a checkout or site-packages)
 
 # For a wheel built from an installed package (no pyproject.toml beside it).
-MINIMAL_PYPROJECT = """[build-system]
+LIBRARY_PYPROJECT = """[build-system]
 requires = ["setuptools>=61"]
 build-backend = "setuptools.build_meta"
 
@@ -72,7 +78,10 @@ build-backend = "setuptools.build_meta"
 name = "mcts-course"
 version = "{version}"
 requires-python = ">=3.10"
-dependencies = ["numpy>=1.24", "pytest>=7.4"]
+dependencies = ["numpy>=2"]
+
+[project.optional-dependencies]
+check = ["pytest>=7.4"]
 
 [project.scripts]
 mcts-course = "mcts_course.cli:main"
@@ -82,26 +91,77 @@ mcts_course = "mcts_course.grading.plugin"
 
 [tool.setuptools.packages.find]
 include = ["mcts_course*"]
+
+[tool.setuptools.package-data]
+"mcts_course.learn" = ["data/*.json", "data/*.csv"]
+"""
+GRADER_PYPROJECT = """[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "mcts-course-grader"
+version = "{version}"
+requires-python = ">=3.10"
+dependencies = ["mcts-course[check]"]
+
+[project.scripts]
+mcts-course-grade = "mcts_grader.cli:main"
+
+[project.entry-points."mcts_course.commands"]
+grade = "mcts_grader.cli"
+
+[project.entry-points."mcts_course.grading_tests"]
+reference = "mcts_grader.tests"
+
+[tool.setuptools.packages.find]
+include = ["mcts_grader*"]
 """
 
 
-def build_wheel(out_dir: Path, package: Path = PACKAGE) -> Path:
-    """This package's wheel (no dependencies), built from a copy of its sources: the checkout's
-    pyproject.toml when there is one, else a minimal one (an installed package)."""
+@dataclass(frozen=True)
+class Distribution:
+    """One of the two wheels: its import package and its distribution's name."""
+
+    package: Path  # the import package's folder
+    name: str  # the distribution's name, as in its pyproject.toml
+    minimal: str  # the pyproject.toml for an installed package (no checkout)
+
+
+def distributions() -> tuple[Distribution, Distribution]:
+    """The library's and the grader's, found where they are imported from."""
     import mcts_course
 
-    src = out_dir / "src"
+    library = Path(mcts_course.__file__).resolve().parent
+    return (
+        Distribution(library, "mcts-course", LIBRARY_PYPROJECT),
+        Distribution(GRADER_PACKAGE, "mcts-course-grader", GRADER_PYPROJECT),
+    )
+
+
+def _checkout_pyproject(dist: Distribution) -> Path | None:
+    """The pyproject.toml of ``dist`` beside its package in a checkout, or None."""
+    path = dist.package.parent / "pyproject.toml"
+    if path.exists() and f'name = "{dist.name}"' in path.read_text(encoding="utf-8"):
+        return path
+    return None
+
+
+def build_wheel(out_dir: Path, dist: Distribution) -> Path:
+    """The wheel of ``dist`` (no dependencies), built from a copy of its sources: the
+    checkout's pyproject.toml when there is one, else a minimal one (an installed package)."""
+    import mcts_course
+
+    src = out_dir / f"src-{dist.name}"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-    shutil.copytree(package, src / "mcts_course", ignore=ignore)
-    root = package.parent
-    if (root / "pyproject.toml").exists() and (root / ".git").exists():
+    shutil.copytree(dist.package, src / dist.package.name, ignore=ignore)
+    pyproject = _checkout_pyproject(dist)
+    if pyproject is not None:
         for name in ("pyproject.toml", "README.md", "LICENSE"):
-            if (root / name).exists():
-                shutil.copy(root / name, src / name)
+            if (pyproject.parent / name).exists():
+                shutil.copy(pyproject.parent / name, src / name)
     else:
-        (src / "pyproject.toml").write_text(
-            MINIMAL_PYPROJECT.format(version=mcts_course.__version__)
-        )
+        (src / "pyproject.toml").write_text(dist.minimal.format(version=mcts_course.__version__))
     command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out_dir)]
     # An isolated build fetches a recent setuptools from the package index; offline, fall back
     # on the environment's own setuptools.
@@ -111,8 +171,16 @@ def build_wheel(out_dir: Path, package: Path = PACKAGE) -> Path:
             [*command, "--no-build-isolation", str(src)], capture_output=True, text=True
         )
     if done.returncode != 0:
-        raise RuntimeError(f"building the wheel failed:\n{done.stdout}\n{done.stderr}")
-    return next(out_dir.glob("mcts_course-*.whl"))
+        raise RuntimeError(
+            f"building the wheel of {dist.name} failed:\n{done.stdout}\n{done.stderr}"
+        )
+    stem = dist.name.replace("-", "_")
+    return next(out_dir.glob(f"{stem}-*.whl"))
+
+
+def build_wheels(out_dir: Path) -> list[Path]:
+    """The library's wheel and the grader's."""
+    return [build_wheel(out_dir, dist) for dist in distributions()]
 
 
 def _has_setuptools() -> bool:
@@ -121,18 +189,22 @@ def _has_setuptools() -> bool:
     return importlib.util.find_spec("setuptools") is not None
 
 
-def build_zip(out: str | Path, tests: str | Path | None = None, wheel: Path | None = None) -> Path:
-    """Write the autograder zip to ``out``; return its path."""
+def build_zip(
+    out: str | Path, tests: str | Path | None = None, wheels: list[Path] | None = None
+) -> Path:
+    """Write the autograder zip to ``out`` (with ``wheels``, or the two built here); return
+    its path."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        wheel = wheel or build_wheel(Path(tmp))
+        wheels = wheels or build_wheels(Path(tmp))
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
             for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
                 info = zipfile.ZipInfo(name)
                 info.external_attr = 0o755 << 16  # executable
                 z.writestr(info, text)
-            z.write(wheel, wheel.name)
+            for wheel in wheels:
+                z.write(wheel, wheel.name)
             if tests:  # a folder of pytest files (conftest.py included), or one file
                 tests = Path(tests)
                 for path in sorted(tests.glob("*.py")) if tests.is_dir() else [tests]:

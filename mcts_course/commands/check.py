@@ -1,20 +1,21 @@
 """`mcts-course check [PATH] [pytest options]`: grade your own exercise files and show what to fix.
 
-A thin front end over the grader's pytest run (:mod:`mcts_course.grading.plugin`):
-``python -m pytest --pyargs mcts_course.grading --submission PATH --exercise-set SET...``, with
-the exercise sets found in PATH, and any further option passed on to pytest.
+A thin front end over the grading run (:mod:`mcts_course.grading.plugin`, its arguments from
+:func:`~mcts_course.grading.invocation.pytest_args`): ``python -m pytest --pyargs
+mcts_course.grading --submission PATH --exercise-set SET...``, with the exercise sets found in
+PATH, and any further option passed on to pytest.  It runs the public checks shipped with the
+package (the grader adds its tests that need the reference solutions).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 from pathlib import Path
 
+from mcts_course.grading.invocation import pytest_args
 from mcts_course.grading.sets import SETS
-
-# In this process mcts_course is imported before pytest starts, which pytest's assertion
-# rewriting of its plugin's package warns about; the grading tests are not rewritten anyway.
-REWRITE_WARNING = "ignore::pytest.PytestAssertRewriteWarning"
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,27 +65,19 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"no exercise file found in {path} (expected {', '.join(f'{s}.py' for s in SETS)})"
         )
-    # --submission=PATH in one piece: pytest would look for its configuration in a loose PATH
-    argv = ["-p", "no:cacheprovider", "-W", REWRITE_WARNING, "--pyargs", "mcts_course.grading"]
-    argv += [f"--submission={path}", *(f"--exercise-set={s}" for s in sets)]
     # each failure is printed once, with its hint; pytest's short summary would list them again
     # (a -r of the student's own, given after this one, wins)
-    argv.append("-rN")
-    if args.quiet:
-        argv.append("--tb=no")
+    options = ["-rN", *(["--tb=no"] if args.quiet else []), *args.pytest_args]
     # Run from an empty folder of our own with an empty configuration: pytest would otherwise
     # load the current folder's conftest.py and the -p plugins of its pytest.ini/tox.ini/
     # setup.cfg/pyproject.toml before the grading plugin starts (as root, in a submission).
-    import os
-    import tempfile
-
     with tempfile.TemporaryDirectory(prefix="mcts-check-") as empty:
         config = Path(empty) / "pytest.ini"
         config.write_text("[pytest]\n")
-        argv += ["-c", str(config), f"--rootdir={empty}"]
+        options += ["-c", str(config), f"--rootdir={empty}"]
         here = os.getcwd()
         os.chdir(empty)
         try:
-            return int(pytest.main([*argv, *args.pytest_args]))
+            return int(pytest.main(pytest_args(path, sets=sets, options=options)))
         finally:
             os.chdir(here)

@@ -30,9 +30,13 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from mcts_course.grading.invocation import pytest_args
 from mcts_course.grading.sets import exercise_set
+
+if TYPE_CHECKING:
+    from mcts_course.grading.runner import SetRun
 
 
 class TestTimeout(BaseException):  # BaseException: the student's `except Exception` misses it
@@ -40,7 +44,7 @@ class TestTimeout(BaseException):  # BaseException: the student's `except Except
 
 
 @contextlib.contextmanager
-def alarm(seconds: float, fire: Callable) -> Iterator[None]:
+def alarm(seconds: float, fire: Callable[..., Any]) -> Iterator[None]:
     """Call ``fire(signum, frame)`` after ``seconds`` (main thread on Unix only; else no limit)."""
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if not usable:
@@ -55,7 +59,7 @@ def alarm(seconds: float, fire: Callable) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def notebook_code(namespace: dict) -> dict[types.CodeType, str]:
+def notebook_code(namespace: dict[Any, Any]) -> dict[types.CodeType, str]:
     """The code objects of the functions and methods the notebook defined, by name (a method by
     its class's name, the name the tests and the contract's dependencies use)."""
     module = namespace.get("__name__")
@@ -74,16 +78,20 @@ def notebook_code(namespace: dict) -> dict[types.CodeType, str]:
 class NotebookTransport:
     """The student's code in this very process; answers like the student's process does."""
 
-    def __init__(self, namespace: dict):
+    def __init__(self, namespace: dict[Any, Any]):
         from mcts_course.grading.server import Server
 
-        self._callback: Callable[[dict], dict] | None = None
+        self._callback: Callable[[dict[Any, Any]], dict[Any, Any]] | None = None
         self.server = Server(namespace, "<notebook>", self._ask_grader)
         self.names = {n for n, v in namespace.items() if callable(v)}
         self.codes = notebook_code(namespace)
 
-    def _ask_grader(self, message: dict) -> dict:
-        return json.loads(json.dumps(self._callback(json.loads(json.dumps(message)))))
+    def _ask_grader(self, message: dict[Any, Any]) -> dict[Any, Any]:
+        assert self._callback is not None  # set by exchange() before the student's code runs
+        answer: dict[Any, Any] = json.loads(
+            json.dumps(self._callback(json.loads(json.dumps(message))))
+        )
+        return answer
 
     def _innermost(self, frame: types.FrameType | None) -> str | None:
         while frame is not None:
@@ -93,8 +101,12 @@ class NotebookTransport:
         return None
 
     def exchange(
-        self, message: dict, budget: float, callback: Callable[[dict], dict], function: str
-    ) -> tuple[dict, float]:
+        self,
+        message: dict[Any, Any],
+        budget: float,
+        callback: Callable[[dict[Any, Any]], dict[Any, Any]],
+        function: str,
+    ) -> tuple[dict[Any, Any], float]:
         from mcts_course.grading.remote import StudentGone
 
         self._callback = callback
@@ -121,7 +133,7 @@ class NotebookTransport:
         pass
 
 
-def local_run(namespace: dict, set_name: str):
+def local_run(namespace: dict[Any, Any], set_name: str) -> SetRun:
     """A SetRun whose student is ``namespace`` (for the plugin, while check() runs it)."""
     from mcts_course.grading.runner import SetRun
 
@@ -135,9 +147,9 @@ def local_run(namespace: dict, set_name: str):
 class _Notebook:
     """The plugin object check() gives pytest: the namespace in, the outcomes out."""
 
-    def __init__(self, namespace: dict):
+    def __init__(self, namespace: dict[Any, Any]):
         self.namespace = namespace
-        self.outcomes: list = []
+        self.outcomes: list[Any] = []
 
     def pytest_configure(self, config: Any) -> None:
         from mcts_course.grading.plugin import IN_PROCESS
@@ -182,7 +194,7 @@ class WholeLines(io.TextIOBase):
 class Report:
     """The result of :func:`check`: ``score``, ``max_score``, ``by_exercise``, ``outcomes``."""
 
-    def __init__(self, outcomes: list):
+    def __init__(self, outcomes: list[Any]):
         from mcts_course.grading.report import by_exercise
 
         self.outcomes = outcomes
@@ -196,7 +208,7 @@ class Report:
 
 def check(
     set_name: str,
-    namespace: dict | None = None,
+    namespace: dict[Any, Any] | None = None,
     exercise: str | None = None,
     show_failures: bool = True,
 ) -> Report:
@@ -212,17 +224,17 @@ def check(
     if exercise is not None and exercise not in spec.exercises:
         raise ValueError(f"no exercise {exercise!r} in {set_name}: {', '.join(spec.exercises)}")
     if namespace is None:
-        namespace = inspect.currentframe().f_back.f_globals
-    args = ["--pyargs", "mcts_course.grading", f"--exercise-set={set_name}", "-q"]
-    # mcts_course is imported before pytest starts here, which pytest's assertion rewriting of
-    # its plugin's package warns about (the grading tests are not rewritten anyway)
-    args += ["-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
-    # sys-level capture: a kernel's own capture of file descriptors 1 and 2 stays untouched
-    args += ["--capture=sys", "--tb=short" if show_failures else "--tb=no"]
-    # each failure once, with its hint: no short summary listing them again by file path
-    args.append("-rN")
-    if exercise is not None:
-        args += ["--exercise", exercise]
+        caller = inspect.currentframe()
+        caller = caller.f_back if caller is not None else None
+        if caller is None:  # an interpreter without frames: the caller must say
+            raise ValueError("check() could not find the caller's globals: pass namespace=")
+        namespace = caller.f_globals
+    # sys-level capture: a kernel's own capture of file descriptors 1 and 2 stays untouched;
+    # each failure once, with its hint: no short summary (-rN) listing them again by file path
+    options = ["-q", "--capture=sys", "--tb=short" if show_failures else "--tb=no", "-rN"]
+    args = pytest_args(
+        sets=[set_name], exercises=[] if exercise is None else [exercise], options=options
+    )
     notebook = _Notebook(namespace)
     lines = WholeLines(sys.stdout)
     try:

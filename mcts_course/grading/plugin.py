@@ -34,7 +34,6 @@ pytest run of the environment, the project's own tests included.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import random
 import signal
@@ -43,14 +42,14 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from mcts_course.grading.invocation import grader_packages, test_folders
 from mcts_course.grading.report import (
     Outcome,
     atomic_write,
@@ -61,20 +60,17 @@ from mcts_course.grading.report import (
 from mcts_course.grading.sandbox import MEMORY_MB
 from mcts_course.grading.sets import SET_OF, SETS
 
+if TYPE_CHECKING:  # imported when a test needs it: the plugin loads in every pytest run
+    from mcts_course.grading.runner import SetRun
+
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
-TESTS_ENTRY_POINTS = "mcts_course.grading_tests"  # the grader's test packages, by entry point
 
 
 def shipped_folders() -> tuple[Path, ...]:
     """The course's own grading tests: the public checks shipped here, and the test packages
-    another distribution (the grader's reference tests) declares by entry point.  Found without
-    naming the grader: the library never imports it by name."""
-    folders = [Path(__file__).resolve().parent / "tests"]
-    for entry in entry_points(group=TESTS_ENTRY_POINTS):
-        spec = importlib.util.find_spec(entry.value)
-        if spec is not None and spec.submodule_search_locations:
-            folders.extend(Path(p).resolve() for p in spec.submodule_search_locations)
-    return tuple(folders)
+    another distribution (the grader's tests that need the reference) declares by entry point
+    (:func:`~mcts_course.grading.invocation.test_folders`)."""
+    return test_folders(reference=True)
 
 
 SHIPPED = shipped_folders()
@@ -117,8 +113,9 @@ def read_marker(item: pytest.Item, scale: float = 1.0) -> Points | str:
     shipped = is_shipped(Path(str(item.path)).resolve())
     doc = (getattr(getattr(item, "function", None), "__doc__", None) or "").strip().splitlines()
     name = doc[0] if doc else getattr(item, "originalname", item.name)
-    if getattr(item, "callspec", None) is not None:
-        name += f" [{item.callspec.id}]"
+    callspec = getattr(item, "callspec", None)  # a parametrized test's (pytest.Function)
+    if callspec is not None:
+        name += f" [{callspec.id}]"
 
     def build(
         value: float,
@@ -149,7 +146,7 @@ def read_marker(item: pytest.Item, scale: float = 1.0) -> Points | str:
 
 
 POINTS = pytest.StashKey[Any]()  # item -> Points, or the marker's error
-TURN = pytest.StashKey[tuple]()  # item -> (SetRun, Connection or None) of its test
+TURN = pytest.StashKey[tuple[Any, ...]]()  # item -> (SetRun, Connection or None) of its test
 SETUP_SECONDS = pytest.StashKey[float]()
 GRADING = pytest.StashKey["Grading"]()
 # Set by a notebook's check(): set name -> a SetRun on the notebook's own functions.
@@ -165,12 +162,12 @@ class Grading:
         self.submission: str | None = option("submission")
         self.scale: float = option("timeout_scale")
         self.outcomes: dict[str, Outcome] = {}  # node id -> outcome, in the order run
-        self.runs: dict[str, Any] = {}  # set name -> SetRun
+        self.runs: dict[str, SetRun] = {}  # set name -> SetRun
         self.cpu: dict[str, float] = {}  # set name -> its tests' time limits, summed
         self.last: dict[str, str] = {}  # node id of a set's last test -> the set
         self.started = time.monotonic()
-        self._tmp: tempfile.TemporaryDirectory | None = None
-        self._sources: dict | None = None
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._sources: dict[Any, Any] | None = None
         self._public: Path | None = None
         self.refused: str = ""  # why grading was refused (SandboxError), if it was
 
@@ -182,14 +179,14 @@ class Grading:
     def active(self) -> bool:
         return self.submission is not None or self.in_process is not None
 
-    def sources(self) -> dict:
+    def sources(self) -> dict[Any, Any]:
         if self._sources is None:
             from mcts_course.grading.sources import find_sources
 
             self._sources = find_sources(self.submission) if self.submission else {}
         return self._sources
 
-    def run_for(self, set_name: str):
+    def run_for(self, set_name: str) -> SetRun:
         """The set's SetRun, made at its first test."""
         if set_name not in self.runs:
             if self.in_process is not None:
@@ -221,7 +218,7 @@ class Grading:
                 self._public = public_package(Path(self._tmp.name))
         return self._public
 
-    def _process_run(self, set_name: str):
+    def _process_run(self, set_name: str) -> SetRun:
         from mcts_course.grading.runner import process_run
 
         return process_run(
@@ -238,7 +235,7 @@ class Grading:
         if self._tmp is not None:
             self._tmp.cleanup()
 
-    def results(self) -> dict:
+    def results(self) -> dict[Any, Any]:
         if self.refused:  # no grade at all: the caller (grade) raises SandboxError with this
             return {"refused": self.refused, "tests": [], "score": 0}
         data = results_json(list(self.outcomes.values()), time.monotonic() - self.started)
@@ -376,6 +373,9 @@ def pytest_collection_modifyitems(
             )
             if path.exists() and not any(n.is_relative_to(path) for n in needed):
                 hidden.add(str(path))
+        # The grader's package (reference solutions, its tests) goes whole: a checkout's copy
+        # is readable by every user, and the student's code may know its path.
+        hidden.update(str(folder) for folder in grader_packages())
         process.EXTRA_PRIVATE[:] = sorted(hidden)
 
 
@@ -392,7 +392,7 @@ def _wanted(item: pytest.Item, exercises: list[str] | None, sets: list[str] | No
 
 # -- the student fixture and the verdicts -------------------------------------------------
 @pytest.fixture
-def student(request: pytest.FixtureRequest):
+def student(request: pytest.FixtureRequest) -> Any:
     """The submission's functions and classes: ``student.NAME(...)`` asks the student's code."""
     from mcts_course.grading.runner import closure, student_names
 
@@ -435,7 +435,9 @@ def submission_seed(request: pytest.FixtureRequest) -> int:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[Any]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     points = item.stash.get(POINTS, None)
     if points is None or call.when == "teardown":
@@ -508,7 +510,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         atomic_write(Path(option("grades_csv")), grades_csv(rows))
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config):
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     grading = config.stash[GRADING]
     outcomes = list(grading.outcomes.values())
     if outcomes:

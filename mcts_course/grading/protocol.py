@@ -48,7 +48,7 @@ class Encoder:
     def __init__(
         self,
         is_node: Callable[[Any], bool],
-        lend: Callable[[Any], dict],
+        lend: Callable[[Any], dict[Any, Any]],
         public: dict[int, str] | None = None,
     ):
         self.is_node, self.lend = is_node, lend
@@ -114,10 +114,10 @@ class Encoder:
             return self.value(x.item(), depth)
         return self.lend(x)
 
-    def table(self) -> list[dict]:
+    def table(self) -> list[dict[Any, Any]]:
         """The node table: every node met so far and every node reachable from them."""
         self.memo = False  # the table's lists are its own (the decoder reads it first)
-        entries: list[dict] = []
+        entries: list[dict[Any, Any]] = []
         i = 0
         while i < len(self.nodes):
             node = self.nodes[i]
@@ -182,7 +182,7 @@ class Decoder:
     def __init__(
         self,
         make_node: Callable[[], Any],
-        borrow: Callable[[dict], Any],
+        borrow: Callable[[dict[Any, Any]], Any],
         public: dict[str, Any] | None = None,
         nodes: list[Any] | None = None,
     ):
@@ -208,7 +208,7 @@ class Decoder:
         finally:
             self.memo = True
 
-    def _table(self, entries: list) -> None:
+    def _table(self, entries: list[Any]) -> None:
         if not entries:
             return  # no change to any node (e.g. a reply that is an error)
         if len(entries) < len(self.nodes):
@@ -216,7 +216,7 @@ class Decoder:
         # Check the shape first, on indices: the grader's own nodes are changed in place below,
         # and must never become a cycle that a test would walk forever.
         total = len(entries)
-        links: list[tuple[list, Any]] = []
+        links: list[tuple[list[Any], Any]] = []
         has_parent = [False] * total
         for e in entries:
             if not isinstance(e, dict):
@@ -288,7 +288,7 @@ class Decoder:
         if isinstance(x, float):
             return x
         if isinstance(x, list):
-            out: list = []
+            out: list[Any] = []
             k = self._open(out)
             before = self.count
             out.extend(self._value(v, depth + 1) for v in x)
@@ -308,19 +308,19 @@ class Decoder:
         if "$t" in x:
             return tuple(self._value(v, depth + 1) for v in _list(x["$t"]))
         if "$d" in x:
-            out = {}
-            k = self._open(out)
+            table: dict[Any, Any] = {}
+            k = self._open(table)
             before = self.count
             for pair in _list(x["$d"]):
                 if not (isinstance(pair, list) and len(pair) == 2):
                     raise ProtocolError("bad dict entry")
                 key = self._value(pair[0], depth + 1)
                 try:
-                    out[key] = self._value(pair[1], depth + 1)
+                    table[key] = self._value(pair[1], depth + 1)
                 except TypeError:
                     raise ProtocolError("an unhashable dict key") from None
             self._close(k, before)
-            return out
+            return table
         if "$r" in x:
             rng = make_rng(x["$r"])
             self.rngs[x.get("k")] = rng
@@ -355,7 +355,7 @@ class Decoder:
             self.sizes[k] = self.count - before + 1
 
 
-def _check_forest(links: list[tuple[list, Any]]) -> None:
+def _check_forest(links: list[tuple[list[Any], Any]]) -> None:
     """Refuse a node table whose children or parent links go round in a circle."""
     n = len(links)
     # children: every node has at most one parent (checked by the caller), so the links form a
@@ -389,13 +389,13 @@ def _check_forest(links: list[tuple[list, Any]]) -> None:
             state[j] = 2
 
 
-def _list(x: Any) -> list:
+def _list(x: Any) -> list[Any]:
     if not isinstance(x, list):
         raise ProtocolError("expected a list")
     return x
 
 
-def rng_state(data: Any) -> tuple:
+def rng_state(data: Any) -> tuple[Any, ...]:
     """A random.Random state from its JSON form (checked: a forged one could crash setstate)."""
     try:
         version, internal, gauss = data
@@ -418,7 +418,7 @@ def make_rng(data: Any) -> random.Random:
     return rng
 
 
-def make_state(name: Any, values: Any):
+def make_state(name: Any, values: Any) -> Any:
     from mcts_course.games import GAMES
 
     if name not in GAMES or not isinstance(values, list):
@@ -440,7 +440,7 @@ def describe_number(x: Any) -> str:
     return f"{x!r}"
 
 
-def sync(originals: list, news: Any, seen: set[int] | None = None) -> None:
+def sync(originals: list[Any], news: Any, seen: set[int] | None = None) -> None:
     """Give each of ``originals`` the value of the matching decoded ``news``, in place: the
     other side's changes to the lists, dicts and random generators it was given (an object
     passed twice is updated once)."""

@@ -24,7 +24,7 @@ __all__ = ["Connection", "MissingDefinition", "RemoteFunction", "RemoteObject", 
 class Connection:
     """Asks the student's code questions for the tests, within each test's time budget."""
 
-    def __init__(self, transport):
+    def __init__(self, transport: Any):  # a StudentProcess, or a notebook's NotebookTransport
         self.transport = transport
         self.budget = self.spent = 0.0
         self.out: list[str] = []
@@ -41,13 +41,13 @@ class Connection:
             self.request({"op": "release"}, "release")
 
     # -- values ----------------------------------------------------------------------------
-    def _lend(self, x: Any) -> dict:
+    def _lend(self, x: Any) -> dict[Any, Any]:
         if isinstance(x, RemoteObject):
             return {"$o": x._id}
         self.lent[id(x)] = x
         return {"$c": id(x)}
 
-    def _borrow(self, data: dict) -> Any:
+    def _borrow(self, data: dict[Any, Any]) -> Any:
         if "$o" in data:
             return RemoteObject(self, data["$o"])
         try:
@@ -59,23 +59,26 @@ class Connection:
         public_ids = {id(f): name for name, f in public.PUBLIC.items()}
         return Encoder(lambda x: isinstance(x, public.Node), self._lend, public_ids)
 
-    def decoder(self, nodes=None) -> Decoder:
+    def decoder(self, nodes: Any = None) -> Decoder:
         return Decoder(lambda: object.__new__(public.Node), self._borrow, public.PUBLIC, nodes)
 
     # -- requests --------------------------------------------------------------------------
-    def request(self, message: dict, function: str) -> dict:
+    def request(self, message: dict[Any, Any], function: str) -> dict[Any, Any]:
         budget = max(self.budget, 0.05) if message.get("op") != "release" else 5.0
+        reply: dict[Any, Any]
         reply, seconds = self.transport.exchange(message, budget, self._callback, function)
         if message.get("op") != "release":
             self.budget -= seconds
             self.spent += seconds
         return reply
 
-    def call(self, function: str, args: tuple, kwargs: dict, obj: Any = None) -> Any:
+    def call(
+        self, function: str, args: tuple[Any, ...], kwargs: dict[Any, Any], obj: Any = None
+    ) -> Any:
         return self.call_many(function, [(args, kwargs)], obj, many=False)
 
     def call_many(
-        self, function: str, calls: list, obj: Any = None, many: bool = True, repeat: int = 0
+        self, function: str, calls: list[Any], obj: Any = None, many: bool = True, repeat: int = 0
     ) -> Any:
         """Call ``function`` once per ``(args, kwargs)`` of ``calls`` in one request (the
         student's process answers them in order); a list of results (one result if not many)."""
@@ -98,7 +101,7 @@ class Connection:
         message = {"op": "getattr", "obj": obj, "attr": attr, "nodes": [], "calls": []}
         return self._answer(self.request(message, function), encoder, [])
 
-    def _answer(self, reply: dict, encoder: Encoder, originals: list) -> Any:
+    def _answer(self, reply: dict[Any, Any], encoder: Encoder, originals: list[Any]) -> Any:
         if not isinstance(reply, dict):
             raise ProtocolError("a reply that is not a message")
         self.out.append(str(reply.get("out", ""))[:4000])
@@ -134,14 +137,15 @@ class Connection:
                 {"types": ["ValueError"], "message": f"your result could not be read: {error}"}
             ) from None
 
-    def _callback(self, message: dict) -> dict:
+    def _callback(self, message: dict[Any, Any]) -> dict[Any, Any]:
         """The student's code calls one of our objects (a player, ``input_fn``)."""
         try:
             decoder = self.decoder()
             decoder.table(message.get("nodes", []))
             args = decoder.value(message.get("args", []))
             kwargs = decoder.value(message.get("kwargs", {"$d": []}))
-            target = self.lent.get(message.get("obj"))
+            handle = message.get("obj")
+            target = self.lent.get(handle) if isinstance(handle, int) else None
             if target is None or not isinstance(args, list) or not isinstance(kwargs, dict):
                 raise ProtocolError("a call to an unknown object")
             method = message.get("method")
@@ -173,7 +177,7 @@ class Connection:
             return {"error": f"{type(error).__name__}: {error}"}
 
 
-def _refuse(x: Any) -> dict:
+def _refuse(x: Any) -> dict[Any, Any]:
     raise ProtocolError(f"the grader cannot send a {type(x).__name__}")
 
 
@@ -183,22 +187,23 @@ class RemoteFunction:
     def __init__(self, connection: Connection, name: str):
         self._connection, self._name = connection, name
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._connection.direct.append(self._name)
         return self._connection.call(self._name, args, kwargs)
 
-    def many(self, calls: list) -> list:
+    def many(self, calls: list[Any]) -> list[Any]:
         """The results of many calls at once: ``calls`` lists argument tuples (or (args,
         kwargs) pairs); the student's process runs them in order, in one round trip."""
         self._connection.direct.append(self._name)
         pairs = [c if _is_pair(c) else (tuple(c), {}) for c in calls]
         return self._connection.call_many(self._name, pairs) if pairs else []
 
-    def repeat(self, times: int, *args, **kwargs) -> list:
+    def repeat(self, times: int, *args: Any, **kwargs: Any) -> list[Any]:
         """The results of ``times`` calls with the very same arguments (a generator among them
         goes on drawing), in one round trip."""
         self._connection.direct.append(self._name)
-        return self._connection.call_many(self._name, [(args, kwargs)], repeat=times)
+        found: list[Any] = self._connection.call_many(self._name, [(args, kwargs)], repeat=times)
+        return found
 
     def __repr__(self) -> str:
         return f"<your {self._name}>"
@@ -222,7 +227,7 @@ class RemoteObject:
             raise AttributeError(name)
         return self._connection.getattr(self._id, name, name)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._connection.call("a method of your object", args, kwargs, obj=self._id)
 
     def __repr__(self) -> str:

@@ -10,6 +10,7 @@ Nothing here answers an exercise: the given code of the exercise files (defined 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from mcts_course.games.base import GameState
 from mcts_course.given import Node, disc_difference
@@ -48,24 +49,24 @@ def weighted(state: GameState, player: int) -> float:
 
 
 # Bandit policies handed to monte_carlo_move (not the graded ones: those would be answers).
-def round_robin(counts: list[int], sums: list[float], rng) -> int:
+def round_robin(counts: list[int], sums: list[float], rng: Any) -> int:
     """The least played arm (the first of them)."""
     return min(range(len(counts)), key=lambda i: counts[i])
 
 
-def greedy_after_5(counts: list[int], sums: list[float], rng) -> int:
+def greedy_after_5(counts: list[int], sums: list[float], rng: Any) -> int:
     """Five playouts of each arm, then the best mean so far."""
     if min(counts) < 5:
         return round_robin(counts, sums, rng)
     return max(range(len(counts)), key=lambda i: sums[i] / counts[i])
 
 
-def last_once_then_first(counts: list[int], sums: list[float], rng) -> int:
+def last_once_then_first(counts: list[int], sums: list[float], rng: Any) -> int:
     """One playout of the last arm, then the first arm only."""
     return len(counts) - 1 if counts[-1] == 0 else 0
 
 
-PUBLIC: dict[str, Callable] = {
+PUBLIC: dict[str, Callable[..., Any]] = {
     f.__name__: f
     for f in (disc_difference, weighted, round_robin, greedy_after_5, last_once_then_first)
 }

@@ -14,6 +14,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mcts_course.grading.sets import EXERCISES
 
@@ -36,7 +37,7 @@ class Outcome:
     def passed(self) -> bool:
         return self.status == "passed"
 
-    def as_json(self, number: int) -> dict:
+    def as_json(self, number: int) -> dict[Any, Any]:
         return {
             "name": f"[{self.exercise}] {self.name}",
             "number": str(number),
@@ -51,7 +52,7 @@ class Outcome:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> Outcome:
+    def from_json(cls, data: dict[Any, Any]) -> Outcome:
         extra = data.get("extra_data") or {}
         (exercise,) = data["tags"]
         name = data["name"].removeprefix(f"[{exercise}] ")
@@ -92,7 +93,7 @@ def points_table(outcomes: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
-def results_json(outcomes: list[Outcome], seconds: float) -> dict:
+def results_json(outcomes: list[Outcome], seconds: float) -> dict[Any, Any]:
     """Gradescope's results.json: one entry per test, the score their sum (always a float, so
     that every submission's file has the same types), the run's wall-clock time in whole
     seconds (rounded down: never more than the run took)."""
@@ -105,7 +106,7 @@ def results_json(outcomes: list[Outcome], seconds: float) -> dict:
     }
 
 
-def outcomes_of(results: dict) -> list[Outcome]:
+def outcomes_of(results: dict[Any, Any]) -> list[Outcome]:
     return [Outcome.from_json(t) for t in results.get("tests", [])]
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +54,9 @@ class DeadStudent:
 
 def closure(names: frozenset[str] | set[str], set_name: str) -> set[str]:
     """``names`` and every function they use by the contract of ``set_name``."""
-    depends = DEPENDS.get(set_name, {})
-    found, todo = set(), list(names)
+    depends: Mapping[str, tuple[str, ...]] = DEPENDS.get(set_name, {})
+    found: set[str] = set()
+    todo = list(names)
     while todo:
         name = todo.pop()
         if name not in found:
@@ -64,7 +65,7 @@ def closure(names: frozenset[str] | set[str], set_name: str) -> set[str]:
     return found
 
 
-def student_names(func: Callable, seen: set | None = None) -> frozenset[str]:
+def student_names(func: Callable[..., Any], seen: set[Any] | None = None) -> frozenset[str]:
     """``NAME`` of every ``student.NAME`` in ``func`` and in the module's functions it calls
     (which of the student's functions a test needs, for "not run")."""
     seen = seen if seen is not None else set()

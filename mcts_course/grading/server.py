@@ -33,12 +33,13 @@ class CappedWriter(io.TextIOBase):
     """A text stream that keeps the first ``cap`` characters and counts the rest."""
 
     def __init__(self, cap: int = OUTPUT_CAP):
-        self.cap, self.parts, self.kept, self.dropped = cap, [], 0, 0
+        self.cap, self.kept, self.dropped = cap, 0, 0
+        self.parts: list[str] = []
 
     def writable(self) -> bool:
         return True
 
-    def write(self, text) -> int:
+    def write(self, text: Any) -> int:
         text = str(text)
         room = self.cap - self.kept
         if room > 0:
@@ -62,13 +63,13 @@ class Blocker:
     """A meta-path finder refusing the reference solutions and the tests (they are not in this
     process's copy of the package anyway; this gives a clear message)."""
 
-    def find_spec(self, name, path=None, target=None):
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
         if name.startswith(BLOCKED):
             raise ImportError(f"{name} is not available to a submission")
         return None
 
 
-def exception_data(error: BaseException, code_name: str) -> dict:
+def exception_data(error: BaseException, code_name: str) -> dict[Any, Any]:
     """An exception as plain data: its class names (for ``except ValueError`` on the grader's
     side), message, and the traceback lines in the student's own file."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == code_name]
@@ -86,7 +87,12 @@ class Server:
     """Answers the grader's requests about one submission module (also used in-process by a
     notebook's ``check``, where ``ask_grader`` is a direct call)."""
 
-    def __init__(self, namespace: dict, code_name: str, ask_grader: Callable[[dict], dict]):
+    def __init__(
+        self,
+        namespace: dict[Any, Any],
+        code_name: str,
+        ask_grader: Callable[[dict[Any, Any]], dict[Any, Any]],
+    ):
         self.ns, self.code_name, self.ask_grader = namespace, code_name, ask_grader
         self.objects: dict[int, Any] = {}  # handles lent to the grader
         self.called: set[str] = set()
@@ -103,10 +109,10 @@ class Server:
             if isinstance(func, types.FunctionType):
                 self.ns[name] = self._wrapper(name, func)
 
-    def _wrapper(self, name: str, func: Callable) -> Callable:
+    def _wrapper(self, name: str, func: Callable[..., Any]) -> Callable[..., Any]:
         called, stack = self.called, self.stack
 
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             called.add(name)
             stack.append(name)
             try:
@@ -114,7 +120,7 @@ class Server:
             finally:
                 stack.pop()
 
-        wrapper.__wrapped__ = func
+        wrapper.__wrapped__ = func  # type: ignore[attr-defined]  # functools.wraps's attribute, set by hand
         wrapper.__name__ = getattr(func, "__name__", name)
         wrapper.__doc__ = func.__doc__
         return wrapper
@@ -133,13 +139,13 @@ class Server:
 
         return isinstance(x, self.node_class() | Node)
 
-    def _lend(self, x: Any) -> dict:
+    def _lend(self, x: Any) -> dict[Any, Any]:
         if isinstance(x, GraderProxy):
             return {"$c": x._id}
         self.objects[id(x)] = x
         return {"$o": id(x)}
 
-    def _borrow(self, data: dict) -> Any:
+    def _borrow(self, data: dict[Any, Any]) -> Any:
         if "$o" in data:
             try:
                 return self.objects[data["$o"]]
@@ -155,7 +161,7 @@ class Server:
         return Decoder(lambda: object.__new__(cls), self._borrow, self.public_by_name)
 
     # -- requests ----------------------------------------------------------------------------
-    def handle(self, request: dict) -> dict:
+    def handle(self, request: dict[Any, Any]) -> dict[Any, Any]:
         """Answer one request: ``call`` (one call or, with ``many``, a list of calls of the same
         function, answered at once to save round trips) or ``getattr``."""
         op = request.get("op")
@@ -166,7 +172,7 @@ class Server:
         self.called.clear()
         old = sys.stdout, sys.stderr
         decoder = self.decoder()
-        calls: list = []
+        calls: list[Any] = []
         try:
             decoder.table(request.get("nodes", []))
             calls = decoder.value(request.get("calls", []))
@@ -187,13 +193,15 @@ class Server:
             else:
                 raise ProtocolError(f"unknown request {op!r}")
             sys.stdout, sys.stderr = old
-            reply = {"ok": result}
+            reply: dict[str, Any] = {"ok": result}
         except BaseException as error:  # noqa: BLE001 - the student's code may raise anything
             sys.stdout, sys.stderr = old
             reply = {"error": exception_data(error, self.code_name)}
         return self._finish(reply, decoder, calls, out)
 
-    def _finish(self, reply: dict, decoder: Decoder, calls: list, out: CappedWriter) -> dict:
+    def _finish(
+        self, reply: dict[Any, Any], decoder: Decoder, calls: list[Any], out: CappedWriter
+    ) -> dict[Any, Any]:
         encoder = self.encoder()
         for node in decoder.nodes:  # the request's nodes keep their indices
             encoder.node(node)
@@ -203,28 +211,32 @@ class Server:
                 reply["ok"] = encoder.value(reply["ok"])
             reply["nodes"] = encoder.table()
         except BaseException as error:  # noqa: BLE001 - e.g. a Node without `visits`
-            reply = {"error": exception_data(error, self.code_name), "nodes": []}
+            reply = {"error": exception_data(error, self.code_name), "nodes": list[Any]()}
             reply["error"]["message"] = "your result could not be sent back: " + str(error)
         reply["out"] = out.getvalue()
         reply["called"] = sorted(self.called)
         return reply
 
-    def _target(self, request: dict) -> Callable:
+    def _target(self, request: dict[Any, Any]) -> Callable[..., Any]:
         if request.get("obj") is not None:
-            return self._object(request)
+            found: Callable[..., Any] = self._object(request)
+            return found
         name = request.get("name")
         if not isinstance(name, str) or name not in self.ns:
             raise NameError(f"`{name}` is not defined in your code")
-        return self.ns[name]
+        found = self.ns[name]
+        return found
 
-    def _object(self, request: dict) -> Any:
+    def _object(self, request: dict[Any, Any]) -> Any:
         try:
             return self.objects[request["obj"]]
         except (KeyError, TypeError):
             raise ProtocolError("an unknown object handle") from None
 
     # -- calling back the grader (a scripted opponent, a fake input) -------------------------
-    def callback(self, handle: int, method: str | None, args: tuple, kwargs: dict) -> Any:
+    def callback(
+        self, handle: int, method: str | None, args: tuple[Any, ...], kwargs: dict[Any, Any]
+    ) -> Any:
         encoder = self.encoder()
         data_args, data_kwargs = encoder.value(list(args)), encoder.value(kwargs)
         reply = self.ask_grader(
@@ -254,10 +266,10 @@ class GraderProxy:
         object.__setattr__(self, "_server", server)
         object.__setattr__(self, "_id", handle)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._server.callback(self._id, None, args, kwargs)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
         value = self._server.callback(self._id, "__getattr__", (name,), {})
@@ -270,7 +282,7 @@ class GraderProxy:
 NPROC = 32  # processes (threads included) of a sandbox's user id at once
 
 
-def enter(box: dict) -> None:
+def enter(box: dict[Any, Any]) -> None:
     """Confine this process, before any student code exists in it: hide the private files that
     other users could read (a mount namespace of its own), become the sandbox's user id for
     good, and move to its work folder.  Raises on any failure: the grader then refuses to grade
@@ -294,7 +306,7 @@ def enter(box: dict) -> None:
         os.chdir(box["work"])
 
 
-def _mounts(expose: list, paths: list) -> None:
+def _mounts(expose: list[Any], paths: list[Any]) -> None:
     """In a mount namespace of this process alone (needs root with CAP_SYS_ADMIN): make each
     ``expose`` folder reachable (an empty folder laid over its closed ancestor, the folder bound
     back at its place), then mount an empty read-only folder over each private folder and
@@ -385,17 +397,18 @@ def main() -> None:
     inbox = os.fdopen(job["fds"][0], "r", encoding="utf-8")
     outbox = os.fdopen(job["fds"][1], "w", encoding="utf-8")
 
-    def send(message: dict) -> None:
+    def send(message: dict[Any, Any]) -> None:
         outbox.write(json.dumps(message) + "\n")
         outbox.flush()
 
-    def receive() -> dict:
+    def receive() -> dict[Any, Any]:
         line = inbox.readline()
         if not line:
             os._exit(0)  # the grader is gone
-        return json.loads(line)
+        message: dict[Any, Any] = json.loads(line)
+        return message
 
-    def ask_grader(message: dict) -> dict:
+    def ask_grader(message: dict[Any, Any]) -> dict[Any, Any]:
         send(message)
         return receive()
 
@@ -419,7 +432,7 @@ def main() -> None:
     sys.modules["submission"] = module
     server = Server(module.__dict__, display_name, ask_grader)
 
-    def report_stack(signum, frame):  # the grader asks where a test's time went
+    def report_stack(signum: int, frame: Any) -> None:  # the grader asks where a test's time went
         send({"stack": list(server.stack)})
 
     signal.signal(signal.SIGUSR1, report_stack)

@@ -1,8 +1,15 @@
-"""The exercise sets: which file holds which exercises, and which names a student defines."""
+"""The exercise sets: one registry entry per set says everything the machinery needs.
+
+Adding a set means writing its stub (``exercises/<name>.py``), its reference solution
+(``grader/mcts_grader/solutions/<name>.py``), its tests (the public checks in
+``mcts_course/grading/tests/test_<name>.py``, the tests that need the reference in
+``grader/mcts_grader/tests/test_<name>.py``) and one :class:`ExerciseSet` line below.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 
 @dataclass(frozen=True)
@@ -12,14 +19,29 @@ class ExerciseSet:
     exercises: tuple[str, ...]  # exercise ids, one column each in grades.csv
     functions: tuple[str, ...]  # names a submission defines (used to recognise notebooks)
     notebook: str  # the book chapter holding the stubs as cells
+    # The student's functions each one uses by its contract (for "not run: `simulate` timed
+    # out"): a test calling mcts_search is not run once simulate has hung.
+    depends: MappingProxyType[str, tuple[str, ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
     @property
-    def tests_module(self) -> str:
+    def public_tests_module(self) -> str:
+        """The checks students run (shipped in this package: no reference code needed)."""
+        return f"mcts_course.grading.tests.test_{self.name}"
+
+    @property
+    def reference_tests_module(self) -> str:
+        """The grader's tests of the set that need its reference solution."""
         return f"mcts_grader.tests.test_{self.name}"
 
     @property
     def solution_module(self) -> str:
         return f"mcts_grader.solutions.{self.name}"
+
+
+def _uses(**depends: tuple[str, ...]) -> MappingProxyType[str, tuple[str, ...]]:
+    return MappingProxyType(depends)
 
 
 SETS: dict[str, ExerciseSet] = {
@@ -43,6 +65,12 @@ SETS: dict[str, ExerciseSet] = {
                 "play_human",
             ),
             "17_tictactoe_exercises",
+            _uses(
+                select_child=("ucb1",),
+                mcts_search=("select_child", "expand", "simulate", "backpropagate"),
+                experiment=("mcts_search", "best_action"),
+                MCTSPlayer=("mcts_search", "best_action"),
+            ),
         ),
         ExerciseSet(
             "connect4",
@@ -50,6 +78,7 @@ SETS: dict[str, ExerciseSet] = {
             ("connect4",),
             ("legal_columns", "drop", "is_win", "MCTSPlayer"),
             "18_connect4_exercises",
+            _uses(MCTSPlayer=("legal_columns", "drop", "is_win")),  # through Position
         ),
         ExerciseSet(
             "alphabeta",
@@ -57,6 +86,7 @@ SETS: dict[str, ExerciseSet] = {
             ("alphabeta",),
             ("alphabeta", "best_move"),
             "18_connect4_exercises",
+            _uses(best_move=("alphabeta",)),
         ),
         ExerciseSet(
             "bandits",
@@ -70,6 +100,14 @@ SETS: dict[str, ExerciseSet] = {
                 "compare_policies",
             ),
             "18_connect4_exercises",
+            _uses(
+                compare_policies=(
+                    "monte_carlo_move",
+                    "ucb1_choice",
+                    "epsilon_greedy_choice",
+                    "softmax_choice",
+                )
+            ),
         ),
         ExerciseSet(
             "learning",
@@ -77,32 +115,15 @@ SETS: dict[str, ExerciseSet] = {
             ("learning",),
             ("policy_target", "value_targets", "puct_score", "puct_select"),
             "19_learning_exercises",
+            _uses(puct_select=("puct_score",)),
         ),
     )
 }
 
-# The student's functions each one uses by its contract (for "not run: `simulate` timed out"):
-# a test calling mcts_search is not run once simulate has hung.
-DEPENDS: dict[str, dict[str, tuple[str, ...]]] = {
-    "ttt_mcts": {
-        "select_child": ("ucb1",),
-        "mcts_search": ("select_child", "expand", "simulate", "backpropagate"),
-        "experiment": ("mcts_search", "best_action"),
-        "MCTSPlayer": ("mcts_search", "best_action"),
-    },
-    "connect4": {"MCTSPlayer": ("legal_columns", "drop", "is_win")},  # through Position
-    "alphabeta": {"best_move": ("alphabeta",)},
-    "bandits": {
-        "compare_policies": (
-            "monte_carlo_move",
-            "ucb1_choice",
-            "epsilon_greedy_choice",
-            "softmax_choice",
-        ),
-    },
-    "learning": {"puct_select": ("puct_score",)},
+# Derived from SETS (nothing to edit here when a set is added).
+DEPENDS: dict[str, MappingProxyType[str, tuple[str, ...]]] = {
+    s.name: s.depends for s in SETS.values()
 }
-
 # Every exercise id, in the order of the grades.csv columns, and the set that holds it.
 EXERCISES: tuple[str, ...] = tuple(e for s in SETS.values() for e in s.exercises)
 SET_OF: dict[str, str] = {e: s.name for s in SETS.values() for e in s.exercises}

@@ -16,8 +16,10 @@ from __future__ import annotations
 import ast
 import builtins
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mcts_course.grading.pyparse import parse
 from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
@@ -86,9 +88,33 @@ def _defines(node: ast.stmt) -> set[str]:
     return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
-def notebook_code(notebook: dict) -> tuple[str, str, list[str]]:
+# Modules a notebook may import that the student's process surely has: the standard library
+# and this package.  Any other import (the book's laboratory ``mcts_lab``, which the chapters
+# use to show code and figures; pandas...) is kept but may fail there without stopping the file.
+_PRESENT = frozenset(sys.stdlib_module_names) | {"mcts_course", "__future__"}
+
+
+def _guarded(node: ast.stmt) -> ast.stmt:
+    """An import of a module beyond :data:`_PRESENT` inside ``try: ... except ImportError:
+    pass``: a function that uses the name fails where it is graded, not the whole file."""
+    if isinstance(node, ast.Import):
+        modules = [a.name for a in node.names]
+    elif isinstance(node, ast.ImportFrom) and not node.level:
+        modules = [node.module or ""]
+    else:
+        return node
+    if all(m.split(".")[0] in _PRESENT for m in modules):
+        return node
+    handler = ast.ExceptHandler(ast.Name("ImportError", ast.Load()), None, [ast.Pass()])
+    return ast.Try([node], [handler], [], [])
+
+
+def notebook_code(notebook: dict[Any, Any]) -> tuple[str, str, list[str]]:
     """(definitions code, all parsable code, notes) of a notebook's code cells."""
-    kept, everything, notes, future = [], [], [], set()
+    kept: list[str] = []
+    everything: list[str] = []
+    notes: list[str] = []
+    future: set[str] = set()
     defined: set[str] = set()
     code_cells = [c for c in notebook.get("cells", []) if c.get("cell_type") == "code"]
     for number, cell in enumerate(code_cells, 1):
@@ -111,7 +137,7 @@ def notebook_code(notebook: dict) -> tuple[str, str, list[str]]:
             if isinstance(node, ast.ImportFrom) and node.module == "__future__":
                 future.update(a.name for a in node.names)  # must go first in the module
             elif _keep(node, defined):
-                body.append(node)
+                body.append(_guarded(node))
                 defined |= _defines(node)
         if body:
             kept.append(f"# --- code cell {number} ---\n" + ast.unparse(ast.Module(body, [])))
@@ -200,7 +226,7 @@ def find_sources(submission: str | Path) -> dict[str, Source]:
         files = [submission]
     else:
         files = [p for p in _candidates(submission) if p.suffix in (".py", ".ipynb")]
-    chosen: dict[str, tuple[tuple, Source]] = {}
+    chosen: dict[str, tuple[tuple[Any, ...], Source]] = {}
     for path in files:
         try:
             source = read_source(path)

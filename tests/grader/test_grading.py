@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
+import math
 import shutil
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ from mcts_course.grading import SETS, check
 from mcts_course.grading.sets import EXERCISES, SET_OF
 
 ROOT = Path(__file__).resolve().parents[2]
-SOLUTIONS = ROOT / "mcts_course" / "solutions"
+SOLUTIONS = ROOT / "grader" / "mcts_grader" / "solutions"
 
 
 # Each hostile submission is graded on the set it attacks and on one set it leaves alone.
@@ -264,18 +265,20 @@ def test_check_command(capsys, tmp_path):
     sub = build("reference", tmp_path / "mine", files=("bandits", "connect4"))
     assert main(["check", str(sub / "bandits.py")]) == 0
     text = capsys.readouterr().out
-    assert f"bandits   {most('bandits'):g} / {most('bandits'):g}" in text  # the points table
+    best = most("bandits", public_only=True)
+    assert f"bandits   {best:g} / {best:g}" in text  # the points table
     assert "connect4" not in text and "ttt_selection" not in text
-    assert f"{len(marks('bandits'))} passed" in text  # pytest's own summary line
+    assert f"{len(marks('bandits', public_only=True))} passed" in text  # pytest's own summary
 
 
 def test_check_command_stub_hints(capsys):
     """the stubs fail: exit status 1, each failure once, with its hint"""
     assert main(["check", str(ROOT / "exercises" / "connect4.py")]) == 1
     text = capsys.readouterr().out
-    assert f"total     0 / {most('connect4'):g}" in text
-    assert text.count("\nHint: ") == len(marks("connect4"))
-    assert text.count(": [connect4] ") == len(marks("connect4"))  # one header per failure
+    public = marks("connect4", public_only=True)
+    assert f"total     0 / {most('connect4', public_only=True):g}" in text
+    assert text.count("\nHint: ") == len(public)
+    assert text.count(": [connect4] ") == len(public)  # one header per failure
     assert "short test summary" not in text  # not listed a second time
 
 
@@ -283,7 +286,7 @@ def test_check_passes_options_on_to_pytest(capsys):
     """options check does not know go to pytest: -k keeps the tests it names"""
     assert main(["check", str(SOLUTIONS / "bandits.py"), "-k", "softmax", "-x"]) == 0
     text = capsys.readouterr().out
-    softmax = [points for name, points, _ in marks("bandits") if "softmax" in name]
+    softmax = [p for name, p, _ in marks("bandits", public_only=True) if "softmax" in name]
     assert f"= {len(softmax)} passed, " in text and "failed" not in text
     assert f"total     {sum(softmax):g} / {sum(softmax):g}" in text
 
@@ -304,7 +307,7 @@ def test_in_process_check_on_a_namespace(capsys):
     namespace = {"__name__": "notebook"}
     exec((SOLUTIONS / "bandits.py").read_text(), namespace)
     report = check("bandits", namespace)
-    assert report.score == report.max_score == most("bandits")
+    assert report.score == report.max_score == most("bandits", public_only=True)
     stubs = {"__name__": "notebook"}
     exec((ROOT / "exercises" / "bandits.py").read_text(), stubs)
     assert check("bandits", stubs).score == 0
@@ -315,7 +318,8 @@ def test_in_process_check_of_one_exercise(capsys):
     namespace = {"__name__": "notebook"}
     exec((SOLUTIONS / "ttt_mcts.py").read_text(), namespace)
     report = check("ttt_mcts", namespace, exercise="ttt_backprop", show_failures=False)
-    assert report.by_exercise == {"ttt_backprop": (most(exercise="ttt_backprop"),) * 2}
+    best = most(exercise="ttt_backprop", public_only=True)
+    assert report.by_exercise == {"ttt_backprop": (best, best)}
     with pytest.raises(ValueError, match="ttt_selection"):
         check("ttt_mcts", namespace, exercise="bandits")
 
@@ -437,3 +441,23 @@ def test_the_hint_survives_long_printing():
     assert status == "failed" and message.startswith("no\nYour code printed:\nline 0")
     assert "line 1999" not in message and len(message) < PRINT_CAP + 200
     assert message.endswith("characters cut)\nHint: h!")
+
+
+def test_a_notebook_import_the_grader_lacks_costs_only_its_users():
+    """the chapters import the book's laboratory (mcts_lab) to show code; the student's
+    process has only the library: such an import is kept, guarded, and the file still loads"""
+    from mcts_course.grading.sources import notebook_code
+
+    cells = [
+        "import math\nfrom mcts_lab.present import show_source\nfrom not_installed import show",
+        "def ucb1(w, v, p, c=1.0):\n    return math.inf if v == 0 else w / v\n",
+        "def shows():\n    return show(ucb1)\n",
+    ]
+    code, _, notes = notebook_code(notebook(cells))
+    assert "try:\n    from mcts_lab.present import show_source\nexcept ImportError:" in code
+    assert "\nimport math\n" in code  # the standard library's imports stay as they were
+    namespace: dict = {}
+    exec(compile(code, "notebook", "exec"), namespace)  # not_installed is missing here
+    assert namespace["ucb1"](0.0, 0, 1) == math.inf and not notes
+    with pytest.raises(NameError, match="show"):
+        namespace["shows"]()

@@ -117,13 +117,19 @@ def test_zip_layout(tmp_path):
     hidden = tmp_path / "hidden"
     hidden.mkdir()
     (hidden / "test_extra.py").write_text("# hidden tests\n")
-    wheel = tmp_path / "mcts_course-0.1.0-py3-none-any.whl"
-    wheel.write_bytes(b"not really a wheel")  # the real one: test_gradescope_end_to_end
-    out = build_zip(tmp_path / "dist" / "autograder.zip", hidden, wheel=wheel)
+    wheels = [
+        tmp_path / "mcts_course-0.1.0-py3-none-any.whl",
+        tmp_path / "mcts_course_grader-0.1.0-py3-none-any.whl",
+    ]
+    for wheel in wheels:  # the real ones: test_gradescope_end_to_end
+        wheel.write_bytes(b"not really a wheel")
+    out = build_zip(tmp_path / "dist" / "autograder.zip", hidden, wheels=wheels)
     with zipfile.ZipFile(out) as z:
         names = set(z.namelist())
-        assert {"setup.sh", "run_autograder", wheel.name, "tests/test_extra.py"} <= names
+        assert {"setup.sh", "run_autograder", "tests/test_extra.py"} <= names
+        assert {w.name for w in wheels} <= names  # the library's wheel and the grader's
         setup = z.read("setup.sh").decode()
+        assert "mcts_course-*.whl" in setup and "mcts_course_grader-*.whl" in setup
         # apt only after apt-get update (a fresh image has no package lists)
         if "apt-get install" in setup:
             assert setup.index("apt-get update") < setup.index("apt-get install")
@@ -180,8 +186,10 @@ def test_gradescope_end_to_end():
         setup = gradescope_runs("setup.sh")
         assert setup.returncode == 0, setup.stdout + setup.stderr
         # the private files are closed to other users
-        site = next((root / "venv").glob("lib/python3*/site-packages/mcts_course"))
-        assert (site / "solutions").stat().st_mode & 0o077 == 0
+        site = next((root / "venv").glob("lib/python3*/site-packages"))
+        assert not (site / "mcts_course" / "solutions").exists()  # none in the library
+        assert (site / "mcts_grader").stat().st_mode & 0o077 == 0
+        assert (site / "mcts_grader" / "solutions").stat().st_mode & 0o077 == 0
         assert (root / "source").stat().st_mode & 0o077 == 0
         # a submission: the reference for three sets; ttt_mcts steals from disk
         build("cheat_read_file", root / "submission")
@@ -219,12 +227,17 @@ def test_gradescope_end_to_end():
         )
         assert again.returncode == 0, again.stdout + again.stderr
         with zipfile.ZipFile(root / "again.zip") as z:
-            (wheel,) = [n for n in z.namelist() if n.endswith(".whl")]
-            z.extract(wheel, root)
-        with zipfile.ZipFile(root / wheel) as w:
+            wheels = sorted(n for n in z.namelist() if n.endswith(".whl"))
+            z.extractall(root, wheels)
+        library, grader = wheels
+        assert library.startswith("mcts_course-") and grader.startswith("mcts_course_grader-")
+        with zipfile.ZipFile(root / library) as w:
+            assert not [n for n in w.namelist() if "solutions" in n or "mcts_grader" in n]
+        with zipfile.ZipFile(root / grader) as w:
             names = w.namelist()
-            assert "grader/mcts_grader/solutions/ttt_mcts.py" in names
-            assert "grader/mcts_grader/tests/test_ttt_mcts.py" in names
-            assert any(n.endswith("entry_points.txt") for n in names)
+            assert "mcts_grader/solutions/ttt_mcts.py" in names
+            assert "mcts_grader/tests/test_ttt_mcts.py" in names
+            (points,) = [n for n in names if n.endswith("entry_points.txt")]
+            assert "mcts_course.grading_tests" in w.read(points).decode()
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import mcts_grader.solutions as solutions
 
+from mcts_course.grading.sets import SETS
+
 SOLUTIONS = Path(solutions.__file__).parent
-EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
-SET_FILES = ("ttt_mcts", "connect4", "alphabeta", "bandits", "learning")
+EXERCISES = Path(__file__).resolve().parents[3] / "exercises"  # tests/grader/grading_fixtures/..
+SET_FILES = tuple(SETS)  # every set of the registry
 
 
 def _seed_of(text: str) -> int:

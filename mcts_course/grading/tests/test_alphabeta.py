@@ -1,4 +1,8 @@
-"""Grading tests of exercise 6: alpha-beta from minimax on Othello.
+"""Public checks of exercise 6: alpha-beta from minimax on Othello.
+
+The minimax values, the node counts of minimax and those of alpha-beta searching the moves in
+legal_actions() order are the library's own engine's (:mod:`mcts_course.agents.minimax`, with
+``order=False``): public facts of each position, whoever computes them.
 
 PYTEST_DONT_REWRITE: a failed assert reads as its message (the hint follows), not as pytest's
 comparison of the grader's variables.
@@ -12,9 +16,9 @@ import random
 
 import pytest
 
+from mcts_course.agents.minimax import SearchStats, alphabeta_value, minimax_value
 from mcts_course.games import Othello
 from mcts_course.grading.public import disc_difference, weighted
-from mcts_grader.solutions import alphabeta as ref
 
 # The positions are drawn from a seed derived from the submission's code (the plugin's
 # `submission_seed`: SHA-256 of the code): the same code is graded on the same positions (a
@@ -24,18 +28,26 @@ from mcts_grader.solutions import alphabeta as ref
 
 @functools.cache
 def minimax(state: Othello, depth: int, player: int, evaluate) -> tuple[float, int]:
-    """The reference minimax value and its node count, computed once per grading run (states
-    are hashable)."""
-    stats = {"nodes": 0}
-    return ref.minimax(state, depth, player, evaluate, stats), stats["nodes"]
+    """The minimax value and its node count (the library's minimax), computed once per grading
+    run (states are hashable)."""
+    stats = SearchStats()
+    return minimax_value(state, depth, evaluate, player, stats), stats.nodes
+
+
+def alphabeta_nodes(state: Othello, depth: int, player: int, evaluate, alpha: float) -> int:
+    """The nodes alpha-beta visits with the moves in legal_actions() order, window (alpha,
+    inf): the library's alpha-beta without its move ordering."""
+    stats = SearchStats()
+    alphabeta_value(state, depth, evaluate, player, alpha, math.inf, stats, order=False)
+    return stats.nodes
 
 
 @functools.cache
 def node_counts(state: Othello) -> tuple[dict, dict]:
-    """Nodes of minimax and of the reference alpha-beta, depth 3, weighted evaluation."""
-    mm, ab = {"nodes": 0}, {"nodes": 0}
-    ref.minimax(state, 3, state.current_player, weighted, mm)
-    ref.alphabeta(state, 3, state.current_player, weighted, stats=ab)
+    """Nodes of minimax and of alpha-beta (moves in legal_actions() order), depth 3, weighted
+    evaluation."""
+    mm = {"nodes": minimax(state, 3, state.current_player, weighted)[1]}
+    ab = {"nodes": alphabeta_nodes(state, 3, state.current_player, weighted, -math.inf)}
     return mm, ab
 
 
@@ -43,7 +55,7 @@ def node_counts(state: Othello) -> tuple[dict, dict]:
 def positions(base: int, seed: int, count: int, late: bool = False) -> list[Othello]:
     """Positions after random openings (late: near the end, where passes and ends happen),
     drawn from the submission's seed ``base`` and the test's ``seed``."""
-    rng, found = random.Random(base * 100 + seed), []
+    rng, found = random.Random(base * 100 + seed), list[Othello]()
     while len(found) < count:
         state = Othello()
         for _ in range(rng.randint(50, 58) if late else rng.randint(2, 30)):
@@ -208,8 +220,11 @@ def test_best_move(student, submission_seed):
         }
         best = max(values.values())
         first = next(a for a in state.legal_actions() if values[a] == best)
-        reference = {"nodes": 0}
-        ref.best_move(state, depth, weighted, reference)
+        # the contract's searches: each child with the best value so far as alpha
+        searched, alpha = 0, -math.inf
+        for a in state.legal_actions():
+            searched += alphabeta_nodes(state.play(a), depth - 1, me, weighted, alpha)
+            alpha = max(alpha, values[a])
         stats = {"nodes": 0}
         result = student.best_move(state, depth, weighted, stats)
         assert isinstance(result, tuple | list) and len(result) == 2, (
@@ -225,7 +240,7 @@ def test_best_move(student, submission_seed):
             f"depth {depth}: the moves {[a for a in values if values[a] == best]} share the best "
             f"value {best}; the contract keeps the first, {first}, you returned {action}"
         )
-        nodes, want_nodes = nodes + stats["nodes"], want_nodes + reference["nodes"]
+        nodes, want_nodes = nodes + stats["nodes"], want_nodes + searched
     assert 0 < nodes <= want_nodes, (
         f"on these 12 positions best_move's searches counted {nodes} nodes in stats; searching "
         f"each child with alphabeta and the best value so far as alpha, they visit {want_nodes}"

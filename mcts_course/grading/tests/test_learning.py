@@ -1,4 +1,8 @@
-"""Grading tests of exercise 8: training targets from a search, and PUCT's selection.
+"""Public checks of exercise 8: training targets from a search, and PUCT's selection.
+
+The expectations are the contracts' definitions, worked out here in their own way: the policy
+target as shares of ``n ** (1 / temperature)`` (in logarithms, with its limit at 0), the value
+target as the game's result for the player to move, PUCT's score as the formula of its hint.
 
 PYTEST_DONT_REWRITE: a failed assert reads as its message (the hint follows), not as pytest's
 comparison of the grader's variables.
@@ -14,7 +18,37 @@ import pytest
 
 from mcts_course.games import ConnectFour, Othello, TicTacToe
 from mcts_course.grading.public import Node
-from mcts_grader.solutions import learning as ref
+
+
+# -- the contracts' definitions --------------------------------------------------------------
+def target_shares(visits: dict[int, int], temperature: float) -> dict[int, float]:
+    """Each move's probability: its share of the sum of ``n ** (1 / temperature)``, worked out
+    from logarithms (no overflow), and at temperature 0 the limit: equal shares of the most
+    visited moves."""
+    top = max(visits.values())
+    if temperature == 0:
+        tied = sum(1 for n in visits.values() if n == top)
+        return {a: 1 / tied if n == top else 0.0 for a, n in visits.items()}
+    logs = {a: math.log(n / top) / temperature for a, n in visits.items() if n > 0}
+    total = math.fsum(math.exp(x) for x in logs.values())
+    return {a: math.exp(logs[a]) / total if a in logs else 0.0 for a in visits}
+
+
+def puct_formula(wins, visits, parent_visits, prior, c, fpu) -> float:
+    """Q + c * prior * sqrt(parent_visits) / (1 + visits); Q = wins / visits, or fpu for a
+    child never visited (the hint's formula)."""
+    mean = fpu if visits == 0 else wins / visits
+    return mean + c * prior * math.sqrt(parent_visits) / (visits + 1)
+
+
+def highest_puct(root, priors, c: float, fpu: float) -> int:
+    """The action of the child of highest PUCT score, the smallest of equal ones."""
+    scores = {
+        a: puct_formula(ch.wins, ch.visits, root.visits, priors[a], c, fpu)
+        for a, ch in root.children.items()
+    }
+    best = max(scores.values())
+    return min(a for a, score in scores.items() if score == best)
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -28,7 +62,7 @@ def root_visits(rng: random.Random, most: int = 400) -> dict[int, int]:
 
 
 def check_targets(got, visits: dict[int, int], temperature: float, tolerance: float = 1e-9):
-    want = ref.policy_target(visits, temperature)
+    want = target_shares(visits, temperature)
     call = f"policy_target({visits}, temperature={temperature:g})"
     assert isinstance(got, dict), f"{call} returned {got!r}, not a dict"
     assert set(got) == set(visits), (
@@ -67,7 +101,7 @@ def game_record(game, rng: random.Random):
 def _check_values(student, cases, what: str) -> None:
     results = student.value_targets.many(copy.deepcopy(cases))
     for (positions, final), got in zip(cases, results, strict=True):
-        want = ref.value_targets(positions, final)
+        want = [final.returns()[position.current_player] for position in positions]
         assert isinstance(got, list | tuple) and len(got) == len(want), (
             f"{what}: value_targets of {len(positions)} positions returned {got!r}; expected "
             f"a list of {len(want)} numbers"
@@ -121,7 +155,7 @@ def children_text(root, priors) -> str:
 
 def _check_selection(student, cases, what: str) -> None:
     """Ask puct_select about copies of the trees; the answers are worked out before."""
-    wants = [ref.puct_select(root, priors, c, fpu).action for root, priors, c, fpu in cases]
+    wants = [highest_puct(root, priors, c, fpu) for root, priors, c, fpu in cases]
     shown = [children_text(root, priors) for root, priors, _, _ in cases]
     given = copy.deepcopy(cases)
     chosen = student.puct_select.many([tuple(case) for case in given])
@@ -246,7 +280,7 @@ def test_puct_score_values(student):
         prior, c = rng.random(), rng.choice([0.0, 0.5, 1.0, 1.5, 3.0])
         cases.append((wins, visits, parent_visits, prior, c, rng.choice([0.0, 0.5, 1.0])))
     for args, got in zip(cases, student.puct_score.many(cases), strict=True):
-        want = ref.puct_score(*args)
+        want = puct_formula(*args)
         assert isinstance(got, int | float), f"puct_score{args} returned {got!r}, not a number"
         assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12), (
             "puct_score(wins={}, visits={}, parent_visits={}, prior={:.3f}, c={}, fpu={}) = "
@@ -264,7 +298,7 @@ def test_puct_score_unvisited(student):
     """an unvisited child scores fpu plus its prior's bonus"""
     cases = [(0.0, 0, 9, 0.25, 1.0, 0.5), (0.0, 0, 16, 0.5, 2.0, 1.0), (0.0, 0, 1, 0.1, 1.5, 0.3)]
     for args, got in zip(cases, student.puct_score.many(cases), strict=True):
-        want = ref.puct_score(*args)
+        want = puct_formula(*args)
         assert isinstance(got, int | float) and math.isclose(got, want, rel_tol=1e-9), (
             "puct_score(wins={}, visits={}, parent_visits={}, prior={}, c={}, fpu={}) of a "
             "child never visited = {!r}, expected {:g}".format(*args, got, want)

@@ -1,4 +1,9 @@
-"""Grading tests of exercise 5: Connect Four rules on a plain board, and MCTS on them.
+"""Public checks of exercise 5: Connect Four rules on a plain board, and MCTS on them.
+
+The rules are checked against the library's own engine (:mod:`mcts_course.games.connect4`:
+its bitboards tell four in a row), the contract's invariants (a new board with one more disc)
+and answers recorded for fixed questions (the columns of a seeded MCTSPlayer; the grader's
+tests check the recording against the reference solution).
 
 Every expected answer is computed before the student's code sees the input, and the student's
 code gets its own copy: whatever it does to a board cannot change what it is graded against.
@@ -15,9 +20,47 @@ import random
 
 import pytest
 
-from mcts_grader.solutions import connect4 as ref
+from mcts_course.games import ConnectFour
+from mcts_course.games.connect4 import four_in_a_row
 
 COLS, ROWS = 7, 6
+STRIDE = ROWS + 1  # the library's bitboard: 7 bits a column, the top one always empty
+# The four directions of a line as (column step, row step), and the bit shift of each.
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+SHIFTS = {(1, 0): STRIDE, (0, 1): 1, (1, 1): STRIDE + 1, (1, -1): STRIDE - 1}
+
+
+def bits(board: list[list[int]], player: int) -> int:
+    """``player``'s discs as the library's bitboard (bit 7 * column + row)."""
+    return sum(
+        1 << (STRIDE * col + row)
+        for col, column in enumerate(board)
+        for row, owner in enumerate(column)
+        if owner == player
+    )
+
+
+def has_four(board: list[list[int]], player: int) -> bool:
+    """Does ``player`` have four in a row on ``board``?  (The library's engine says.)"""
+    return four_in_a_row(bits(board, player))
+
+
+def columns_of(state: ConnectFour) -> list[list[int]]:
+    """A library position as the exercise's board: columns listed from the bottom up."""
+    rows = state.board()  # top row first, -1 for an empty cell
+    return [[rows[r][c] for r in reversed(range(ROWS)) if rows[r][c] >= 0] for c in range(COLS)]
+
+
+def with_disc(board: list[list[int]], column: int, player: int) -> list[list[int]]:
+    """The contract of drop: a new board, ``player``'s disc on top of ``column``."""
+    new = [list(c) for c in board]
+    new[column].append(player)
+    return new
+
+
+def open_columns(board: list[list[int]]) -> list[int]:
+    """The contract of legal_columns: the columns holding fewer than ROWS discs."""
+    return [col for col, discs in enumerate(board) if len(discs) < ROWS]
 
 
 def random_board(rng: random.Random) -> list[list[int]]:
@@ -29,14 +72,12 @@ def random_board(rng: random.Random) -> list[list[int]]:
 
 def played_board(rng: random.Random) -> list[list[int]]:
     """The board after a random game prefix, as columns listed from the bottom up."""
-    board, player = [[] for _ in range(COLS)], 0
+    state = ConnectFour()
     for _ in range(rng.randint(0, 42)):
-        legal = ref.legal_columns(board)
-        if not legal or ref.is_win(board, 0) or ref.is_win(board, 1):
+        if state.is_terminal():
             break
-        board = ref.drop(board, rng.choice(legal), player)
-        player = 1 - player
-    return board
+        state = state.play(rng.choice(state.legal_actions()))
+    return columns_of(state)
 
 
 def show(board) -> str:
@@ -66,15 +107,12 @@ def line_board(rng: random.Random, dc: int, dr: int, player: int) -> list[list[i
 
 
 def _lines(board, player) -> list[int]:
-    """How many lines of four ``player`` has per direction (by brute force)."""
-    counts = []
-    for dc, dr in ref.DIRECTIONS:
-        n = 0
-        for col in range(COLS):
-            for row in range(ROWS):
-                if all(ref.disc(board, col + k * dc, row + k * dr) == player for k in range(4)):
-                    n += 1
-        counts.append(n)
+    """How many lines of four ``player`` has per direction (the bitboard's shifts: a line
+    starts where the disc and the three after it along the direction are all there)."""
+    b, counts = bits(board, player), []
+    for direction in DIRECTIONS:
+        d = SHIFTS[direction]
+        counts.append(bin(b & b >> d & b >> 2 * d & b >> 3 * d).count("1"))
     return counts
 
 
@@ -90,7 +128,7 @@ def test_legal_columns(student):
     """legal_columns matches the rules on 500 boards"""
     rng = random.Random(1)
     boards = [random_board(rng) for _ in range(500)]
-    wants = [ref.legal_columns(board) for board in boards]
+    wants = [open_columns(board) for board in boards]
     results = student.legal_columns.many(_copies([(b,) for b in boards]))
     for board, want, got in zip(boards, wants, results, strict=True):
         assert isinstance(got, list | tuple) and list(got) == want, (
@@ -107,10 +145,10 @@ def test_drop(student):
     cases = []
     for _ in range(200):
         board = played_board(rng)
-        legal = ref.legal_columns(board)
+        legal = open_columns(board)
         if legal:
             cases.append((board, rng.choice(legal), rng.randrange(2)))
-    wants = [ref.drop(board, col, player) for board, col, player in cases]
+    wants = [with_disc(board, col, player) for board, col, player in cases]
     given = _copies(cases)
     results = student.drop.many(given)
     for (before, col, player), (board, _, _), want, got in zip(
@@ -139,11 +177,12 @@ def test_drop_illegal(student):
 def _broken(rng: random.Random, board: list[list[int]], player: int, dc: int, dr: int):
     """``board`` with one disc of its planted line of ``player`` given to the opponent, or None
     when that leaves ``player`` another line."""
+    mine = bits(board, player)
     (col, row), *_ = [
         (c, r)
         for c in range(COLS)
         for r in range(len(board[c]))
-        if all(ref.disc(board, c + k * dc, r + k * dr) == player for k in range(4))
+        if all(mine >> (STRIDE * (c + k * dc) + r + k * dr) & 1 for k in range(4))
     ]
     k = rng.randrange(4)
     broken = [list(column) for column in board]
@@ -225,12 +264,12 @@ DIRECTION_NAMES = ("horizontal", "vertical", "rising diagonal (/)", "falling dia
 
 @functools.cache
 def _random_win_cases() -> tuple[tuple, tuple[bool, ...]]:
-    """600 boards, both players, and the reference's answers (computed once per run; the
-    student gets copies, so no submission can change them for the next)."""
+    """600 boards, both players, and the engine's answers (computed once per run; the student
+    gets copies, so no submission can change them for the next)."""
     rng = random.Random(3)
     boards = [random_board(rng) if i % 2 else played_board(rng) for i in range(600)]
     cases = tuple((board, player) for board in boards for player in (0, 1))
-    return cases, tuple(ref.is_win(board, player) for board, player in cases)
+    return cases, tuple(has_four(board, player) for board, player in cases)
 
 
 @pytest.mark.points(
@@ -266,10 +305,10 @@ def _column(column) -> str:
 
 def board_of(moves: str) -> tuple[list[list[int]], int]:
     """The board after ``moves`` (columns 1-7, players alternating from 0) and who moves next."""
-    board, player = ref.empty_board(), 0
+    state = ConnectFour()
     for text in moves.split():
-        board, player = ref.drop(board, int(text) - 1, player), 1 - player
-    return board, player
+        state = state.play(int(text) - 1)
+    return columns_of(state), state.current_player
 
 
 def _choose(student, boards: list[tuple[list[list[int]], int]], iterations: int, seeds) -> list:
@@ -308,7 +347,7 @@ WINS = [
 def test_player_takes_the_win(student):
     """the MCTS player completes its own four in a row, as either player, on any board"""
     for board, player, win in WINS:
-        assert ref.Position(board, player).play(win).winner == player  # the grader's own check
+        assert has_four(with_disc(board, win, player), player)  # the grader's own check
     got = _choose(student, [(b, p) for b, p, _ in WINS], 200, range(2))
     for (board, player, seed, column), (_, _, win) in zip(
         got, [w for w in WINS for _ in range(2)], strict=True
@@ -332,7 +371,7 @@ BLOCKS = [(*board_of("1 7 1 7 2 7"), 6), (*board_of("1 7 2 7 3"), 3)]
 def test_player_blocks(student):
     """the MCTS player blocks the opponent's four in a row, as either player"""
     for board, player, block in BLOCKS:  # the opponent would win at `block`
-        assert ref.Position(board, 1 - player).play(block).winner == 1 - player
+        assert has_four(with_disc(board, block, 1 - player), 1 - player)
     got = _choose(student, [(b, p) for b, p, _ in BLOCKS], 300, range(2))
     for (board, player, seed, column), (_, _, block) in zip(
         got, [b for b in BLOCKS for _ in range(2)], strict=True
@@ -341,6 +380,12 @@ def test_player_blocks(student):
             f"{'XO'[player]} (player {player}) must block column {block + 1} in\n{show(board)}"
             f"\nMCTSPlayer(iterations=300, seed={seed}) played {_column(column)}"
         )
+
+
+CONTRACT_BOARDS = ("", "4 4", "4 3 5 5 1", "1 1 1 2 2")
+# The columns the reference's MCTSPlayer(iterations=60, c=c, seed=seed) plays, asked in turn on
+# these boards, by (seed, c) (recorded; tests/grader checks them against the reference).
+CONTRACT_MOVES = {(3, 1.0): [4, 3, 2, 3], (8, 0.5): [1, 4, 5, 3]}
 
 
 @pytest.mark.points(
@@ -353,10 +398,8 @@ def test_player_blocks(student):
 )
 def test_player_follows_the_contract(student):
     """MCTSPlayer: same seed, same moves as the reference, one generator for all its moves"""
-    boards = [board_of(moves) for moves in ("", "4 4", "4 3 5 5 1", "1 1 1 2 2")]
-    for seed, c in ((3, 1.0), (8, 0.5)):
-        reference = ref.MCTSPlayer(iterations=60, c=c, seed=seed)
-        wants = [reference.select_action(board, player) for board, player in boards]
+    boards = [board_of(moves) for moves in CONTRACT_BOARDS]
+    for (seed, c), wants in CONTRACT_MOVES.items():
         player = student.MCTSPlayer(iterations=60, c=c, seed=seed)
         name = player.name
         assert isinstance(name, str) and name, f"player.name is {name!r}, not a non-empty str"
@@ -372,32 +415,33 @@ def test_player_follows_the_contract(student):
 
 
 class _Random:
-    """The opponent: uniformly random moves, on the grader's copy of the rules."""
+    """The opponent: uniformly random moves among the open columns."""
 
     def __init__(self, seed: int):
         self.rng = random.Random(seed)
 
     def select_action(self, board: list[list[int]], player: int) -> int:
-        return self.rng.choice(ref.legal_columns(board))
+        return self.rng.choice(open_columns(board))
 
 
 @pytest.mark.points(
     3, exercise="connect4", timeout=40, hint="MCTS with 100 iterations should beat random play"
 )
 def test_player_beats_random(student):
-    """MCTS(100) wins at least 7 of 8 games against random play (the grader keeps the board)"""
+    """MCTS(100) wins at least 7 of 8 games against random play (the grader keeps the game, on
+    the library's engine)"""
     wins = 0
     for game in range(8):
         me = game % 2
         players = [_Random(game), _Random(game)]
         players[me] = student.MCTSPlayer(iterations=100, seed=game)
-        position = ref.Position(ref.empty_board(), 0)
+        position = ConnectFour()
         while not position.is_terminal():
-            mover = position.current_player
-            column = players[mover].select_action(copy.deepcopy(position.board), mover)
+            mover, board = position.current_player, columns_of(position)
+            column = players[mover].select_action(board, mover)
             assert column in position.legal_actions(), (
-                f"illegal move {column!r} for {'XO'[mover]} in\n{show(position.board)}"
+                f"illegal move {column!r} for {'XO'[mover]} in\n{show(board)}"
             )
             position = position.play(column)
-        wins += position.winner == me
+        wins += position.winner() == me
     assert wins >= 7, f"your MCTS won {wins} of 8 games against random play"

@@ -1,0 +1,84 @@
+"""The one home of the grading run's pytest arguments, used by every front end: the student's
+``mcts-course check``, the notebook's ``check(...)`` and the grader's batch (``grade``).
+
+Students' runs collect the public checks shipped in this package (``--pyargs
+mcts_course.grading``: ``mcts_course/grading/tests``); the grader's runs add the test packages
+another distribution declares in the entry point group :data:`TESTS_ENTRY_POINTS` (the
+grader's tests that need the reference solutions), found without naming that distribution:
+the library never imports the grader.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterable
+from importlib.metadata import entry_points
+from pathlib import Path
+
+PACKAGE = "mcts_course.grading"  # --pyargs PACKAGE collects its tests/ folder: the public checks
+TESTS_ENTRY_POINTS = "mcts_course.grading_tests"  # the grader's test packages, by entry point
+# In a process that imported mcts_course before pytest started (check, a notebook), pytest's
+# assertion rewriting of its plugin's package warns; the grading tests are not rewritten anyway.
+REWRITE_WARNING = "ignore::pytest.PytestAssertRewriteWarning"
+
+
+def reference_test_packages() -> tuple[str, ...]:
+    """The importable test packages declared by entry point (the grader's), in a stable
+    order; none when the grader is not installed (a student's environment)."""
+    names = sorted({entry.value for entry in entry_points(group=TESTS_ENTRY_POINTS)})
+    return tuple(name for name in names if importlib.util.find_spec(name) is not None)
+
+
+def test_folders(reference: bool = True) -> tuple[Path, ...]:
+    """The folders of the course's own grading tests: the public checks, and (``reference``)
+    the grader's test packages."""
+    folders = [Path(__file__).resolve().parent / "tests"]
+    for name in reference_test_packages() if reference else ():
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            folders.extend(Path(p).resolve() for p in spec.submodule_search_locations)
+    return tuple(folders)
+
+
+def grader_packages() -> tuple[Path, ...]:
+    """The folders of the top-level packages that declare reference tests (the grader's
+    ``mcts_grader``: reference solutions and tests), which the student's process must not read;
+    none without the grader."""
+    folders: list[Path] = []
+    for name in reference_test_packages():
+        spec = importlib.util.find_spec(name.split(".")[0])
+        if spec is not None and spec.submodule_search_locations:
+            folders.extend(Path(p).resolve() for p in spec.submodule_search_locations)
+    return tuple(folders)
+
+
+def pytest_args(
+    submission: str | Path | None = None,
+    *,
+    reference: bool = False,
+    tests: Iterable[str | Path] = (),
+    sets: Iterable[str] = (),
+    exercises: Iterable[str] = (),
+    results_json: str | Path | None = None,
+    options: Iterable[str] = (),
+) -> list[str]:
+    """pytest's arguments for a grading run of ``submission`` (None: a notebook's check, whose
+    plugin object supplies the code).
+
+    ``reference`` adds the grader's test packages (a grade; a student's check runs the public
+    checks only), ``tests`` the instructor's test files or folders, ``sets`` and ``exercises``
+    keep the tests of those, ``results_json`` writes Gradescope's file; ``options`` go last,
+    so that a caller's own (``-x``, ``-k``, ``-r``) win.
+    """
+    args = ["-p", "no:cacheprovider", "-W", REWRITE_WARNING, "--pyargs", PACKAGE]
+    if reference:
+        args += reference_test_packages()
+    args += [str(Path(t).resolve()) for t in tests]
+    # one token each: pytest would look for its configuration in a loose path argument
+    if submission is not None:
+        args.append(f"--submission={Path(submission).resolve()}")
+    if results_json is not None:
+        args.append(f"--results-json={Path(results_json).resolve()}")
+    args += [f"--exercise-set={s}" for s in sets]
+    args += [f"--exercise={e}" for e in exercises]
+    return [*args, *options]

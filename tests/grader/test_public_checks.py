@@ -1,0 +1,96 @@
+"""The public checks (``mcts_course/grading/tests``) are trustworthy without the reference: the
+answers they record are the reference's, the library's engine they use agrees with the
+reference on their questions, and the grader's runs hold every test exactly once."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from grading_fixtures.points import marks, modules
+from grading_fixtures.recorded import RECORDINGS
+from mcts_grader.solutions import alphabeta, connect4, learning
+
+from mcts_course.grading import invocation
+from mcts_course.grading.public import disc_difference, weighted
+from mcts_course.grading.sets import SETS
+from mcts_course.grading.tests import test_alphabeta as public_alphabeta
+from mcts_course.grading.tests import test_connect4 as public_connect4
+from mcts_course.grading.tests import test_learning as public_learning
+
+
+@pytest.mark.parametrize("constant", list(RECORDINGS))
+def test_recorded_answers_are_the_reference_s(constant):
+    module, work_out = RECORDINGS[constant]
+    recorded, again = getattr(module, constant), work_out()
+    assert recorded == again, f"{module.__name__}.{constant} should now be {again!r}"
+
+
+def test_the_connect4_engine_agrees_with_the_reference_rules():
+    rng = random.Random(0)
+    for i in range(1500):
+        board = public_connect4.random_board(rng) if i % 2 else public_connect4.played_board(rng)
+        assert public_connect4.open_columns(board) == connect4.legal_columns(board)
+        for player in (0, 1):
+            assert public_connect4.has_four(board, player) == connect4.is_win(board, player)
+
+
+def test_the_minimax_engine_agrees_with_the_reference():
+    """values and node counts of minimax, and the node counts of alpha-beta and best_move"""
+    for state in public_alphabeta.positions(7, 4, 4) + public_alphabeta.positions(7, 2, 4, True):
+        for depth in (1, 2, 3):
+            for evaluate in (weighted, disc_difference):
+                stats: dict = {"nodes": 0}
+                value = alphabeta.minimax(state, depth, 0, evaluate, stats)
+                assert (value, stats["nodes"]) == public_alphabeta.minimax(
+                    state, depth, 0, evaluate
+                )
+                stats = {"nodes": 0}
+                alphabeta.alphabeta(state, depth, 0, evaluate, stats=stats)
+                assert stats["nodes"] == public_alphabeta.alphabeta_nodes(
+                    state, depth, 0, evaluate, -math.inf
+                )
+
+
+def test_the_learning_definitions_agree_with_the_reference():
+    rng = random.Random(1)
+    for _ in range(500):
+        visits = public_learning.root_visits(rng, most=rng.choice([12, 400, 2000]))
+        for temperature in (0.0, 0.01, 0.5, 1.0, 3.0):
+            want = learning.policy_target(visits, temperature)
+            got = public_learning.target_shares(visits, temperature)
+            assert all(math.isclose(got[a], want[a], abs_tol=1e-12) for a in visits)
+    for _ in range(200):
+        root, priors = public_learning.tree_with_priors(rng, shuffle=True)
+        want = learning.puct_select(root, priors, 1.5, 0.5).action
+        assert public_learning.highest_puct(root, priors, 1.5, 0.5) == want
+
+
+def test_every_set_has_public_checks_and_no_test_twice():
+    """Each set's points are split between its public module and the grader's, never counted
+    twice (a test name in both would be graded twice)."""
+    for name in SETS:
+        public, *reference = modules(name)
+        assert public.__name__ == SETS[name].public_tests_module
+        assert marks(name, public_only=True), name
+        names = [test for test, _, _ in marks(name)]
+        assert len(names) == len(set(names)), name
+        for module in reference:  # what needs the reference imports it; the public never
+            assert "mcts_grader.solutions" in module.__dict__.get("ref").__name__
+
+
+def test_the_invocation_collects_the_grader_s_tests_for_a_grade_only():
+    student = invocation.pytest_args("sub")
+    grading = invocation.pytest_args("sub", reference=True)
+    assert "mcts_grader.tests" not in student and "mcts_grader.tests" in grading
+    assert student[student.index("--pyargs") + 1] == "mcts_course.grading"
+    assert invocation.pytest_args(options=["-x"])[-1] == "-x"  # the caller's options last
+
+
+def test_the_grader_s_package_is_named_private_without_naming_it():
+    """the plugin hides the folders of the packages declaring reference tests from the
+    student's process: the reference solutions are in them"""
+    folders = invocation.grader_packages()
+    assert any((folder / "solutions" / "ttt_mcts.py").is_file() for folder in folders), folders
+    assert not any((folder / "games").is_dir() for folder in folders)  # not the library
