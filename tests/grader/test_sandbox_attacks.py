@@ -18,7 +18,7 @@ import mcts_grader
 import pytest
 from mcts_grader.batch import grade
 
-from mcts_course.grading import sandbox
+from mcts_course.grading import invocation, sandbox
 from mcts_course.grading.process import StudentProcess
 from mcts_course.grading.sandbox import SandboxError
 
@@ -391,8 +391,6 @@ def test_no_student_code_runs_when_the_sandbox_cannot_start(tmp_path, drop, monk
     status REFUSED, the reason in its output, not a warning among "Captured stderr"), and the
     submission's code never ran.  In this process, so that the patched sandbox is the one the
     plugin uses."""
-    from mcts_grader.batch import GRADING
-
     from mcts_course.grading import confine
     from mcts_course.grading.plugin import REFUSED
 
@@ -405,8 +403,7 @@ def test_no_student_code_runs_when_the_sandbox_cannot_start(tmp_path, drop, monk
     attack = f"open({str(drop / 'ran')!r}, 'w').write('as root?')"
     sub = submission(tmp_path / "s", attack)
     results = tmp_path / "results.json"
-    args = ["-p", "no:cacheprovider", "-q", str(GRADING)]
-    args += [f"--submission={sub}", "--exercise-set=bandits", f"--results-json={results}"]
+    args = invocation.pytest_args(sub, sets=["bandits"], results_json=results, options=["-q"])
     assert pytest.main(args) == REFUSED
     assert "refuses to grade" in json.loads(results.read_text())["refused"]
     assert not (drop / "ran").exists()
