@@ -437,10 +437,11 @@ MEMORY = """
 import os
 
 def report(megabytes, count):
-    pipes = []
+    pipes, children = [], []
     for _ in range(count):
         r, w = os.pipe()
-        if os.fork() == 0:
+        pid = os.fork()
+        if pid == 0:
             os.setsid()
             data = bytearray(megabytes << 20)  # each under the per-process cap...
             for k in range(0, len(data), 4096):
@@ -451,7 +452,12 @@ def report(megabytes, count):
             os._exit(0)
         os.close(w)
         pipes.append(r)
-    return sum(os.read(r, 2) == b"ok" for r in pipes)
+        children.append(pid)
+    for r in pipes:  # each has filled its memory, or died trying
+        os.read(r, 2)
+    # Count the survivors, not the reports: the memory killer may take a child that already
+    # reported, to make room for the last one.
+    return sum(os.waitpid(pid, os.WNOHANG) == (0, 0) for pid in children)
 """
 
 
