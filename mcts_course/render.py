@@ -218,6 +218,24 @@ def _disc(
     _circle(ax, row, col, radius, f"disc-{owner}", facecolor=face, edgecolor=edge, lw=lw, zorder=3)
 
 
+def _legal_dots(
+    ax: Axes,
+    state: GameState,
+    style: _Colours,
+    cells: np.ndarray | None,
+    radius: float,
+    alpha: float,
+) -> None:
+    """A faint dot in the mover's colour on each legal move's cell that shows no overlay value."""
+    if state.is_terminal():
+        return
+    face = style["face"][state.current_player]
+    for action in state.legal_actions():
+        cell = state.cell_of(action)
+        if cell is not None and (cells is None or not np.isfinite(cells[cell])):
+            _circle(ax, *cell, radius, "legal", facecolor=face, alpha=alpha, lw=0, zorder=3)
+
+
 def _winning_line(board: np.ndarray, player: int, length: int) -> tuple[Cell, Cell] | None:
     """The end cells ((r0, c0), (r1, c1)) of a line of ``length`` of ``player``'s pieces."""
     rows, cols = board.shape
@@ -324,18 +342,28 @@ def _status(state: GameState, last_action: int | None) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class Marks:
+    """What a drawing style puts on the board beside the pieces: the last move, the legal moves,
+    an overlay's values (per cell, or per column for a column game) with their colour map and
+    number format, and the size of a board unit in points (for line widths and text)."""
+
+    last_action: int | None
+    show_legal: bool
+    cells: np.ndarray | None
+    mappable: Any
+    fmt: str
+    unit: float
+    columns: np.ndarray | None = None
+
+    def unpacked(self) -> tuple[int | None, bool, np.ndarray | None, Any, str, float]:
+        return self.last_action, self.show_legal, self.cells, self.mappable, self.fmt, self.unit
+
+
 # -- the three drawing styles --------------------------------------------------------------------
-def _draw_grid_game(
-    ax: Axes,
-    state: GameState,
-    last_action: int | None,
-    show_legal: bool,
-    cells: np.ndarray | None,
-    mappable: Any,
-    fmt: str,
-    unit: float,
-) -> None:
+def _draw_grid_game(ax: Axes, state: GameState, marks: Marks) -> None:
     """Discs on a grid of squares: Othello, and the default for any game on a grid."""
+    last_action, show_legal, cells, mappable, fmt, unit = marks.unpacked()
     from matplotlib.patches import Rectangle
 
     style = _OTHELLO
@@ -361,12 +389,8 @@ def _draw_grid_game(
     for (row, col), owner in np.ndenumerate(board):
         if owner >= 0:
             _disc(ax, row, col, owner, style, 0.41, max(0.5, 0.025 * unit))
-    if show_legal and not state.is_terminal():
-        face = style["face"][state.current_player]
-        for action in state.legal_actions():
-            cell = state.cell_of(action)
-            if cell is not None and (cells is None or not np.isfinite(cells[cell])):
-                _circle(ax, *cell, 0.13, "legal", facecolor=face, alpha=0.35, lw=0, zorder=3)
+    if show_legal:
+        _legal_dots(ax, state, style, cells, 0.13, 0.35)
     cell = None if last_action is None else state.cell_of(last_action)
     if cell is not None:
         _circle(ax, *cell, 0.1, "last-move", facecolor=_LAST_MOVE, lw=0, zorder=7)
@@ -379,16 +403,8 @@ def _dot(x: float, y: float, radius: float, colour: str) -> Circle:
     return Circle((x, y), radius, facecolor=colour, lw=0, zorder=2)
 
 
-def _draw_tictactoe(
-    ax: Axes,
-    state: GameState,
-    last_action: int | None,
-    show_legal: bool,
-    cells: np.ndarray | None,
-    mappable: Any,
-    fmt: str,
-    unit: float,
-) -> None:
+def _draw_tictactoe(ax: Axes, state: GameState, marks: Marks) -> None:
+    last_action, show_legal, cells, mappable, fmt, unit = marks.unpacked()
     from matplotlib.lines import Line2D
     from matplotlib.patches import Rectangle
 
@@ -436,27 +452,15 @@ def _draw_tictactoe(
                 lw=width,
                 zorder=4,
             )
-    if show_legal and not state.is_terminal():
-        face = style["face"][state.current_player]
-        for action in state.legal_actions():
-            cell = state.cell_of(action)
-            if cell is not None and (cells is None or not np.isfinite(cells[cell])):
-                _circle(ax, *cell, 0.08, "legal", facecolor=face, alpha=0.3, lw=0, zorder=3)
+    if show_legal:
+        _legal_dots(ax, state, style, cells, 0.08, 0.3)
     _draw_win_line(ax, state, unit)
     _coordinates(ax, state, "abcdefghijklmnopqrstuvwxyz", -0.25, unit)
 
 
-def _draw_connect4(
-    ax: Axes,
-    state: GameState,
-    last_action: int | None,
-    show_legal: bool,
-    cells: np.ndarray | None,
-    mappable: Any,
-    fmt: str,
-    unit: float,
-    columns: np.ndarray | None = None,
-) -> None:
+def _draw_connect4(ax: Axes, state: GameState, marks: Marks) -> None:
+    last_action, show_legal, cells, mappable, fmt, unit = marks.unpacked()
+    columns = marks.columns
     from matplotlib.patches import FancyBboxPatch, Rectangle
 
     style = _CONNECT4
@@ -549,7 +553,7 @@ class Look:
     an overlay dict gives one value per column (actions are columns), and for the play widget
     the button size and (text, text colour, background) of an empty cell and of each player's."""
 
-    draw: Callable[..., None]
+    draw: Callable[[Axes, GameState, Marks], None]
     limits: Callable[[int, int], tuple[float, float, float, float]]
     size: tuple[float, float]
     per_column: bool = False
@@ -561,42 +565,14 @@ class Look:
     )
 
 
-def _draw_discs(
-    ax: Axes,
-    state: GameState,
-    last_action: int | None,
-    show_legal: bool,
-    cells: np.ndarray | None,
-    mappable: Any,
-    fmt: str,
-    unit: float,
-    columns: np.ndarray | None,
-) -> None:
-    _draw_grid_game(ax, state, last_action, show_legal, cells, mappable, fmt, unit)
-
-
-def _draw_marks(
-    ax: Axes,
-    state: GameState,
-    last_action: int | None,
-    show_legal: bool,
-    cells: np.ndarray | None,
-    mappable: Any,
-    fmt: str,
-    unit: float,
-    columns: np.ndarray | None,
-) -> None:
-    _draw_tictactoe(ax, state, last_action, show_legal, cells, mappable, fmt, unit)
-
-
 # The drawing styles, by the name a game class gives as its DRAWING.  A game with a new look
 # registers it here with register_look(); an unknown style is drawn as discs on a grid.
 LOOKS: dict[str, Look] = {
     "discs": Look(
-        _draw_discs, lambda r, c: (-0.62, c + 0.14, -0.64, r + 0.14), (4.3, 4.3), button="38px"
+        _draw_grid_game, lambda r, c: (-0.62, c + 0.14, -0.64, r + 0.14), (4.3, 4.3), button="38px"
     ),
     "marks": Look(
-        _draw_marks,
+        _draw_tictactoe,
         lambda r, c: (-0.55, c + 0.06, -0.5, r + 0.06),
         (3.0, 3.0),
         button="60px",
@@ -686,7 +662,8 @@ def draw_board(
             if label:
                 bar.set_label(label, fontsize=9)
     unit = _points_per_unit(ax)
-    look.draw(ax, state, last_action, show_legal, cells, mappable, number_format, unit, columns)
+    marks = Marks(last_action, show_legal, cells, mappable, number_format, unit, columns)
+    look.draw(ax, state, marks)
     text = _status(state, last_action) if title is None else title
     if text:
         width = unit * abs(limits[1] - limits[0])  # of the picture, in points

@@ -110,38 +110,25 @@ class PolicyValueNet:
         cache["policy"], cache["value"], cache["h"] = policy, value, h
         return policy, value, cache
 
-    def loss(
-        self,
-        x: Array,
-        mask: Array,
-        target_policy: Array,
-        target_value: Array,
-        value_weight: float = 1.0,
-    ) -> float:
-        """Cross-entropy to the target policy plus ``value_weight`` times the squared error to
-        the target value, each averaged over the batch."""
+    def loss(self, x: Array, mask: Array, pi: Array, z: Array, value_weight: float = 1.0) -> float:
+        """Cross-entropy to the target policy ``pi`` plus ``value_weight`` times the squared
+        error to the target value ``z`` (AlphaZero's names), each averaged over the batch."""
         policy, value, _ = self.forward(x, mask)
-        return _loss(policy, value, target_policy, target_value, value_weight)
+        return _loss(policy, value, pi, z, value_weight)
 
     # -- backward -----------------------------------------------------------------------------
     def gradients(
-        self,
-        x: Array,
-        mask: Array,
-        target_policy: Array,
-        target_value: Array,
-        value_weight: float = 1.0,
+        self, x: Array, mask: Array, pi: Array, z: Array, value_weight: float = 1.0
     ) -> tuple[float, dict[str, Array]]:
         """The loss and its gradient with respect to every parameter (backpropagation)."""
-
         policy, value, cache = self.forward(x, mask)
         n = x.shape[0]
-        loss = _loss(policy, value, target_policy, target_value, value_weight)
+        loss = _loss(policy, value, pi, z, value_weight)
         grads: dict[str, Array] = {}
         # Softmax with cross-entropy: d loss / d logit = p - target (0 for illegal actions).
-        d_logits = (policy - target_policy) / n
+        d_logits = (policy - pi) / n
         # tanh with squared error: d loss / d u = 2 w (v - z) (1 - v^2), w the value's weight.
-        d_u = (2 * value_weight * (value - target_value) * (1 - value**2) / n)[:, None]
+        d_u = (2 * value_weight * (value - z) * (1 - value**2) / n)[:, None]
         h = cache["h"]
         grads["Wp"], grads["bp"] = h.T @ d_logits, d_logits.sum(axis=0)
         grads["Wv"], grads["bv"] = h.T @ d_u, d_u.sum(axis=0)
