@@ -330,9 +330,10 @@ class Recorder:
         return [prefix + str(a) for a in sorted(node.children) if prefix + str(a) in stats]
 
     def move_name(self, key: str) -> str:
-        node = self.nodes[key]
-        parent = self.nodes[parent_key(key)]  # type: ignore[index]
-        return parent.state.action_to_string(node.action)  # type: ignore[arg-type]
+        node, parent = self.nodes[key], self.nodes[key.rpartition(".")[0]]  # key is not the root
+        if node.action is None:
+            raise ValueError("the root has no move")
+        return parent.state.action_to_string(node.action)
 
     def line(self, key: str) -> list[str]:
         """The moves' names from the root to ``key``."""
@@ -365,7 +366,8 @@ class Recorder:
             "terminal": node.state.is_terminal(),
         }
         if key:
-            _, explore, ucb = ucb_parts(stats[key], stats[parent_key(key)][0], self.c)  # type: ignore[index]
+            parent_visits = stats[key.rpartition(".")[0]][0]
+            _, explore, ucb = ucb_parts(stats[key], parent_visits, self.c)
             view["explore"], view["ucb"] = _number(explore), _number(ucb)
         view["next"] = self.next_child(key, stats)
         return view

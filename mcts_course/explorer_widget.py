@@ -15,6 +15,7 @@ and exploration.  ``agent_class`` runs a subclass of :class:`MCTSAgent` instead 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 try:
@@ -34,7 +35,7 @@ class ExplorerWidget:
     def __init__(
         self,
         game: str = "tictactoe",
-        moves: str | list[int] = (),  # type: ignore[assignment]
+        moves: str | Sequence[int] = (),
         *,
         c: float = SQRT2,
         threshold: int = 1,
@@ -121,4 +122,4 @@ class ExplorerWidget:
     def _ipython_display_(self) -> None:
         from IPython.display import display
 
-        display(self.widget)  # type: ignore[no-untyped-call]
+        display(self.widget)  # type: ignore[no-untyped-call]  # IPython's display is unannotated

@@ -26,3 +26,16 @@ def test_grade_with_the_grader_is_the_graders_command():
     parser = cli.build_parser()
     args, _ = parser.parse_known_args(["grade", "a", "--out", "b"])
     assert args.func.__module__ == "mcts_grader.cli"
+
+
+def test_the_old_gradescope_command_names_the_new_one():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "mcts_course.grading.gradescope", "out.zip"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "python -m mcts_grader.gradescope" in done.stderr and not done.stdout
