@@ -37,7 +37,7 @@ from pathlib import Path
 
 from mcts_course.grading import invocation, sandbox
 from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
-from mcts_course.grading.report import Outcome, by_exercise, grades_csv, outcomes_of
+from mcts_course.grading.report import Outcome, by_exercise, grades_csv, outcomes_of, printable
 from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
 
 RUN_CAP = 3600  # seconds of one submission's pytest run, whatever its tests allow
@@ -151,7 +151,7 @@ def run_one(
                     runs.procs.discard(proc)
         size = os.fstat(out.fileno()).st_size
         out.seek(max(0, size - LOG_CAP))
-        log = out.read().decode("utf-8", errors="replace")
+        log = printable(out.read().decode("utf-8", errors="replace"))  # may quote the student
     try:
         data = json.loads(sandbox.read_regular(results, cap=64 << 20))
         if not isinstance(data, dict):
@@ -316,14 +316,18 @@ class Outputs:
     swapped later for a link (or made in advance by someone else) gets nothing."""
 
     def __init__(self, out_dir: Path, names: list[str]):
-        out_dir.mkdir(parents=True, exist_ok=True)
+        # 0700: one student's results (and every student's grades) are the instructor's to read,
+        # not the other students' on a shared machine.
+        out_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.fd = self._open(str(out_dir), None, str(out_dir))
+        os.fchmod(self.fd, 0o700)
         self.subs: dict[str, int] = {}
         try:
             for name in names:
                 with contextlib.suppress(FileExistsError):
-                    os.mkdir(name, 0o755, dir_fd=self.fd)
+                    os.mkdir(name, 0o700, dir_fd=self.fd)
                 self.subs[name] = self._open(name, self.fd, str(out_dir / name))
+                os.fchmod(self.subs[name], 0o700)
         except BaseException:
             self.close()
             raise

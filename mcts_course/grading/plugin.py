@@ -55,6 +55,7 @@ from mcts_course.grading.report import (
     atomic_write,
     grades_csv,
     points_table,
+    printable,
     results_json,
 )
 from mcts_course.grading.sandbox import MEMORY_MB
@@ -87,7 +88,9 @@ PUBLIC_ENV = "MCTS_GRADING_PUBLIC"  # a batch's public copy of the package, made
 
 
 def capped(text: str) -> str:
-    """``text`` cut to :data:`OUTPUT_CAP` characters, saying how much was cut."""
+    """``text`` cut to :data:`OUTPUT_CAP` characters, saying how much was cut, and printable:
+    a message may quote what the student's code printed, which is no one's terminal control."""
+    text = printable(text)
     if len(text) <= OUTPUT_CAP:
         return text
     return text[:OUTPUT_CAP] + f"\n... ({len(text) - OUTPUT_CAP} characters cut)"
@@ -336,6 +339,13 @@ def pytest_collection_modifyitems(
     for item in graded:
         item.stash[POINTS] = read_marker(item, grading.scale)
     exercises, sets = config.getoption("exercise"), config.getoption("exercise_set")
+    known = {p.exercise for p in (i.stash[POINTS] for i in graded) if isinstance(p, Points)}
+    unknown = sorted(set(exercises or ()) - known)
+    if unknown:  # a typo would otherwise deselect every test and grade nothing, quietly
+        raise pytest.UsageError(
+            f"unknown exercise {', '.join(unknown)}; "
+            f"the tests here grade: {', '.join(sorted(known))}"
+        )
     if exercises or sets:
         keep = [i for i in items if not _is_graded(i) or _wanted(i, exercises, sets)]
         dropped = [i for i in items if i not in keep]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +111,27 @@ def outcomes_of(results: dict[Any, Any]) -> list[Outcome]:
     return [Outcome.from_json(t) for t in results.get("tests", [])]
 
 
+# Terminal control: C0 controls but tab and newline, DEL, C1 controls, and the escape sequences
+# that start with ESC (colours, cursor moves, titles); a student's output may hold any of them.
+_CONTROL = re.compile(
+    r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|.)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+
+
+def printable(text: str) -> str:
+    """``text`` without terminal control characters and escape sequences (tab, newline kept)."""
+    return _CONTROL.sub("", text)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as a formula
+
+
+def spreadsheet_safe(text: str) -> str:
+    """``text`` as a spreadsheet shows it, never runs it: a cell a student chose (a folder's
+    name) that starts like a formula gets a leading apostrophe (OWASP's CSV-injection rule)."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def grades_csv(rows: list[tuple[str, list[Outcome]]]) -> str:
     """``submission, score, max_score`` and the points of each exercise (the shipped ones, then
     any new exercise of the instructor's tests); one row per ``(name, outcomes)``."""
@@ -117,12 +139,12 @@ def grades_csv(rows: list[tuple[str, list[Outcome]]]) -> str:
     columns = list(EXERCISES) + list(dict.fromkeys(extra))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["submission", "score", "max_score", *columns])
+    writer.writerow(["submission", "score", "max_score", *map(spreadsheet_safe, columns)])
     for name, outcomes in rows:
         table = by_exercise(outcomes)
         writer.writerow(
             [
-                name,
+                spreadsheet_safe(name),
                 f"{sum(o.score for o in outcomes):g}",
                 f"{sum(o.max_score for o in outcomes):g}",
                 *(f"{table[e][0]:g}" if e in table else "" for e in columns),
