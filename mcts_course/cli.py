@@ -13,7 +13,7 @@ import sys
 from importlib.metadata import entry_points
 from typing import NoReturn
 
-from mcts_course.errors import UsageError
+from mcts_course.errors import MissingExtra, UsageError
 
 __all__ = ["COMMANDS", "UsageError", "build_parser", "main"]
 
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         args.pytest_args = unknown
     try:
         return int(args.func(args) or 0)
-    except UsageError as error:
+    except (UsageError, MissingExtra) as error:
         print(f"mcts-course {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -51,9 +51,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     """Grade the exercise files in PATH; pytest's exit status (1 when a test fails)."""
-    import pytest
+    from mcts_course.errors import UsageError, needs
 
-    from mcts_course.errors import UsageError
+    pytest = needs("pytest", "check")  # an extra: the checks are pytest tests
     from mcts_course.grading.sources import find_sources
 
     path = Path(args.path).resolve()

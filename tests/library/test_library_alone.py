@@ -96,3 +96,23 @@ def test_a_picture_without_matplotlib_names_the_extra():
     )
     assert done.returncode == 0, done.stderr
     assert "mcts-course[pictures]" in done.stdout, done.stdout
+
+
+def test_commands_that_need_an_extra_say_so_in_one_line():
+    done = run_alone(
+        """
+        import sys
+        from mcts_course.cli import main
+
+        print(main(["check", "exercises"]), main(["train", "tictactoe", "--out", "x.json"]))
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", "2"]
+    lines = done.stderr.strip().splitlines()
+    assert lines == [
+        "mcts-course check: error: pytest is needed here and is not installed: "
+        "pip install 'mcts-course[check]'",
+        "mcts-course train: error: joblib is needed here and is not installed: "
+        "pip install 'mcts-course[parallel]'",
+    ], lines
