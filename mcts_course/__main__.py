@@ -6,6 +6,6 @@ import sys
 if sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
-from mcts_course.cli import main  # noqa: E402 - after the path is cleaned
+from mcts_course.cli import main  # after the path is cleaned
 
 raise SystemExit(main())

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_book import CHROMIUM_ARGS, ROOT, serve  # noqa: E402
-from check_explorer import EXPLORER_PAGE, wait_idle  # noqa: E402
+from check_book import CHROMIUM_ARGS, ROOT, serve
+from check_explorer import EXPLORER_PAGE, wait_idle
 
 RUNS = {"tictactoe": 3000, "connect4": 2000, "othello": 300}
 TREE_ITERATIONS = 2050  # tic-tac-toe from the start, threshold 1: about one node per iteration

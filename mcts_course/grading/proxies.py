@@ -171,7 +171,7 @@ class Connection:
                 "args": encoder.value(args),
                 "nodes": encoder.table(),
             }
-        except BaseException as error:  # noqa: BLE001 - reported to the test, after the call
+        except BaseException as error:  # reported to the test, after the call
             if self.callback_failure is None and isinstance(error, AssertionError):
                 self.callback_failure = error
             return {"error": f"{type(error).__name__}: {error}"}

@@ -655,7 +655,7 @@ class Sandbox:
     def __del__(self) -> None:
         try:
             self.close()
-        except Exception:  # noqa: BLE001 - at interpreter exit, modules may be gone
+        except Exception:  # at interpreter exit, modules may be gone
             pass
 
 

@@ -194,7 +194,7 @@ class Server:
                 raise ProtocolError(f"unknown request {op!r}")
             sys.stdout, sys.stderr = old
             reply: dict[str, Any] = {"ok": result}
-        except BaseException as error:  # noqa: BLE001 - the student's code may raise anything
+        except BaseException as error:  # the student's code may raise anything
             sys.stdout, sys.stderr = old
             reply = {"error": exception_data(error, self.code_name)}
         return self._finish(reply, decoder, calls, out)
@@ -210,7 +210,7 @@ class Server:
             if "ok" in reply:
                 reply["ok"] = encoder.value(reply["ok"])
             reply["nodes"] = encoder.table()
-        except BaseException as error:  # noqa: BLE001 - e.g. a Node without `visits`
+        except BaseException as error:  # e.g. a Node without `visits`
             reply = {"error": exception_data(error, self.code_name), "nodes": list[Any]()}
             reply["error"]["message"] = "your result could not be sent back: " + str(error)
         reply["out"] = out.getvalue()
@@ -416,7 +416,7 @@ def main() -> None:
     try:
         enter(box)
         limit_resources(job["memory_mb"], job["cpu_seconds"], box.get("uid") is not None)
-    except BaseException as error:  # noqa: BLE001 - reported to the grader, which refuses
+    except BaseException as error:  # reported to the grader, which refuses
         send({"fatal": f"{type(error).__name__}: {error}"})
         os._exit(3)
     send({"boot": True})  # confined: from here on, the grader blames the student's code
@@ -441,7 +441,7 @@ def main() -> None:
     try:
         sys.stdout = sys.stderr = printed
         exec(compile(code, display_name, "exec"), module.__dict__)
-    except BaseException as error:  # noqa: BLE001 - a syntax error, an exception, sys.exit...
+    except BaseException as error:  # a syntax error, an exception, sys.exit...
         sys.stdout, sys.stderr = old
         send({"import_error": exception_data(error, display_name), "out": printed.getvalue()})
         os._exit(0)
