@@ -46,14 +46,18 @@ def pairing(
     games: int,
     seed: int,
     n_jobs: int | None = N_JOBS,
+    time_games: int | None = None,
 ) -> Pairing:
     """``games`` games of ``enhanced`` against ``baseline`` (agent specs without a budget) with
-    ``iterations`` per move for both, and as many with ``seconds`` per move for both."""
+    ``iterations`` per move for both, and ``time_games`` (default: as many) with ``seconds`` per
+    move for both.  Equal time is the noisier match (the clock decides how far each searches),
+    so it may need more games for an interval as narrow."""
     results = []
-    for k, budget in enumerate(({"iterations": iterations}, {"time_limit": seconds})):
+    budgets = (({"iterations": iterations}, games), ({"time_limit": seconds}, time_games or games))
+    for k, (budget, count) in enumerate(budgets):
         first, second = (make_agent(spec, **budget) for spec in (enhanced, baseline))
         results.append(
-            match(game, first, second, games=games, seed=seed + k, n_jobs=n_jobs, keep_moves=False)
+            match(game, first, second, games=count, seed=seed + k, n_jobs=n_jobs, keep_moves=False)
         )
     return Pairing(game.NAME, label, iterations, seconds, *results)
 
