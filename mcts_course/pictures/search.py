@@ -87,12 +87,27 @@ def draw_alphabeta_trace(
         if path not in children:
             continue  # a leaf: its value is its label
         x, y = pos[path]
-        ax.text(x + 0.45, y + 0.12, f"[{_bound(alpha)}, {_bound(beta)}]", ha="left",
-                va="center", fontsize=7.5, color="#1f5fa8", zorder=3, gid="window")
+        ax.text(
+            x + 0.45,
+            y + 0.12,
+            f"[{_bound(alpha)}, {_bound(beta)}]",
+            ha="left",
+            va="center",
+            fontsize=7.5,
+            color="#1f5fa8",
+            zorder=3,
+            gid="window",
+        )
     for path in trace.cuts:
         x, y = pos[path]
-        ax.plot([x - 0.3, x + 0.3], [y - 0.5, y - 0.5], color="#c0392b", linewidth=2.5,
-                zorder=3, gid="cut")
+        ax.plot(
+            [x - 0.3, x + 0.3],
+            [y - 0.5, y - 0.5],
+            color="#c0392b",
+            linewidth=2.5,
+            zorder=3,
+            gid="cut",
+        )
     return ax
 
 
@@ -136,9 +151,7 @@ def transpositions(state: GameState, plies: int) -> Transpositions:
     return Transpositions(paths, states, layers, edges)
 
 
-def draw_transpositions(
-    state: GameState, plies: int, axes: Any = None
-) -> tuple[Axes, Axes]:
+def draw_transpositions(state: GameState, plies: int, axes: Any = None) -> tuple[Axes, Axes]:
     """Left: the search tree of every move sequence of ``plies`` plies; right: the graph of the
     positions they reach.  A position reached by more than one sequence is orange in both."""
     found = transpositions(state, plies)
@@ -155,7 +168,13 @@ def draw_transpositions(
     shared = {s for s in found.states.values() if found.reached(s) > 1}
     for p, kids in children.items():
         for k in kids:
-            left.plot(*zip(pos[p], pos[k]), color="#888888", linewidth=0.7, zorder=1, gid="edge")
+            left.plot(
+                *zip(pos[p], pos[k], strict=True),
+                color="#888888",
+                linewidth=0.7,
+                zorder=1,
+                gid="edge",
+            )
     for p in found.paths:
         _node(left, pos[p], found.states[p] in shared)
     spots: dict[GameState, tuple[float, float]] = {}
@@ -166,13 +185,20 @@ def draw_transpositions(
         for i, s in enumerate(ordered):
             spots[s] = (step * (i + 1) - 0.5, -depth)
     for a, b in found.edges:
-        right.plot(*zip(spots[a], spots[b]), color="#888888", linewidth=0.7, zorder=1, gid="edge")
+        right.plot(
+            *zip(spots[a], spots[b], strict=True),
+            color="#888888",
+            linewidth=0.7,
+            zorder=1,
+            gid="edge",
+        )
     for s, xy in spots.items():
         _node(right, xy, s in shared)
     n_tree, n_graph = len(found.paths), len(spots)
     left.set_title(f"tree of move sequences: {n_tree} nodes", fontsize=10)
-    right.set_title(f"graph of positions: {n_graph} nodes ({len(shared)} reached twice or more)",
-                    fontsize=10)
+    right.set_title(
+        f"graph of positions: {n_graph} nodes ({len(shared)} reached twice or more)", fontsize=10
+    )
     for ax in (left, right):
         ax.set_xlim(-1, width)
         ax.set_ylim(-plies - 0.5, 0.5)
@@ -181,6 +207,13 @@ def draw_transpositions(
 
 def _node(ax: Axes, xy: tuple[float, float], shared: bool) -> None:
     # a marker, not a patch: round whatever the axes' aspect
-    ax.plot(*xy, marker="o", markersize=7, markerfacecolor="#f39c12" if shared else "#ffffff",
-            markeredgecolor="#333333", linestyle="none", zorder=2,
-            gid="shared-node" if shared else "node")
+    ax.plot(
+        *xy,
+        marker="o",
+        markersize=7,
+        markerfacecolor="#f39c12" if shared else "#ffffff",
+        markeredgecolor="#333333",
+        linestyle="none",
+        zorder=2,
+        gid="shared-node" if shared else "node",
+    )

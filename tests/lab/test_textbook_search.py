@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from mcts_lab.textbook import search as tb
 
 from mcts_course.agents import AlphaBetaAgent, MinimaxAgent
 from mcts_course.agents import minimax as engine
@@ -18,7 +19,6 @@ from mcts_course.agents.exact import exact_value
 from mcts_course.games import ConnectFour, Othello, TicTacToe
 from mcts_course.games.base import random_position
 from mcts_course.trees import RUSSELL_NORVIG, ExplicitTree, search_trace
-from mcts_lab.textbook import search as tb
 
 
 def positions(game, count, plies, seed):

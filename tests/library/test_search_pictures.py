@@ -40,7 +40,7 @@ def test_windows_visit_what_the_package_alphabeta_visits(nested):
     trace = search_trace(ExplicitTree.from_nested(nested))
     assert set(windows.windows) == trace.visited
     assert windows.value == trace.value
-    for path, (alpha, beta) in windows.windows.items():
+    for alpha, beta in windows.windows.values():
         assert alpha < beta  # a node is only entered with an open window
 
 

@@ -26,9 +26,9 @@ Evaluation = Callable[[State, int], float]
 def minimax_search(state: State, depth: int, evaluate: Evaluation) -> int:
     """Algorithm 4.1: the move with the best minimax value (ties: the smallest move)."""
     player = state.current_player
+    actions: list[int] = state.legal_actions()
     return max(
-        state.legal_actions(),
-        key=lambda a: (minimax_value(state.play(a), depth - 1, evaluate, player), -a),
+        actions, key=lambda a: (minimax_value(state.play(a), depth - 1, evaluate, player), -a)
     )
 
 
@@ -36,23 +36,32 @@ def minimax_value(state: State, depth: int, evaluate: Evaluation, player: int) -
     """VALUE of Algorithm 4.1: the value of ``state`` for ``player``, ``depth`` plies ahead."""
     if state.is_terminal() or depth == 0:
         return evaluate(state, player)
-    values = [minimax_value(state.play(a), depth - 1, evaluate, player)
-              for a in state.legal_actions()]
+    values = [
+        minimax_value(state.play(a), depth - 1, evaluate, player) for a in state.legal_actions()
+    ]
     return max(values) if state.current_player == player else min(values)
 
 
 def alphabeta_search(state: State, depth: int, evaluate: Evaluation) -> int:
     """Algorithm 4.2: minimax's move, found with alpha-beta pruning."""
-    player, alpha, best = state.current_player, -math.inf, None
-    for a in state.legal_actions():
+    player, alpha = state.current_player, -math.inf
+    actions: list[int] = state.legal_actions()
+    best = actions[0]
+    for a in actions:
         v = alphabeta_value(state.play(a), depth - 1, evaluate, player, alpha, math.inf)
-        if best is None or v > alpha:  # a strict > keeps the smallest of equal moves
+        if v > alpha:  # a strict > keeps the smallest of equal moves
             alpha, best = v, a
     return best
 
 
-def alphabeta_value(state: State, depth: int, evaluate: Evaluation, player: int,
-                    alpha: float = -math.inf, beta: float = math.inf) -> float:
+def alphabeta_value(
+    state: State,
+    depth: int,
+    evaluate: Evaluation,
+    player: int,
+    alpha: float = -math.inf,
+    beta: float = math.inf,
+) -> float:
     """AB-VALUE of Algorithm 4.2: minimax's value when it lies in (alpha, beta)."""
     if state.is_terminal() or depth == 0:
         return evaluate(state, player)
@@ -76,7 +85,7 @@ def alphabeta_value(state: State, depth: int, evaluate: Evaluation, player: int,
 def negamax(state: State, alpha: float = -1, beta: float = 1) -> float:
     """Algorithm 5.1: the exact value of ``state`` for the player to move, +1, 0 or -1."""
     if state.is_terminal():
-        return state.returns()[state.current_player]
+        return float(state.returns()[state.current_player])
     v = -math.inf
     for a in state.legal_actions():
         child = state.play(a)
@@ -91,8 +100,9 @@ def negamax(state: State, alpha: float = -1, beta: float = 1) -> float:
     return v
 
 
-def iterative_deepening(state: State, time_limit: float, evaluate: Evaluation,
-                        max_depth: int = 64) -> tuple[int, int]:
+def iterative_deepening(
+    state: State, time_limit: float, evaluate: Evaluation, max_depth: int = 64
+) -> tuple[int, int]:
     """Algorithm 4.3 (without its move ordering): the move of the deepest alpha-beta search
     finished within ``time_limit`` seconds, and that depth.  Depth 1 always finishes."""
     deadline = time.perf_counter() + time_limit
