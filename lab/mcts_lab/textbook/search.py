@@ -21,6 +21,7 @@ from typing import Any
 
 State = Any  # anything with the game protocol: a GameState, or a drawn ExplicitTree
 Evaluation = Callable[[State, int], float]
+INF = math.inf
 
 
 def minimax_search(state: State, depth: int, evaluate: Evaluation) -> int:
@@ -55,27 +56,22 @@ def alphabeta_search(state: State, depth: int, evaluate: Evaluation) -> int:
 
 
 def alphabeta_value(
-    state: State,
-    depth: int,
-    evaluate: Evaluation,
-    player: int,
-    alpha: float = -math.inf,
-    beta: float = math.inf,
+    s: State, d: int, evaluate: Evaluation, p: int, alpha: float = -INF, beta: float = INF
 ) -> float:
-    """AB-VALUE of Algorithm 4.2: minimax's value when it lies in (alpha, beta)."""
-    if state.is_terminal() or depth == 0:
-        return evaluate(state, player)
-    if state.current_player == player:  # MAX raises alpha
-        v = -math.inf
-        for a in state.legal_actions():
-            v = max(v, alphabeta_value(state.play(a), depth - 1, evaluate, player, alpha, beta))
+    """AB-VALUE of Algorithm 4.2: the value of ``s`` for ``p`` if it lies in (alpha, beta)."""
+    if s.is_terminal() or d == 0:
+        return evaluate(s, p)
+    if s.current_player == p:  # MAX raises alpha
+        v = -INF
+        for a in s.legal_actions():
+            v = max(v, alphabeta_value(s.play(a), d - 1, evaluate, p, alpha, beta))
             if v >= beta:
                 return v  # MIN will never let the game come here
             alpha = max(alpha, v)
     else:  # MIN lowers beta
-        v = math.inf
-        for a in state.legal_actions():
-            v = min(v, alphabeta_value(state.play(a), depth - 1, evaluate, player, alpha, beta))
+        v = INF
+        for a in s.legal_actions():
+            v = min(v, alphabeta_value(s.play(a), d - 1, evaluate, p, alpha, beta))
             if v <= alpha:
                 return v  # MAX has something better elsewhere
             beta = min(beta, v)
