@@ -9,17 +9,17 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
 
-from mcts_course.games import TicTacToe  # noqa: E402
-from mcts_course.pictures.search import (  # noqa: E402
+from mcts_course.games import TicTacToe
+from mcts_course.pictures.search import (
     alphabeta_windows,
     draw_alphabeta_trace,
     draw_transpositions,
     transpositions,
 )
-from mcts_course.trees import RUSSELL_NORVIG, ExplicitTree, search_trace  # noqa: E402
+from mcts_course.trees import RUSSELL_NORVIG, ExplicitTree, search_trace
 
 TREES = [
     RUSSELL_NORVIG,
