@@ -71,8 +71,10 @@ def is_notebook_source(path: Path) -> bool:
 
 
 def chapter_sources(book: Path = BOOK) -> list[Path]:
-    """The chapters that are notebooks, in file-name order."""
-    return sorted(p for p in book.glob("*.md") if is_notebook_source(p))
+    """The chapters that are notebooks, in file-name order, then the appendix's sections that
+    are (``book/engine/*.md``: a page with a Colab button needs its .ipynb twin too)."""
+    chapters = sorted(p for p in book.glob("*.md") if is_notebook_source(p))
+    return chapters + sorted(p for p in book.glob("engine/*.md") if is_notebook_source(p))
 
 
 def with_install_cell(text: str, url: str, branch: str) -> str:

@@ -248,6 +248,12 @@ def test_chapter_5():
         "exactly 17 of its 81 leaves",
         f"{6**8:,} leaves against {6**4 + 6**4 - 1:,}",
     )
+    from mcts_course.pictures.search import transpositions
+
+    four = transpositions(tic(), plies=4)
+    assert sum(len(p) == 4 for p in four.paths) == 3024 and len(four.layers[4]) == 756
+    assert {four.reached(s) for s in four.layers[4][:20]} == {4}
+    states(5, "$9 \\cdot 8 \\cdot 7 \\cdot 6 = 3{,}024$ sequences", "$2! \\cdot 2! = 4$ sequences")
 
 
 # -- chapters 6 and 7 --------------------------------------------------------------------------

@@ -1,0 +1,109 @@
+"""Game-tree search as the chapters show it: minimax, alpha-beta, negamax, iterative deepening.
+
+Each function follows one pseudocode block of the book line by line, over the game protocol of
+chapter 1 only (``current_player``, ``legal_actions()``, ``play(a)``, ``is_terminal()``,
+``returns()``), in the style of Russell and Norvig's chapter 5.  They carry none of the engine's
+speed-ups (move ordering, transposition tables, node counts), so they are slow, and that is the
+point: ``tests/lab/test_textbook_search.py`` checks that they return what the package's
+:mod:`mcts_course.agents.minimax` and :mod:`mcts_course.agents.exact` return.
+
+An evaluation is a function ``evaluate(state, player)`` that gives a finished game its result
+times a large constant (:func:`mcts_course.agents.evaluation.cell_score` does), so a search
+needs no separate UTILITY at the leaves.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+State = Any  # anything with the game protocol: a GameState, or a drawn ExplicitTree
+Evaluation = Callable[[State, int], float]
+INF = math.inf
+
+
+def minimax_search(state: State, depth: int, evaluate: Evaluation) -> int:
+    """Algorithm 4.1: the move with the best minimax value (ties: the smallest move)."""
+    player = state.current_player
+    actions: list[int] = state.legal_actions()
+    return max(
+        actions, key=lambda a: (minimax_value(state.play(a), depth - 1, evaluate, player), -a)
+    )
+
+
+def minimax_value(state: State, depth: int, evaluate: Evaluation, player: int) -> float:
+    """VALUE of Algorithm 4.1: the value of ``state`` for ``player``, ``depth`` plies ahead."""
+    if state.is_terminal() or depth == 0:
+        return evaluate(state, player)
+    values = [
+        minimax_value(state.play(a), depth - 1, evaluate, player) for a in state.legal_actions()
+    ]
+    return max(values) if state.current_player == player else min(values)
+
+
+def alphabeta_search(state: State, depth: int, evaluate: Evaluation) -> int:
+    """Algorithm 4.2: minimax's move, found with alpha-beta pruning."""
+    player, alpha = state.current_player, -math.inf
+    actions: list[int] = state.legal_actions()
+    best = actions[0]
+    for a in actions:
+        v = alphabeta_value(state.play(a), depth - 1, evaluate, player, alpha, math.inf)
+        if v > alpha:  # a strict > keeps the smallest of equal moves
+            alpha, best = v, a
+    return best
+
+
+def alphabeta_value(
+    s: State, d: int, evaluate: Evaluation, p: int, alpha: float = -INF, beta: float = INF
+) -> float:
+    """AB-VALUE of Algorithm 4.2: the value of ``s`` for ``p`` if it lies in (alpha, beta)."""
+    if s.is_terminal() or d == 0:
+        return evaluate(s, p)
+    if s.current_player == p:  # MAX raises alpha
+        v = -INF
+        for a in s.legal_actions():
+            v = max(v, alphabeta_value(s.play(a), d - 1, evaluate, p, alpha, beta))
+            if v >= beta:
+                return v  # MIN will never let the game come here
+            alpha = max(alpha, v)
+    else:  # MIN lowers beta
+        v = INF
+        for a in s.legal_actions():
+            v = min(v, alphabeta_value(s.play(a), d - 1, evaluate, p, alpha, beta))
+            if v <= alpha:
+                return v  # MAX has something better elsewhere
+            beta = min(beta, v)
+    return v
+
+
+def negamax(state: State, alpha: float = -1, beta: float = 1) -> float:
+    """Algorithm 5.1: the exact value of ``state`` for the player to move, +1, 0 or -1."""
+    if state.is_terminal():
+        return float(state.returns()[state.current_player])
+    v = -math.inf
+    for a in state.legal_actions():
+        child = state.play(a)
+        if child.current_player == state.current_player:  # a pass: the mover moves again
+            w = negamax(child, alpha, beta)
+        else:
+            w = -negamax(child, -beta, -alpha)  # the opponent's window, negated and swapped
+        v = max(v, w)
+        alpha = max(alpha, v)
+        if alpha >= beta:
+            return v  # the opponent will not allow this position
+    return v
+
+
+def iterative_deepening(
+    state: State, time_limit: float, evaluate: Evaluation, max_depth: int = 64
+) -> tuple[int, int]:
+    """Algorithm 4.3 (without its move ordering): the move of the deepest alpha-beta search
+    finished within ``time_limit`` seconds, and that depth.  Depth 1 always finishes."""
+    deadline = time.perf_counter() + time_limit
+    best, depth = alphabeta_search(state, 1, evaluate), 1
+    while depth < max_depth and time.perf_counter() < deadline:
+        # A real program also stops *inside* a search at the deadline (the engine does).
+        best, depth = alphabeta_search(state, depth + 1, evaluate), depth + 1
+    return best, depth
