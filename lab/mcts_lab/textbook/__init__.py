@@ -1,1 +1,1 @@
-"""Textbook functions: each algorithm of the book as a short function over the game protocol, tested to agree with the engine."""
+"""Textbook functions: each algorithm as a short function over the game protocol."""
