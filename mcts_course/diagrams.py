@@ -66,7 +66,10 @@ def ucb_intervals(
         )
         ax.hlines(true_mean, -0.5, len(total) - 0.5, colors=colour, linestyles="--", lw=0.8)
     counts = np.asarray(pulls, dtype=int)
-    ticks = [f"N = {int(t):,}\nn = {', '.join(map(str, row))}" for t, row in zip(total, counts)]
+    ticks = [
+        f"N = {int(t):,}\nn = {', '.join(map(str, row))}"
+        for t, row in zip(total, counts, strict=True)
+    ]
     ax.set_xticks(range(len(total)), ticks, fontsize=8)
     ax.set_xlim(-0.5, len(total) - 0.5)
     ax.set_ylim(-1.0, 2.0)
@@ -89,7 +92,7 @@ _OFF = "#9e9e9e"
 
 
 def _tree(ax: Axes, phase: int) -> None:
-    path_edges = set(zip(_PATH, _PATH[1:]))
+    path_edges = set(zip(_PATH, _PATH[1:], strict=False))
     for parent, child in _EDGES:
         on = (parent, child) in path_edges and phase in (0, 3)
         (x0, y0), (x1, y1) = _NODES[parent], _NODES[child]
@@ -138,7 +141,7 @@ def four_phases() -> Figure:
             ax.text(x + 0.45, y - 1.9, "win", fontsize=9, color=_ON)
         if phase == 3:
             points = [*(_NODES[name] for name in _PATH), _NEW]
-            for (x0, y0), (x1, y1) in zip(points, points[1:]):
+            for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
                 ax.annotate(
                     "",
                     xy=(x0 + 0.25, y0 - 0.25),
