@@ -156,4 +156,5 @@ def four_phases() -> Figure:
         ax.set_aspect("equal")
         ax.axis("off")
     fig.tight_layout()
-    return fig
+    figure: Figure = fig
+    return figure

@@ -107,6 +107,12 @@ def difference_interval(
     return (d - math.hypot(p1 - l1, u2 - p2), d + math.hypot(u1 - p1, p2 - l2))
 
 
+def _chunks(resamples: int, units: int, cells: int = 2_000_000) -> list[int]:
+    """Resamples split into chunks of at most ``cells`` drawn numbers each."""
+    size = max(1, cells // max(units, 1))
+    return [min(size, resamples - start) for start in range(0, resamples, size)]
+
+
 def bootstrap_interval(
     values: Sequence[float],
     confidence: float = CONFIDENCE,
@@ -119,7 +125,10 @@ def bootstrap_interval(
     if array.ndim != 1 or len(array) < 2:
         raise ValueError("a bootstrap needs a flat sequence of at least two units")
     rng = np.random.default_rng(seed)
-    means = array[rng.integers(0, len(array), size=(resamples, len(array)))].mean(axis=1)
+    means = np.concatenate([  # in chunks, so that many units need little memory
+        array[rng.integers(0, len(array), size=(size, len(array)))].mean(axis=1)
+        for size in _chunks(resamples, len(array))
+    ])
     tail = (1 - confidence) / 2
     low, high = np.quantile(means, [tail, 1 - tail])
     return float(low), float(high)
@@ -148,8 +157,10 @@ def sign_flip_p_value(
     d = np.asarray(differences, dtype=float)
     observed = abs(d.mean())
     rng = np.random.default_rng(seed)
-    signs = rng.choice((-1.0, 1.0), size=(resamples, len(d)))
-    extreme = int((np.abs((signs * d).mean(axis=1)) >= observed - 1e-12).sum())
+    extreme = 0
+    for size in _chunks(resamples, len(d)):
+        signs = rng.choice((-1.0, 1.0), size=(size, len(d)))
+        extreme += int((np.abs((signs * d).mean(axis=1)) >= observed - 1e-12).sum())
     return (extreme + 1) / (resamples + 1)  # the observed sample counts as one resample
 
 

@@ -33,11 +33,8 @@ def playout(state: GameState, player: int, rng: random.Random) -> float:
     return (1 + state.returns()[player]) / 2
 
 
-def flat_monte_carlo(
-    state: GameState, budget: int, c: float = SQRT2, rng: random.Random | None = None
-) -> int:
+def flat_monte_carlo(state: GameState, budget: int, rng: random.Random, c: float = SQRT2) -> int:
     """The move with the best mean after ``budget`` playouts shared out by UCB1."""
-    rng = rng or random.Random()
     player, actions = state.current_player, state.legal_actions()
     k = len(actions)
     w, n = [0.0] * k, [0] * k

@@ -9,7 +9,7 @@ engine's tree, visit for visit: ``tests/lab/test_textbook_mcts.py`` checks it.
 
 from __future__ import annotations
 
-import random
+from random import Random
 
 from mcts_course.games.base import GameState
 from mcts_lab.textbook.bandit import SQRT2, playout, ucb1
@@ -18,20 +18,17 @@ from mcts_lab.textbook.bandit import SQRT2, playout, ucb1
 class Node:
     """A node of the tree: STATE, PLAYER (who moved into it), N, W, its children."""
 
-    def __init__(self, state: GameState, player: int, action: int | None = None):
-        self.state, self.player, self.action = state, player, action
+    def __init__(self, state: GameState, player: int, action: int = -1):
+        self.state, self.player, self.action = state, player, action  # action -1: the root
         self.children: dict[int, Node] = {}  # action -> child
         self.untried: list[int] | None = None  # moves without a child, listed on first need
         self.N, self.W = 0, 0.0
 
 
-def uct_search(
-    state: GameState, iterations: int, c: float = SQRT2, rng: random.Random | None = None
-) -> tuple[int, Node]:
-    """The most visited move after ``iterations`` iterations, and the tree."""
-    rng = rng or random.Random()
+def uct_search(state: GameState, budget: int, rng: Random, c: float = SQRT2) -> tuple[int, Node]:
+    """The most visited move after ``budget`` iterations, and the tree."""
     root = Node(state, player=1 - state.current_player)
-    for _ in range(iterations):
+    for _ in range(budget):
         path = select(root, c)  # 1. selection
         leaf = expand(path[-1], root, rng)  # 2. expansion
         if leaf is not path[-1]:
@@ -42,19 +39,16 @@ def uct_search(
 
 
 def select(v: Node, c: float) -> list[Node]:
-    """Down the tree while every move of ``v`` has its child, by UCB1."""
+    """Down the tree by UCB1 while every move of ``v`` has its child; ties: the smallest move."""
     path = [v]
     while v.children and not v.untried:
-        best = max(
-            sorted(v.children),  # ties: the smallest action
-            key=lambda a: ucb1(v.children[a].W, v.children[a].N, v.N, c),
-        )
-        v = v.children[best]
+        n = v.N
+        v = max(v.children.values(), key=lambda u: (ucb1(u.W, u.N, n, c), -u.action))
         path.append(v)
     return path
 
 
-def expand(v: Node, root: Node, rng: random.Random) -> Node:
+def expand(v: Node, root: Node, rng: Random) -> Node:
     """One new child for a random untried move, once ``v`` has been visited."""
     if v is not root and v.N == 0:
         return v  # the expand threshold m = 1
