@@ -101,8 +101,10 @@ def test_ucb1_is_the_engines_score():
 
 
 def test_the_bandit_run_favours_the_better_arm_and_keeps_its_counts():
-    run = ucb1_bandit([0.7, 0.4, 0.2], 2000, seed=3, every=100)
+    run = ucb1_bandit([0.7, 0.4, 0.2], 2000, seed=3, record=range(100, 2001, 100))
     assert run.steps[-1] == 2000 and len(run.steps) == 20
+    tops = run.upper(2000)
+    assert max(tops) - min(tops) < 0.1  # UCB1 keeps the upper bounds nearly level
     assert all(sum(p) == s for p, s in zip(run.pulls, run.steps, strict=True))
     last = run.pulls[-1]
     assert last[0] > last[1] > last[2] > 0

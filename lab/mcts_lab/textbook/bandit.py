@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mcts_course.games.base import GameState
@@ -51,7 +52,7 @@ def flat_monte_carlo(state: GameState, budget: int, rng: random.Random, c: float
 
 @dataclass
 class BanditRun:
-    """UCB1 on a Bernoulli bandit, step by step: what Figure 6.1 draws."""
+    """UCB1 on a Bernoulli bandit, step by step: what the bandit chapter's figure draws."""
 
     means: list[float]  # each arm's true win probability
     c: float
@@ -59,12 +60,23 @@ class BanditRun:
     pulls: list[list[int]] = field(default_factory=list)  # n_i at each recorded step
     wins: list[list[float]] = field(default_factory=list)  # w_i at each recorded step
 
+    def upper(self, step: int) -> list[float]:
+        """Each arm's UCB1 score, mean + c sqrt(ln N / n), after the recorded ``step``."""
+        i = self.steps.index(step)
+        return [ucb1(w, n, step, self.c) for w, n in zip(self.wins[i], self.pulls[i], strict=True)]
+
+    def figure(self):  # type: ignore[no-untyped-def]
+        """Each arm's mean and UCB1 interval at the recorded steps (Figure 6.1)."""
+        from mcts_course.diagrams import ucb_intervals
+
+        return ucb_intervals(self.steps, self.pulls, self.wins, self.means, self.c)
+
 
 def ucb1_bandit(
-    means: list[float], budget: int, c: float = SQRT2, seed: int = 0, every: int = 1
+    means: list[float], budget: int, c: float = SQRT2, seed: int = 0, record: Sequence[int] = ()
 ) -> BanditRun:
-    """Algorithm 6.1 on arms that win with probabilities ``means``, recorded every ``every``
-    steps (and at the last)."""
+    """Algorithm 6.1 on arms that win with probabilities ``means``, its statistics recorded
+    after each step of ``record`` (default: every step)."""
     rng, k = random.Random(seed), len(means)
     run = BanditRun(list(means), c)
     w, n = [0.0] * k, [0] * k
@@ -72,7 +84,7 @@ def ucb1_bandit(
         i = t if t < k else max(range(k), key=lambda j: ucb1(w[j], n[j], t, c))
         w[i] += float(rng.random() < means[i])
         n[i] += 1
-        if (t + 1) % every == 0 or t + 1 == budget:
+        if not record or t + 1 in record:
             run.steps.append(t + 1)
             run.pulls.append(list(n))
             run.wins.append(list(w))
