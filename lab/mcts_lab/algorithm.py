@@ -368,3 +368,20 @@ def flip_experiment(
                 for p, good in zip(positions, best, strict=True)
             ]
     return FlipResult(budgets, positions, seeds, rates[True], rates[False])
+
+
+def mistake_rates(
+    positions: list[GameState], budget: int, seeds: range, flip: bool = True
+) -> list[float]:
+    """Per position, the share of textbook UCT searches (one per seed) that play a move losing
+    the position's exact value: one number per position, the unit of the book's statistics."""
+    from mcts_course.agents.exact import best_actions
+
+    rates = []
+    for position in positions:
+        best = set(best_actions(position))
+        wrong = sum(
+            search_with(position, budget, random.Random(s), flip) not in best for s in seeds
+        )
+        rates.append(wrong / len(seeds))
+    return rates
