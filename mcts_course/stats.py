@@ -125,10 +125,12 @@ def bootstrap_interval(
     if array.ndim != 1 or len(array) < 2:
         raise ValueError("a bootstrap needs a flat sequence of at least two units")
     rng = np.random.default_rng(seed)
-    means = np.concatenate([  # in chunks, so that many units need little memory
-        array[rng.integers(0, len(array), size=(size, len(array)))].mean(axis=1)
-        for size in _chunks(resamples, len(array))
-    ])
+    means = np.concatenate(
+        [  # in chunks, so that many units need little memory
+            array[rng.integers(0, len(array), size=(size, len(array)))].mean(axis=1)
+            for size in _chunks(resamples, len(array))
+        ]
+    )
     tail = (1 - confidence) / 2
     low, high = np.quantile(means, [tail, 1 - tail])
     return float(low), float(high)
