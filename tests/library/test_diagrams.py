@@ -55,3 +55,28 @@ def test_four_phases_mark_the_path_the_new_node_the_playout_and_the_backup():
     # after a win for the root's mover: N + 1 on the whole path, W + 1 where that player moved
     assert {"5/10", "5/7", "2/4", "1/1"} <= texts
     assert {"5/9", "4/6", "2/3", "0/0"} <= {t.get_text() for t in fig.axes[1].texts}
+
+
+def test_the_drawn_tree_is_one_uct_could_have_grown_and_selection_follows_ucb1():
+    """The counts add up (a node's visits: its children's plus its own first one; the root is
+    expanded at once), the rewards of the two players add up along each edge, and UCB1 with
+    c = sqrt 2 picks the highlighted path."""
+    from mcts_course.agents.bandits import ucb1
+    from mcts_course.diagrams import _COUNTS, _EDGES, _PATH
+
+    children = {}
+    for parent, child in _EDGES:
+        children.setdefault(parent, []).append(child)
+    for parent, kids in children.items():
+        own = 0 if parent == "r" else 1
+        assert _COUNTS[parent][1] == own + sum(_COUNTS[k][1] for k in kids)
+    for node, kids in children.items():
+        # the rewards of the player who moved into node: what the opponent did not win below
+        # it, plus the node's own first playout (none for the root)
+        below = sum(_COUNTS[k][1] - _COUNTS[k][0] for k in kids)
+        own = _COUNTS[node][0] - below
+        assert own == 0 if node == "r" else own in (0, 0.5, 1)
+    for parent, nxt in zip(_PATH, _PATH[1:], strict=False):
+        n = _COUNTS[parent][1]
+        best = max(children[parent], key=lambda k: ucb1(*_COUNTS[k], n))
+        assert best == nxt
