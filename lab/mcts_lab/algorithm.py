@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from mcts_course.agents.mcts import MCTSAgent, Node, robust_max
 from mcts_course.games.base import GameState
+from mcts_course.given import Node as GivenNode
 from mcts_course.stats import difference_interval, wilson_interval
 from mcts_lab.present import Table
 from mcts_lab.textbook import uct as textbook_uct
@@ -96,10 +97,10 @@ class Readout:
         return fig
 
 
-def same_tree(textbook: textbook_uct.Node, engine: Node) -> bool:
+def same_tree(textbook: GivenNode, engine: Node) -> bool:
     """Whether the textbook search's tree and the engine's have the same moves, visits and
     rewards at every node."""
-    if (textbook.N, textbook.W) != (engine.visits, engine.wins):
+    if (textbook.visits, textbook.wins) != (engine.visits, engine.wins):
         return False
     if set(textbook.children) != set(engine.children):
         return False
@@ -273,20 +274,20 @@ def _mean(values: list[float]) -> float:
 
 
 # -- the reward's flip, measured -----------------------------------------------------------------
-def backup_without_flip(path: list[textbook_uct.Node], reward0: float) -> None:
+def backup_without_flip(path: list[GivenNode], reward0: float) -> None:
     """The classic bug: every node counts the reward of the player to move at the root, so the
     opponent's replies are chosen to help that player."""
     root_player = 1 - path[0].player
     mine = reward0 if root_player == 0 else 1 - reward0
     for node in path:
-        node.N += 1
-        node.W += mine
+        node.visits += 1
+        node.wins += mine
 
 
 def search_with(state: GameState, iterations: int, rng: random.Random, flip: bool = True) -> int:
     """The textbook UCT search, with the textbook backup or the one without the flip."""
     backup = textbook_uct.backup if flip else backup_without_flip
-    root = textbook_uct.Node(state, player=1 - state.current_player)
+    root = GivenNode(state)
     for _ in range(iterations):
         path = textbook_uct.select(root, SQRT2)
         leaf = textbook_uct.expand(path[-1], root, rng)

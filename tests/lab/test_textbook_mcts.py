@@ -27,12 +27,12 @@ POSITIONS = [
 ]
 
 
-def shape(node, visits="visits", wins="wins"):
+def shape(node):
     """The tree as nested (visits, wins, children by action), engine or textbook."""
     return (
-        getattr(node, visits, None) if hasattr(node, visits) else node.N,
-        getattr(node, wins, None) if hasattr(node, wins) else node.W,
-        {a: shape(child, visits, wins) for a, child in sorted(node.children.items())},
+        node.visits,
+        node.wins,
+        {a: shape(child) for a, child in sorted(node.children.items())},
     )
 
 
@@ -43,7 +43,7 @@ def test_uct_grows_the_engines_tree_visit_for_visit(position, seed):
     agent = MCTSAgent(400, seed=seed)
     assert action == agent.select_action(position)
     assert shape(root) == shape(agent.last_root)
-    assert root.N == 400 and sum(c.N for c in root.children.values()) == 400
+    assert root.visits == 400 and sum(c.visits for c in root.children.values()) == 400
 
 
 @pytest.mark.parametrize("position", POSITIONS, ids=str)
@@ -76,8 +76,8 @@ def test_a_forced_win_takes_every_visit_of_a_winning_line():
     position = TicTacToe.from_moves("a1 a2 b2 a3")
     _, root = uct_search(position, 500, rng=random.Random(0))
     win = position.parse_action("c3")
-    assert root.children[win].W == root.children[win].N
-    assert max(root.children.values(), key=lambda c: c.N) is root.children[win]
+    assert root.children[win].wins == root.children[win].visits
+    assert max(root.children.values(), key=lambda c: c.visits) is root.children[win]
 
 
 def test_othello_statistics_agree_with_the_engine():
