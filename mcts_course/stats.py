@@ -6,6 +6,14 @@ The one home of the interval rule: a win rate (a proportion) gets its Wilson sco
 it into the normal quantile with :func:`z_value`.  The arena, the laboratory and the pictures
 call these; none writes 1.96 itself.
 
+When the unit is a position (or a game, a bandit), two methods are compared on the *same* units
+and the comparison is made on the paired differences: :func:`paired_interval` bootstraps the mean
+difference over the units (a percentile bootstrap, seeded), :func:`sign_flip_p_value` tests it.
+"No difference" is said only after an equivalence check (:func:`equivalence`, two one-sided
+tests: the 1 - 2 alpha interval lies inside a bound stated beforehand).  When several budgets are
+scanned, :func:`holm` corrects the p-values and :func:`corrected_confidence` widens the
+intervals (Bonferroni), so that the scan as a whole keeps its 95%.
+
 A match between two agents gives a score (wins plus half the draws, over the games).  Many
 matches between many agents (a round robin) give a crosstable; the **Bradley-Terry** model
 explains it with one rating per agent: agent i scores against agent j, on average,
@@ -32,12 +40,19 @@ import numpy as np
 
 __all__ = [
     "CONFIDENCE",
+    "Equivalence",
     "Ratings",
+    "bootstrap_interval",
     "bradley_terry",
+    "corrected_confidence",
     "crosstable",
     "difference_interval",
+    "equivalence",
     "half_width",
+    "holm",
     "mean_interval",
+    "paired_interval",
+    "sign_flip_p_value",
     "wilson_interval",
     "z_value",
 ]
@@ -90,6 +105,116 @@ def difference_interval(
     l2, u2 = wilson_interval(p2, n2, confidence)
     d = p1 - p2
     return (d - math.hypot(p1 - l1, u2 - p2), d + math.hypot(u1 - p1, p2 - l2))
+
+
+def _chunks(resamples: int, units: int, cells: int = 2_000_000) -> list[int]:
+    """Resamples split into chunks of at most ``cells`` drawn numbers each."""
+    size = max(1, cells // max(units, 1))
+    return [min(size, resamples - start) for start in range(0, resamples, size)]
+
+
+def bootstrap_interval(
+    values: Sequence[float],
+    confidence: float = CONFIDENCE,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``values``, one value per unit (a position,
+    a game): the units are resampled with replacement, never the draws inside a unit."""
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1 or len(array) < 2:
+        raise ValueError("a bootstrap needs a flat sequence of at least two units")
+    rng = np.random.default_rng(seed)
+    means = np.concatenate(
+        [  # in chunks, so that many units need little memory
+            array[rng.integers(0, len(array), size=(size, len(array)))].mean(axis=1)
+            for size in _chunks(resamples, len(array))
+        ]
+    )
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(means, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+def paired_interval(
+    a: Sequence[float],
+    b: Sequence[float],
+    confidence: float = CONFIDENCE,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Bootstrap interval of mean(a - b) over paired units: ``a[i]`` and ``b[i]`` were measured
+    on the same unit (position, seed), so what the units share cancels out."""
+    if len(a) != len(b):
+        raise ValueError(f"paired values need the same units: {len(a)} against {len(b)}")
+    difference = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    return bootstrap_interval(difference, confidence, resamples, seed)
+
+
+def sign_flip_p_value(
+    differences: Sequence[float], resamples: int = 10_000, seed: int = 0
+) -> float:
+    """Two-sided p-value of "the mean paired difference is 0", by random sign flips (under that
+    hypothesis each unit's difference is as likely to have the other sign)."""
+    d = np.asarray(differences, dtype=float)
+    observed = abs(d.mean())
+    rng = np.random.default_rng(seed)
+    extreme = 0
+    for size in _chunks(resamples, len(d)):
+        signs = rng.choice((-1.0, 1.0), size=(size, len(d)))
+        extreme += int((np.abs((signs * d).mean(axis=1)) >= observed - 1e-12).sum())
+    return (extreme + 1) / (resamples + 1)  # the observed sample counts as one resample
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """Two one-sided tests at level ``alpha``: ``interval`` is the 1 - 2 alpha interval of the
+    difference, ``equivalent`` says whether it lies inside (-bound, bound)."""
+
+    interval: tuple[float, float]
+    bound: float
+    alpha: float
+
+    @property
+    def equivalent(self) -> bool:
+        return -self.bound < self.interval[0] and self.interval[1] < self.bound
+
+
+def equivalence(
+    a: Sequence[float],
+    b: Sequence[float],
+    bound: float,
+    alpha: float = 1 - CONFIDENCE,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> Equivalence:
+    """TOST on paired units: ``a`` and ``b`` are equivalent within ``bound`` (a difference of
+    means that matters, stated before looking) when the 1 - 2 alpha bootstrap interval of
+    mean(a - b) lies inside (-bound, bound)."""
+    if bound <= 0:
+        raise ValueError(f"an equivalence bound must be > 0, not {bound}")
+    interval = paired_interval(a, b, 1 - 2 * alpha, resamples, seed)
+    return Equivalence(interval, bound, alpha)
+
+
+def holm(p_values: Sequence[float], alpha: float = 1 - CONFIDENCE) -> list[bool]:
+    """Holm's step-down correction: which of the hypotheses are rejected, keeping the chance of
+    any false rejection among them at most ``alpha``."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    rejected = [False] * len(p_values)
+    for rank, i in enumerate(order):
+        if p_values[i] > alpha / (len(p_values) - rank):
+            break  # this one and every larger p-value stand
+        rejected[i] = True
+    return rejected
+
+
+def corrected_confidence(comparisons: int, confidence: float = CONFIDENCE) -> float:
+    """Bonferroni: the confidence of each of ``comparisons`` intervals so that all of them hold
+    together with probability at least ``confidence`` (0.99 for five at 95%)."""
+    if comparisons < 1:
+        raise ValueError(f"comparisons must be >= 1, not {comparisons}")
+    return 1 - (1 - confidence) / comparisons
 
 
 @dataclass

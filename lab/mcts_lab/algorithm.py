@@ -14,8 +14,11 @@ from dataclasses import dataclass
 
 from mcts_course.agents.mcts import MCTSAgent, Node, robust_max
 from mcts_course.games.base import GameState
+from mcts_course.given import Node as GivenNode
 from mcts_course.stats import difference_interval, wilson_interval
 from mcts_lab.present import Table
+from mcts_lab.textbook import uct as textbook_uct
+from mcts_lab.textbook.bandit import SQRT2, playout
 
 
 # -- one search, read off ----------------------------------------------------------------------
@@ -59,6 +62,49 @@ class Readout:
         rows = [[r["move"], r["visits"], r["wins"], r["mean"], r["uct"]] for r in self.rows]
         formats = {"visits *n*": ",", "wins *w*": "g", "mean *w/n*": ".3f", "UCT value": ".3f"}
         return Table(columns, rows, formats, right=columns[1:])
+
+    def boards(self):  # type: ignore[no-untyped-def]
+        """The root's visits and mean rewards drawn on the board, side by side."""
+        import matplotlib.pyplot as plt
+
+        from mcts_course.render import draw_board, search_overlay
+
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4.3))
+        state, n = self.root.state, f"{self.iterations:,}"
+        draw_board(
+            state,
+            axes[0],
+            overlay=search_overlay(self.root, "visits"),
+            show_legal=False,
+            cmap="Blues",
+            fmt="{:.0f}",
+            label="visits",
+            title=f"Visits after {n} iterations",
+        )
+        draw_board(
+            state,
+            axes[1],
+            overlay=search_overlay(self.root, "mean"),
+            show_legal=False,
+            cmap="RdYlGn",
+            fmt="{:.0%}",
+            vmin=0,
+            vmax=1,
+            label="mean reward of the mover",
+            title="Mean reward of each move",
+        )
+        fig.tight_layout()
+        return fig
+
+
+def same_tree(textbook: GivenNode, engine: Node) -> bool:
+    """Whether the textbook search's tree and the engine's have the same moves, visits and
+    rewards at every node."""
+    if (textbook.visits, textbook.wins) != (engine.visits, engine.wins):
+        return False
+    if set(textbook.children) != set(engine.children):
+        return False
+    return all(same_tree(textbook.children[a], engine.children[a]) for a in textbook.children)
 
 
 def read_off(state: GameState, iterations: int, *, seed: int = 1, **settings) -> Readout:
@@ -225,3 +271,118 @@ def cut_playouts(
 
 def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
+
+
+# -- the reward's flip, measured -----------------------------------------------------------------
+def backup_without_flip(path: list[GivenNode], reward0: float) -> None:
+    """The classic bug: every node counts the reward of the player to move at the root, so the
+    opponent's replies are chosen to help that player."""
+    root_player = 1 - path[0].player
+    mine = reward0 if root_player == 0 else 1 - reward0
+    for node in path:
+        node.visits += 1
+        node.wins += mine
+
+
+def search_with(state: GameState, iterations: int, rng: random.Random, flip: bool = True) -> int:
+    """The textbook UCT search, with the textbook backup or the one without the flip."""
+    backup = textbook_uct.backup if flip else backup_without_flip
+    root = GivenNode(state)
+    for _ in range(iterations):
+        path = textbook_uct.select(root, SQRT2)
+        leaf = textbook_uct.expand(path[-1], root, rng)
+        if leaf is not path[-1]:
+            path.append(leaf)
+        backup(path, playout(leaf.state, 0, rng))
+    return textbook_uct.most_visited(root)
+
+
+def decisive_positions(count: int, seed: int = 0) -> list[GameState]:
+    """``count`` different tic-tac-toe positions, 2 to 5 plies in, drawn at random, in which
+    some moves keep the exact value and others lose it (so a search can make a mistake)."""
+    from mcts_course.agents.exact import best_actions
+    from mcts_course.games import TicTacToe
+
+    rng, found, seen = random.Random(seed), [], set()
+    while len(found) < count:
+        state = TicTacToe()
+        for _ in range(rng.randint(2, 5)):
+            state = state.play(rng.choice(state.legal_actions()))
+            if state.is_terminal():
+                break
+        if state.is_terminal() or state in seen:
+            continue
+        seen.add(state)
+        if len(best_actions(state)) < len(state.legal_actions()):
+            found.append(state)
+    return found
+
+
+@dataclass
+class FlipResult:
+    """Per position, the share of searches that chose a move losing the exact value, with and
+    without the flip, at each budget."""
+
+    budgets: tuple[int, ...]
+    positions: list[GameState]
+    seeds: int
+    with_flip: dict[int, list[float]]
+    without_flip: dict[int, list[float]]
+
+    def mistakes(self, budget: int, flip: bool = True) -> float:
+        rates = (self.with_flip if flip else self.without_flip)[budget]
+        return sum(rates) / len(rates)
+
+    def table(self):  # type: ignore[no-untyped-def]
+        """Mistake rates with their bootstrap intervals over positions, one row per budget."""
+        from mcts_course.stats import bootstrap_interval, paired_interval
+
+        rows = []
+        for b in self.budgets:
+            cells = [f"{b:,}"]
+            for rates in (self.with_flip[b], self.without_flip[b]):
+                low, high = bootstrap_interval(rates)
+                cells.append(f"{sum(rates) / len(rates):.1%} ({low:.1%} to {high:.1%})")
+            low, high = paired_interval(self.without_flip[b], self.with_flip[b])
+            cells.append(f"{low:+.1%} to {high:+.1%}")
+            rows.append(cells)
+        header = ["iterations", "mistakes with the flip", "without the flip", "paired difference"]
+        return Table(header, rows)
+
+
+def flip_experiment(
+    positions: list[GameState], budgets: tuple[int, ...] = (30, 1000), seeds: int = 4
+) -> FlipResult:
+    """Each position searched with ``seeds`` seeds at each budget, with and without the flip;
+    a mistake is a move whose exact value is below the position's."""
+    from mcts_course.agents.exact import best_actions
+
+    best = [set(best_actions(p)) for p in positions]
+    rates: dict[bool, dict[int, list[float]]] = {True: {}, False: {}}
+    for flip in (True, False):
+        for budget in budgets:
+            rates[flip][budget] = [
+                sum(
+                    search_with(p, budget, random.Random(s), flip) not in good for s in range(seeds)
+                )
+                / seeds
+                for p, good in zip(positions, best, strict=True)
+            ]
+    return FlipResult(budgets, positions, seeds, rates[True], rates[False])
+
+
+def mistake_rates(
+    positions: list[GameState], budget: int, seeds: range, flip: bool = True
+) -> list[float]:
+    """Per position, the share of textbook UCT searches (one per seed) that play a move losing
+    the position's exact value: one number per position, the unit of the book's statistics."""
+    from mcts_course.agents.exact import best_actions
+
+    rates = []
+    for position in positions:
+        best = set(best_actions(position))
+        wrong = sum(
+            search_with(position, budget, random.Random(s), flip) not in best for s in seeds
+        )
+        rates.append(wrong / len(seeds))
+    return rates

@@ -13,7 +13,10 @@ more games or a changed engine cannot leave a false sentence in the book.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from mcts_course.stats import CONFIDENCE, equivalence, holm, paired_interval
 
 
 class ClaimFailed(AssertionError):
@@ -48,3 +51,56 @@ def glue(name: str, value: Any) -> Any:
         return value
     myst_glue(name, value, display=False)
     return value
+
+
+# -- claims that need statistics (book chapter "How the book measures") ------------------------
+# Each computes its interval from the units shown beside the sentence, stops the build when the
+# data do not support the sentence, and returns what it computed so the prose can glue it.
+
+
+def claim_better(
+    a: Sequence[float],
+    b: Sequence[float],
+    words: str,
+    *,
+    confidence: float = CONFIDENCE,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """``a`` beats ``b`` on the same units (positions, games): the paired bootstrap interval of
+    mean(a - b) lies above 0.  Returns the interval."""
+    interval = paired_interval(a, b, confidence, seed=seed)
+    claim(
+        bool(interval[0] > 0), f"{words} (paired interval {interval[0]:+.3g} to {interval[1]:+.3g})"
+    )
+    return interval
+
+
+def claim_equivalent(
+    a: Sequence[float], b: Sequence[float], bound: float, words: str, *, seed: int = 0
+) -> tuple[float, float]:
+    """No difference that matters between ``a`` and ``b``: TOST at 5%, i.e. the 90% paired
+    bootstrap interval of mean(a - b) lies inside (-bound, bound), a bound stated in the prose.
+    A test that merely fails to reject is never enough for "no difference".  Returns the
+    interval."""
+    test = equivalence(a, b, bound, seed=seed)
+    low, high = test.interval
+    claim(test.equivalent, f"{words} (90% interval {low:+.3g} to {high:+.3g}, bound ±{bound:g})")
+    return test.interval
+
+
+def claim_within(interval: tuple[float, float], bound: float, words: str) -> None:
+    """Equivalence from an interval already computed (at 1 - 2 alpha, e.g. 90% for TOST at 5%):
+    it lies inside (-bound, bound)."""
+    claim(
+        bool(-bound < interval[0] and interval[1] < bound),
+        f"{words} (interval {interval[0]:+.3g} to {interval[1]:+.3g}, bound ±{bound:g})",
+    )
+
+
+def claim_scan(p_values: Mapping[Any, float], expected: Mapping[Any, bool], words: str) -> None:
+    """A scan over budgets (or settings): Holm's correction at 5% over all of ``p_values``
+    rejects exactly the hypotheses ``expected`` names True; a claim about one budget of a scan is
+    never judged at the uncorrected level."""
+    keys = list(p_values)
+    rejected = dict(zip(keys, holm([p_values[k] for k in keys]), strict=True))
+    claim(rejected == dict(expected), f"{words} (Holm-corrected rejections {rejected})")

@@ -223,16 +223,48 @@ class Allocation:
             self.p_best(label, budget), self.runs, self.p_best(baseline, budget), self.runs
         )
 
+    def found(self, label: str, budget: int) -> np.ndarray:
+        """Per run, 1 if ``label`` chose the move with the best playout value after ``budget``."""
+        return (self.results[label].at_choice[budget] == self.values.best).astype(float)
+
+    def scan_confidence(self) -> float:
+        """The confidence of each budget's interval so that the whole scan keeps 95%."""
+        from mcts_course.stats import corrected_confidence
+
+        return corrected_confidence(len(self.budgets))
+
+    def paired_interval(
+        self, label: str, budget: int, baseline: str = "uniform", confidence: float | None = None
+    ) -> tuple[float, float]:
+        """Bootstrap interval of :meth:`difference` over the runs, run i of ``label`` paired with
+        run i of ``baseline`` (the same seed); by default at :meth:`scan_confidence`."""
+        from mcts_course.stats import paired_interval
+
+        level = self.scan_confidence() if confidence is None else confidence
+        return paired_interval(self.found(label, budget), self.found(baseline, budget), level)
+
+    def p_values(self, label: str, baseline: str = "uniform") -> dict[int, float]:
+        """Per budget, the sign-flip p-value of "``label`` and ``baseline`` find the best move
+        equally often" (uncorrected: give them to Holm's correction)."""
+        from mcts_course.stats import sign_flip_p_value
+
+        return {
+            n: sign_flip_p_value(self.found(label, n) - self.found(baseline, n))
+            for n in self.budgets
+        }
+
     def table(self, versus: str = "UCB1 c=√2") -> object:
         """A Markdown table, one row per budget: how often each policy chose the move with the
-        best playout value (95% interval), and the difference ``versus`` minus uniform."""
+        best playout value (95% interval), and the difference ``versus`` minus uniform with its
+        paired interval, Bonferroni-corrected over the budgets."""
         from IPython.display import Markdown
 
         labels = list(self.results)
         best = self.values.moves[self.values.best]
         head = " | ".join(f"{label}: {best} chosen" for label in labels)
         lines = [
-            f"| playouts | {head} | {versus} minus uniform |",
+            f"| playouts | {head} | {versus} minus uniform "
+            f"({self.scan_confidence():.0%} paired interval) |",
             "|--:|" + "--:|" * (len(labels) + 1),
         ]
         for n in self.budgets:
@@ -240,7 +272,7 @@ class Allocation:
             for label in labels:
                 lo, hi = self.p_best_interval(label, n)
                 cells.append(f"{self.p_best(label, n):.1%} ({lo:.1%} to {hi:.1%})")
-            lo, hi = self.difference_interval(versus, n)
+            lo, hi = self.paired_interval(versus, n)
             cells.append(
                 f"{100 * self.difference(versus, n):+.1f} points "
                 f"({100 * lo:+.1f} to {100 * hi:+.1f})"

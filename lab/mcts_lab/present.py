@@ -22,11 +22,13 @@ def game_title(name: str) -> str:
     return GAME_TITLES.get(name, name)
 
 
-def show_source(obj: Any) -> Any:
-    """The source code of a function or class of the package, as a highlighted Markdown block."""
+def show_source(*objs: Any) -> Any:
+    """The source code of functions or classes of the package, as one highlighted Markdown
+    block (several objects: one after the other, a blank line apart)."""
     from IPython.display import Markdown
 
-    return Markdown(f"```python\n{textwrap.dedent(inspect.getsource(obj))}```")
+    code = "\n\n".join(textwrap.dedent(inspect.getsource(obj)).rstrip() for obj in objs)
+    return Markdown(f"```python\n{code}\n```")
 
 
 def summary(result: MatchResult) -> str:
