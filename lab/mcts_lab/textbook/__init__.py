@@ -1,0 +1,1 @@
+"""Textbook-sized versions of the algorithms, tested to agree with the package's engine."""
