@@ -16,22 +16,28 @@ from mcts_course.learn.network import NetGuide, PolicyValueNet, encode, legal_ma
 from mcts_course.learn.selfplay import SelfPlayPUCT, self_play_game
 
 
-def _searched_rave(state, iterations=300, seed=3):
-    agent = RAVEAgent(iterations, rave=30, seed=seed)
+def _searched_rave(state, iterations=300, seed=3, amaf_unvisited=False):
+    agent = RAVEAgent(iterations, rave=30, seed=seed, amaf_unvisited=amaf_unvisited)
     return agent, agent.search(state)
 
 
+@pytest.mark.parametrize("amaf_unvisited", [False, True])
 @pytest.mark.parametrize("state", [ConnectFour.from_moves("4 4 3"), TicTacToe.from_moves("b2")])
-def test_rave_score_is_the_engines_on_every_child(state):
-    agent, root = _searched_rave(state)
+def test_rave_score_is_the_engines_on_every_child(state, amaf_unvisited):
+    agent, root = _searched_rave(state, amaf_unvisited=amaf_unvisited)
     table = {node: agent.amaf(node) for node in agent._amaf}
     assert table, "the search collected AMAF statistics"
+    compared = unvisited = 0
     for node in [root, *root.children.values()]:
         for child in node.children.values():
-            if child.visits and node.visits:
-                assert tb_rave.rave_score(node, child, table, 30, agent.c) == pytest.approx(
-                    agent.score(node, child)
+            if node.visits:
+                assert tb_rave.rave_score(node, child, table, 30, agent.c, agent.fpu) == (
+                    pytest.approx(agent.score(node, child))
                 )
+                compared += 1
+                unvisited += child.visits == 0
+    assert compared > len(root.children)
+    assert (unvisited > 0) == amaf_unvisited  # only MoGo's mode keeps children never visited
 
 
 def test_rave_score_without_k_is_uct():
@@ -43,9 +49,12 @@ def test_rave_score_without_k_is_uct():
     assert tb_rave.rave_score(root, child, table, 30, agent.c) != pytest.approx(uct)
 
 
+@pytest.mark.parametrize("amaf_unvisited", [False, True])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_amaf_backup_updates_what_the_engine_updates(seed):
-    agent, root = _searched_rave(ConnectFour.from_moves("4 4"), iterations=200, seed=seed)
+def test_amaf_backup_updates_what_the_engine_updates(seed, amaf_unvisited):
+    agent, root = _searched_rave(
+        ConnectFour.from_moves("4 4"), iterations=200, seed=seed, amaf_unvisited=amaf_unvisited
+    )
     path = [root]
     while path[-1].children:  # down the most visited line
         path.append(max(path[-1].children.values(), key=lambda n: (n.visits, -n.action)))

@@ -33,10 +33,14 @@ def amaf_backup(
                 amaf[child] = (wins + (1 + returns[child.player]) / 2, count + 1)
 
 
-def rave_score(parent: Node, child: Node, amaf: AMAF, k: float, c: float) -> float:
+def rave_score(
+    parent: Node, child: Node, amaf: AMAF, k: float, c: float, fpu: float = 1.0
+) -> float:
     """(1 - beta) Q + beta AMAF-Q + c sqrt(ln N / n), with beta = sqrt(K / (3N + K))."""
-    beta = math.sqrt(k / (3 * parent.visits + k)) if k else 0.0
     wins, count = amaf.get(child, (0.0, 0))
+    if child.visits == 0:  # as MoGo: a move not tried yet is ranked by its AMAF mean alone
+        return wins / count if count else fpu
+    beta = math.sqrt(k / (3 * parent.visits + k)) if k else 0.0
     amaf_mean = wins / count if count else child.mean
     explore = c * math.sqrt(math.log(parent.visits) / child.visits)
     return (1 - beta) * child.mean + beta * amaf_mean + explore
