@@ -16,6 +16,7 @@ from importlib import resources
 
 from mcts_course.arena import MatchResult, match
 from mcts_course.games import ConnectFour
+from mcts_lab.present import Table
 
 ITERATIONS = 1000
 GAMES = 100
@@ -72,6 +73,28 @@ def recheck(stored: Stored, games: int = 4) -> bool:
     return again.a_player == stored.result.a_player[:games] and [
         tuple(r) for r in again.returns
     ] == [tuple(r) for r in stored.result.returns[:games]]
+
+
+def table(stored: list[Stored]) -> Table:
+    """One row per stored match: games, wins-draws-losses of RAVE, its score and interval."""
+    rows = []
+    for match_ in stored:
+        r = match_.result
+        lo, hi = r.interval
+        rows.append([match_.name, r.games, f"{r.wins}-{r.draws}-{r.losses}", r.score, lo, hi])
+    return Table(
+        [
+            "match (1,000 iterations per move)",
+            "games",
+            "wins-draws-losses",
+            "score",
+            "95% low",
+            "95% high",
+        ],
+        rows,
+        {"score": ".1%", "95% low": ".1%", "95% high": ".1%"},
+        right=["games", "wins-draws-losses", "score", "95% low", "95% high"],
+    )
 
 
 def main() -> None:  # pragma: no cover - tens of minutes of matches
