@@ -523,3 +523,51 @@ def main() -> None:  # pragma: no cover - a quarter of an hour of exact search
 
 if __name__ == "__main__":
     main()
+
+
+@dataclass
+class SquaredErrors:
+    """A value head's mean squared error to the exact values (+1, 0, -1) of ``positions``,
+    beside the best constant's (the positions' own mean value, chosen in hindsight), with a
+    bootstrap interval over the positions of the paired difference (head minus constant)."""
+
+    name: str
+    squared: float
+    constant: float
+    difference: tuple[float, float]  # 95% bootstrap interval of squared - constant
+
+
+def squared_errors(
+    name: str, predictor, positions: list[Labelled], resamples: int = 2000, seed: int = 0
+) -> SquaredErrors:
+    """The loss the value head was trained on, on ``positions``: a head that hedges between a
+    win and a loss answers near 0, which the nearest-result reading calls a draw, but squared
+    error scores it for what it is, an estimate of the expected result."""
+    import numpy as np
+
+    exact = np.array([float(p.value) for p in positions])
+    value = np.array([predictor.predict(p.state)[1] for p in positions])
+    paired = (value - exact) ** 2 - (exact.mean() - exact) ** 2
+    rng = np.random.default_rng(seed)
+    means = np.sort(
+        [paired[rng.integers(0, len(paired), len(paired))].mean() for _ in range(resamples)]
+    )
+    low, high = means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]
+    return SquaredErrors(
+        name,
+        float(((value - exact) ** 2).mean()),
+        float(((exact.mean() - exact) ** 2).mean()),
+        (float(low), float(high)),
+    )
+
+
+def squared_table(rows: list[SquaredErrors]):
+    """One row per value head: its squared error, the constant's, and the paired difference."""
+    from mcts_lab.present import Table
+
+    return Table(
+        ["value head", "squared error", "constant's", "difference", "95% low", "95% high"],
+        [[r.name, r.squared, r.constant, r.squared - r.constant, *r.difference] for r in rows],
+        {k: ".3f" for k in ("squared error", "constant's", "difference", "95% low", "95% high")},
+        right=["squared error", "constant's", "difference", "95% low", "95% high"],
+    )

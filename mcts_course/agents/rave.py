@@ -33,6 +33,13 @@ Three hooks of the MCTS skeleton change: ``simulate`` records the playout's move
 (:func:`recorded_playout`, through the game protocol, hence slower than the game's own
 rollout), ``backpropagate`` adds the AMAF statistics, and ``score`` is the blend.  Expansion and
 the final choice (most visits) are UCT's.
+
+With ``amaf_unvisited=True`` the agent uses AMAF as MoGo did (Gelly and Silver 2007, 2011):
+a node gets ALL its children when it is expanded, so that every playout through it updates the
+AMAF statistics of moves not yet tried as well, and selection ranks a child never visited by
+its AMAF mean alone (beta = 1 for it; ``fpu`` while it has no AMAF sample either).  Plain
+expansion instead draws the next untried move at random and uses AMAF only among the children
+already visited.  (A fourth hook, ``grow``, changes in that mode.)
 """
 
 from __future__ import annotations
@@ -84,7 +91,15 @@ class RAVEAgent(MCTSAgent):
     :meth:`amaf` gives a node's AMAF statistics after a search.
     """
 
-    def __init__(self, iterations: int | None = None, *, rave: float = 300, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        iterations: int | None = None,
+        *,
+        rave: float = 300,
+        amaf_unvisited: bool = False,
+        fpu: float = 1.0,
+        **kwargs: Any,
+    ) -> None:
         if not 0 <= rave < math.inf:  # (NaN fails too)
             raise ValueError(
                 f"rave (the equivalence parameter K) must be a number >= 0, not {rave}"
@@ -96,7 +111,9 @@ class RAVEAgent(MCTSAgent):
             )
         super().__init__(iterations, **kwargs)
         self.rave = rave
-        self.name = self.name.replace("MCTS(", "RAVE(", 1).replace(")", f",K={rave:g})")
+        self.amaf_unvisited, self.fpu = amaf_unvisited, fpu
+        mode = ",all" if amaf_unvisited else ""
+        self.name = self.name.replace("MCTS(", "RAVE(", 1).replace(")", f",K={rave:g}{mode})")
         # child -> [AMAF reward sum, AMAF count] for child.player, beside the tree as the
         # solver's proofs are; cleared whenever a search starts from a fresh root.
         self._amaf: dict[Node, list[float]] = {}
@@ -135,10 +152,27 @@ class RAVEAgent(MCTSAgent):
                     stats[0] += reward(returns, child.player)
                     stats[1] += 1
 
+    def grow(self, node: Node) -> Node:
+        """UCT's expansion; with ``amaf_unvisited``, all children at once and a random one of
+        them returned for the playout (``node`` itself if the game is over there)."""
+        if not self.amaf_unvisited:
+            return super().grow(node)
+        if not node.children and not node.state.is_terminal():
+            for action in node.state.legal_actions():
+                node.children[action] = self.make_child(node, action)
+        node.untried = []
+        if not node.children:
+            return node
+        fresh = [child for child in node.children.values() if child.visits == 0]
+        return self.rng.choice(fresh) if fresh else node
+
     def score(self, parent: Node, child: Node) -> float:
-        """The blend of the child's mean and its AMAF mean, plus UCB1's exploration bonus."""
-        beta = rave_beta(self.rave, parent.visits)
+        """The blend of the child's mean and its AMAF mean, plus UCB1's exploration bonus; a
+        child never visited (only with ``amaf_unvisited``) scores its AMAF mean, or ``fpu``."""
         amaf_wins, amaf_count = self.amaf(child)
+        if child.visits == 0:
+            return amaf_wins / amaf_count if amaf_count else self.fpu
+        beta = rave_beta(self.rave, parent.visits)
         amaf_mean = amaf_wins / amaf_count if amaf_count else child.mean
         explore = self.c * math.sqrt(math.log(parent.visits) / child.visits)
         return (1 - beta) * child.mean + beta * amaf_mean + explore

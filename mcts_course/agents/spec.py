@@ -53,7 +53,8 @@ AGENT_SPECS: dict[str, str] = {
     "mcts": (
         "UCT tree search; iterations=200 and/or time_limit=SECONDS, c=1.41, expand_threshold=1, "
         "playout_depth=, tree_reuse=0|1, policy=ucb1|egreedy|softmax, epsilon=, temperature=, "
-        "rave=K (RAVE, K the equivalence parameter, 0 = off), transpositions=0|1, "
+        "rave=K (RAVE, K the equivalence parameter, 0 = off), amaf_unvisited=0|1 (RAVE as MoGo: "
+        "all children at once, unvisited ones ranked by AMAF), transpositions=0|1, "
         "endgame=N (Othello: exact play from N empty squares on; 0 = off), "
         "workers=1 (N searches in parallel; iterations= is their total), parallel=root|tree"
     ),
@@ -125,7 +126,7 @@ _PARAMS["puct"] = {**_PARAMS["mcts"], "prior": _prior, "fpu": float}
 # Only plain MCTS swaps its bandit rule: the solver and PUCT have selections of their own.
 _PARAMS["mcts"].update(policy=_tree_policy, epsilon=float, temperature=float)
 # Variants of plain MCTS chosen by a key of its own (see _mcts_variant).
-_PARAMS["mcts"].update(rave=float, transpositions=_bool)
+_PARAMS["mcts"].update(rave=float, amaf_unvisited=_bool, transpositions=_bool)
 _PARAMS["endgame"] = {"max_empties": int}
 # The hand-over to exact Othello endgames wraps any of the MCTS agents (see make_agent).
 for _name in ("mcts", "mcts-solver", "puct"):
@@ -160,11 +161,14 @@ def _mcts_variant(kwargs: dict[str, Any]) -> Callable[..., Agent]:
     from mcts_course.agents.transpositions import TranspositionMCTSAgent
 
     rave = kwargs.pop("rave", 0.0)
+    amaf_unvisited = kwargs.pop("amaf_unvisited", False)
     transpositions = kwargs.pop("transpositions", False)
     if rave and transpositions:
         raise ValueError("rave= and transpositions=1 cannot be combined (RAVE runs on the tree)")
+    if amaf_unvisited and not rave:
+        raise ValueError("amaf_unvisited=1 is a mode of RAVE: give rave=K too")
     if rave:
-        return partial(RAVEAgent, rave=rave)
+        return partial(RAVEAgent, rave=rave, amaf_unvisited=amaf_unvisited)
     return TranspositionMCTSAgent if transpositions else MCTSAgent
 
 
