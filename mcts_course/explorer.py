@@ -22,7 +22,6 @@ root).  Standard library only (the browser's Python has no numpy).
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import random
@@ -32,6 +31,7 @@ from typing import Any
 from mcts_course.agents.bandits import SQRT2
 from mcts_course.agents.mcts import MCTSAgent, Node, Outcome
 from mcts_course.agents.rollout import Estimate
+from mcts_course.explorer_draw import table_html, tree_svg
 from mcts_course.games import PASS, GameState, Othello, game_class
 
 PHASES = ("selection", "expansion", "simulation", "backpropagation")
@@ -441,7 +441,7 @@ class Session:
         if selected not in stats:
             selected = ""
         state = rec.state
-        return {
+        result: dict[str, Any] = {
             "game": self.game,
             "moves": self.moves,
             "settings": {
@@ -466,6 +466,10 @@ class Session:
             "exact": self._exact_rows(),
             "presets": PRESETS.get(self.game, []),
         }
+        # What the page, the widget and the printed chapter draw, by one renderer.
+        result["table_html"] = table_html(result)
+        result["tree_svg"] = tree_svg(result, set(open_keys), depth)
+        return result
 
     def _drawn(
         self, stats: dict[str, tuple[int, float]], open_keys: set[str], depth: int
@@ -650,77 +654,3 @@ def _dispatch(args: dict[str, Any]) -> dict[str, Any]:
         session.recorder.run(int(args.get("count", 1000)))
         return {"seconds": time.perf_counter() - start, "recorded": session.recorder.done}
     raise ValueError(f"unknown command {cmd!r}")
-
-
-# -- static HTML: the widget's screen, and tables for print ----------------------------------------
-def _fmt(value: float | str) -> str:
-    return "∞" if isinstance(value, str) else f"{value:.3f}"
-
-
-def _wins(value: float) -> str:
-    return f"{value:g}"
-
-
-def table_html(view: dict[str, Any]) -> str:
-    """The children of the view's selected node as an HTML table: visits, wins, mean, the
-    exploration term, the UCB value as mean + exploration, and selection's next child (the
-    page's ``table#explorer-table``, for a notebook or a printed chapter)."""
-    line = " ".join(view["selected_line"]) or "the root"
-    parent = next(n for n in view["nodes"] if n["node"] == view["selected"])
-    c = view["settings"]["c"]
-    head = ("move", "by", "n", "w", "w/n", "exploration", "UCB = mean + exploration", "next")
-    rows = []
-    for r in view["table"]:
-        ucb = (
-            "∞"
-            if r["ucb"] == "inf"
-            else f"{r['mean']:.3f} + {_fmt(r['explore'])} = {_fmt(r['ucb'])}"
-        )
-        cells = (r["move"], r["by"], r["visits"], _wins(r["wins"]), f"{r['mean']:.3f}",
-                 _fmt(r["explore"]), ucb, "◀ next" if r["selected_next"] else "")  # fmt: skip
-        style = (
-            ' style="font-weight:bold;background:rgba(245,124,0,0.2)"' if r["selected_next"] else ""
-        )
-        rows.append(
-            f"<tr{style}>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in cells) + "</tr>"
-        )
-    caption = f"Children of {html.escape(line)} (N = {parent['visits']} visits, c = {c:.4g})"
-    return (
-        f'<table class="mx-table"><caption>{caption}</caption><thead><tr>'
-        + "".join(f"<th>{h}</th>" for h in head)
-        + "</tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
-    )
-
-
-def phases_html(view: dict[str, Any]) -> str:
-    """What the shown iteration's phases did, as an HTML list (empty before the first)."""
-    st = view["step"]
-    if st is None:
-        return ""
-    items = ["<b>Selection</b>: " + " → ".join(["root", *st["path_names"]])]
-    if view["phase"] >= 2:
-        added = st["expanded_name"]
-        items.append("<b>Expansion</b>: " + (f"added {added}" if added else "no node added"))
-    if view["phase"] >= 3:
-        moves = "(moves not available)" if st["playout"] is None else " ".join(st["playout"])
-        items.append(f"<b>Simulation</b>: random playout {moves or '(game over)'}; {st['result']}")
-    if view["phase"] >= 4:
-        added = ", ".join(f"{b['move']} +{b['reward']:g}" for b in st["backup"])
-        items.append(f"<b>Backpropagation</b>: {added}")
-    return (
-        f"<p>Iteration {st['number']}</p><ol>" + "".join(f"<li>{i}</li>" for i in items) + "</ol>"
-    )
-
-
-def tree_html(view: dict[str, Any]) -> str:
-    """The drawn nodes as an indented list: move, wins/visits, selection's next child marked."""
-    nexts = {n["next"] for n in view["nodes"] if n["next"] is not None}
-    lines = []
-    for n in sorted(view["nodes"], key=lambda n: [int(a) for a in n["node"].split(".") if a]):
-        depth = n["node"].count(".") + 1 if n["node"] else 0
-        name = n["move"] or "root"
-        mark = " ◀ next" if n["node"] in nexts else ""
-        lines.append(f"{'    ' * depth}{name} {_wins(n['wins'])}/{n['visits']}{mark}")
-    return "<pre>" + html.escape("\n".join(lines)) + "</pre>"

@@ -7,8 +7,8 @@
 
 The same recorder as the book's explorer page (:mod:`mcts_course.explorer`, over
 :meth:`MCTSAgent.step`) answers every click, so the widget shows the same numbers as the page
-for the same position, settings and seed: the phases of the iteration shown, the drawn tree
-(as an indented list), and the table of a node's children with the UCB value split into mean
+for the same position, settings and seed, drawn by the same code
+(:mod:`mcts_course.explorer_draw`): the phases of the iteration shown, the SVG tree, and the table of a node's children with the UCB value split into mean
 and exploration.  ``agent_class`` runs a subclass of :class:`MCTSAgent` instead (say, one whose
 ``select_child`` you rewrote), with the same recording.
 """
@@ -25,7 +25,8 @@ except ImportError as error:  # an extra: the library itself needs numpy alone
 
 from mcts_course.agents.bandits import SQRT2
 from mcts_course.agents.mcts import MCTSAgent
-from mcts_course.explorer import Session, phases_html, table_html, tree_html
+from mcts_course.explorer import Session
+from mcts_course.explorer_draw import phases_html
 from mcts_course.games import game_class
 
 
@@ -107,7 +108,9 @@ class ExplorerWidget:
             f"<b>iteration {view['iteration']}</b> ({name}) · {view['to_move']} to move · "
             f"{view['recorded']} recorded"
         )
-        self.screen.value = phases_html(view) + tree_html(view) + table_html(view)
+        # The page's own drawing: the same SVG tree and table text (mcts_course.explorer_draw).
+        tree = f'<div style="overflow:auto;max-height:32em">{view["tree_svg"]}</div>'
+        self.screen.value = phases_html(view) + tree + view["table_html"]
         self._drawing = True
         try:
             self.slider.max = max(self.slider.max, view["recorded"])
