@@ -26,6 +26,7 @@ import json
 import math
 import random
 from dataclasses import dataclass, field, replace
+from collections.abc import Callable
 from typing import Any
 
 from mcts_course.agents.bandits import SQRT2
@@ -295,6 +296,10 @@ class Recorder:
         """Visits and wins of every node that exists after ``k`` iterations (k <= done)."""
         if k == self.done:
             return {key: (n.visits, n.wins) for key, n in self.nodes.items()}
+        return self.rebuilt_stats(k)
+
+    def rebuilt_stats(self, k: int) -> dict[str, tuple[int, float]]:
+        """Visits and wins of every node after ``k`` iterations, summed from the records."""
         table: dict[str, list[float]] = {"": [0, 0.0]}
         for it in self.iterations[:k]:
             for key, reward in zip(it.path, it.rewards, strict=True):
@@ -391,7 +396,10 @@ def _number(value: float) -> float | str:
 
 # -- what the page shows ---------------------------------------------------------------------------
 class Session:
-    """One explorer on the page: a position, settings, the recorded run, and exact values."""
+    """One explorer on the page: a position, settings, the recorded run, and exact values.
+    ``agent_class``: a subclass of MCTSAgent to record instead; ``search``: a function-style
+    search, ``mcts_search(state, iterations, c, expand_threshold, rng)`` as in the exercises
+    (see :mod:`mcts_course.explorer_functions`)."""
 
     def __init__(
         self,
@@ -402,12 +410,18 @@ class Session:
         seed: int,
         playout_depth: int | None,
         agent_class: type[MCTSAgent] = MCTSAgent,
+        search: Callable[..., Any] | None = None,
     ):
         state = game_class(game)()
         for action in moves:
             state = state.play(action)
         self.game, self.moves = game, list(moves)
-        self.recorder = Recorder(state, c, threshold, seed, playout_depth, agent_class)
+        if search is None:
+            self.recorder = Recorder(state, c, threshold, seed, playout_depth, agent_class)
+        else:  # a function-style search, the exercises' mcts_search
+            from mcts_course.explorer_functions import FunctionRecorder
+
+            self.recorder = FunctionRecorder(state, c, threshold, seed, playout_depth, search=search)
         self._exact: dict[int, int] | None = None
 
     def exact(self) -> dict[int, int] | None:

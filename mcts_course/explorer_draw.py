@@ -119,7 +119,7 @@ def table_html(view: dict[str, Any], *, nested: bool = False, caption: str | Non
         visited = node["visits"] > 0
         ucb = "∞" if node["ucb"] == "inf" else f"{fmt(node['mean'])} + {fmt(node['explore'])} = {fmt(node['ucb'])}"
         cells = [
-            "&nbsp;&nbsp;&nbsp;" * depth + _esc(node["move"]) + mark,
+            "\u00a0" * 3 * depth + _esc(node["move"]) + mark,
             _esc(node["by"]),
             str(node["visits"]),
             wins_text(node["wins"]),

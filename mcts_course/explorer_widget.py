@@ -10,12 +10,15 @@ The same recorder as the book's explorer page (:mod:`mcts_course.explorer`, over
 for the same position, settings and seed, drawn by the same code
 (:mod:`mcts_course.explorer_draw`): the phases of the iteration shown, the SVG tree, and the table of a node's children with the UCB value split into mean
 and exploration.  ``agent_class`` runs a subclass of :class:`MCTSAgent` instead (say, one whose
-``select_child`` you rewrote), with the same recording.
+``select_child`` you rewrote), with the same recording; ``search`` runs a function-style
+search instead, the exercises' ``mcts_search(state, iterations, c, expand_threshold, rng)``
+(from your own module: ``ExplorerWidget("tictactoe", search=my_module.mcts_search)``), recorded
+by :mod:`mcts_course.explorer_functions`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 try:
@@ -44,6 +47,7 @@ class ExplorerWidget:
         playout_depth: int | None = None,
         depth: int = 1,
         agent_class: type[MCTSAgent] = MCTSAgent,
+        search: Callable[..., Any] | None = None,
     ):
         if isinstance(moves, str):
             state, actions = game_class(game)(), list[int]()
@@ -53,7 +57,9 @@ class ExplorerWidget:
                 state = state.play(action)
         else:
             actions = list(moves)
-        self.session = Session(game, list(actions), c, threshold, seed, playout_depth, agent_class)
+        self.session = Session(
+            game, list(actions), c, threshold, seed, playout_depth, agent_class, search
+        )
         self.iteration, self.phase, self.depth, self.selected = 0, 4, depth, ""
         button = widgets.Button
         self.back = button(description="◀ back", tooltip="Back one phase")

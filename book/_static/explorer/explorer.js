@@ -204,9 +204,11 @@
       }
     });
 
+    // c is shown and linked with 4 decimals: 1.4142 means √2 itself (the package's default), so
+    // that a run started from the box or a link is the run MCTSAgent(c=math.sqrt(2)) makes.
+    const sqrt2 = (x) => (!Number.isFinite(x) || Math.abs(x - Math.SQRT2) < 5e-5 ? Math.SQRT2 : x);
     function readSettings() {
-      S.c = Math.max(0, parseFloat(c.value));
-      if (!Number.isFinite(S.c)) S.c = Math.SQRT2;
+      S.c = sqrt2(Math.max(0, parseFloat(c.value)));
       S.threshold = parseInt(threshold.value, 10) || 1;
       S.seed = Math.max(0, parseInt(seed.value, 10) || 0);
       S.playout = playout.value;
@@ -539,8 +541,7 @@
       if (!p.has("game")) return false;
       S.game = GAMES.some(([g]) => g === p.get("game")) ? p.get("game") : "tictactoe";
       S.moves = (p.get("moves") || "").split(".").filter((x) => x !== "").map(Number);
-      S.c = parseFloat(p.get("c"));
-      if (!Number.isFinite(S.c)) S.c = Math.SQRT2;
+      S.c = sqrt2(parseFloat(p.get("c")));
       S.threshold = parseInt(p.get("t"), 10) || 1;
       S.playout = p.get("playout") || "";
       S.seed = parseInt(p.get("seed"), 10) || 0;
