@@ -25,8 +25,8 @@ from __future__ import annotations
 import json
 import math
 import random
-from dataclasses import dataclass, field, replace
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcts_course.agents.bandits import SQRT2
@@ -397,9 +397,9 @@ def _number(value: float) -> float | str:
 # -- what the page shows ---------------------------------------------------------------------------
 class Session:
     """One explorer on the page: a position, settings, the recorded run, and exact values.
-    ``agent_class``: a subclass of MCTSAgent to record instead; ``search``: a function-style
-    search, ``mcts_search(state, iterations, c, expand_threshold, rng)`` as in the exercises
-    (see :mod:`mcts_course.explorer_functions`)."""
+    ``agent_class``: a subclass of MCTSAgent to record instead; ``recorder``: makes the
+    recorder of the position instead (e.g. of a function-style search:
+    :func:`mcts_course.explorer_functions.function_session`)."""
 
     def __init__(
         self,
@@ -410,18 +410,17 @@ class Session:
         seed: int,
         playout_depth: int | None,
         agent_class: type[MCTSAgent] = MCTSAgent,
-        search: Callable[..., Any] | None = None,
+        recorder: Callable[[GameState], Recorder] | None = None,
     ):
         state = game_class(game)()
         for action in moves:
             state = state.play(action)
         self.game, self.moves = game, list(moves)
-        if search is None:
-            self.recorder = Recorder(state, c, threshold, seed, playout_depth, agent_class)
-        else:  # a function-style search, the exercises' mcts_search
-            from mcts_course.explorer_functions import FunctionRecorder
-
-            self.recorder = FunctionRecorder(state, c, threshold, seed, playout_depth, search=search)
+        self.recorder = (
+            Recorder(state, c, threshold, seed, playout_depth, agent_class)
+            if recorder is None
+            else recorder(state)
+        )
         self._exact: dict[int, int] | None = None
 
     def exact(self) -> dict[int, int] | None:

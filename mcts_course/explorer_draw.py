@@ -117,7 +117,11 @@ def table_html(view: dict[str, Any], *, nested: bool = False, caption: str | Non
         is_next = by_key[node["parent"]]["next"] == nk
         mark = " ✚" if nk == added else ""
         visited = node["visits"] > 0
-        ucb = "∞" if node["ucb"] == "inf" else f"{fmt(node['mean'])} + {fmt(node['explore'])} = {fmt(node['ucb'])}"
+        ucb = (
+            "∞"
+            if node["ucb"] == "inf"
+            else f"{fmt(node['mean'])} + {fmt(node['explore'])} = {fmt(node['ucb'])}"
+        )
         cells = [
             "\u00a0" * 3 * depth + _esc(node["move"]) + mark,
             _esc(node["by"]),
@@ -254,7 +258,15 @@ def tree_svg(view: dict[str, Any], open_keys: set[str] | frozenset[str], depth: 
         aria += (", selected" if key == selected else "") + (
             ", on this iteration's path" if hot else ""
         )
-        stroke = NEW_COLOUR if key == added else PATH_COLOUR if hot else "#111" if key == selected else "#666"
+        stroke = (
+            NEW_COLOUR
+            if key == added
+            else PATH_COLOUR
+            if hot
+            else "#111"
+            if key == selected
+            else "#666"
+        )
         thick = 4 if key == added or hot else 3 if key == selected else 1
         fill = "#eeeeee" if key == "" else colour(node["mean"], node["visits"])
         parts = [
@@ -286,9 +298,8 @@ def tree_svg(view: dict[str, Any], open_keys: set[str] | frozenset[str], depth: 
             + "</g>"
         )
     step = view.get("step") or {}
-    focus = next(
-        (k for k in (added, (step.get("path") or [None])[-1], selected) if k in by_key), ""
-    )
+    candidates = (added, (step.get("path") or [None])[-1], selected)
+    focus = next((k for k in candidates if isinstance(k, str) and k in by_key), "")
     summary = (
         f"MCTS tree after iteration {view['iteration']}: {len(nodes)} nodes drawn. Size: visits; "
         "colour: mean reward (red low, blue high); orange: this iteration's path; dashed: the "

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mcts_course.explorer import MAX_ITERATIONS, Iteration, Recorder, key_of
-from mcts_course.given import Node
+from mcts_course.explorer import MAX_ITERATIONS, Iteration, Recorder, Session, key_of
 from mcts_course.games.base import GameState
+from mcts_course.given import Node
 
 Search = Callable[..., Any]  # mcts_search(state, iterations, c, expand_threshold, rng) -> root
 
@@ -125,8 +125,10 @@ class FunctionRecorder(Recorder):
             raise ValueError("a function-style search plays its playouts to the end")
         if self.state.is_terminal():
             raise ValueError("the game is over in this position: there is nothing to search")
-        self.root: Any = Node(self.state)  # the tree before the first iteration
-        self.nodes = {"": self.root}
+        # The tree before the first iteration.  The exercises' Node has the fields the
+        # recorder reads (state, action, player, children, visits, wins).
+        root: Any = Node(self.state)
+        self.root, self.nodes = root, {"": root}
         self.created = {"": 0}
         self._legal = {}
         self._unreplayable = set()
@@ -135,19 +137,23 @@ class FunctionRecorder(Recorder):
         """Record ``count`` more iterations: the search is run again from the start for the
         new total (at least twice the iterations recorded, so that stepping one at a time does
         not repeat the whole run at every step), and must repeat what was recorded."""
-        total = min(max(self.done + count, 2 * self.done, 10), max(MAX_ITERATIONS, self.done + count))
+        total = min(
+            max(self.done + count, 2 * self.done, 10), max(MAX_ITERATIONS, self.done + count)
+        )
         calls: list[_Call] = []
         search = _instrumented(self.search, calls)  # type: ignore[arg-type]  # set by __post_init__
         root = search(self.state, total, self.c, self.expand_threshold, random.Random(self.seed))
         name = getattr(self.search, "__name__", "the search")
         if len(calls) != total:
-            raise ValueError(f"{name} called backpropagate {len(calls)} times in {total} iterations")
+            raise ValueError(
+                f"{name} called backpropagate {len(calls)} times in {total} iterations"
+            )
         records = [self._record(number, call) for number, call in enumerate(calls, 1)]
         old = self.iterations
         if [(r.path, r.rewards) for r in records[: len(old)]] != [(r.path, r.rewards) for r in old]:
             raise ValueError(
-                f"{name} with the same seed did not repeat its first {len(old)} iterations: does it "
-                "draw random numbers outside expand and simulate, or keep a tree between calls?"
+                f"{name} with the same seed did not repeat its first {len(old)} iterations: does "
+                "it draw random numbers outside expand and simulate, or keep a tree between calls?"
             )
         self.root, self.iterations = root, records
         self.nodes, self._legal = {}, {}
@@ -180,3 +186,18 @@ class FunctionRecorder(Recorder):
 
     def playout_moves(self, number: int) -> tuple[int, ...] | None:
         return self.iterations[number - 1].moves
+
+
+def function_session(
+    game: str, moves: list[int], c: float, threshold: int, seed: int, search: Search
+) -> Session:
+    """An explorer :class:`~mcts_course.explorer.Session` over the function-style ``search``."""
+    return Session(
+        game,
+        moves,
+        c,
+        threshold,
+        seed,
+        None,
+        recorder=lambda state: FunctionRecorder(state, c, threshold, seed, search=search),
+    )

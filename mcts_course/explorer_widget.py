@@ -8,12 +8,13 @@
 The same recorder as the book's explorer page (:mod:`mcts_course.explorer`, over
 :meth:`MCTSAgent.step`) answers every click, so the widget shows the same numbers as the page
 for the same position, settings and seed, drawn by the same code
-(:mod:`mcts_course.explorer_draw`): the phases of the iteration shown, the SVG tree, and the table of a node's children with the UCB value split into mean
-and exploration.  ``agent_class`` runs a subclass of :class:`MCTSAgent` instead (say, one whose
-``select_child`` you rewrote), with the same recording; ``search`` runs a function-style
-search instead, the exercises' ``mcts_search(state, iterations, c, expand_threshold, rng)``
-(from your own module: ``ExplorerWidget("tictactoe", search=my_module.mcts_search)``), recorded
-by :mod:`mcts_course.explorer_functions`.
+(:mod:`mcts_course.explorer_draw`): the phases of the iteration shown, the SVG tree, and the
+table of a node's children with the UCB value split into mean and exploration.
+``agent_class`` runs a subclass of :class:`MCTSAgent` instead (say, one whose ``select_child``
+you rewrote), with the same recording; ``search`` runs a function-style search instead, the
+exercises' ``mcts_search(state, iterations, c, expand_threshold, rng)`` (from your own module:
+``ExplorerWidget("tictactoe", search=my_module.mcts_search)``), recorded by
+:mod:`mcts_course.explorer_functions`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from mcts_course.agents.bandits import SQRT2
 from mcts_course.agents.mcts import MCTSAgent
 from mcts_course.explorer import Session
 from mcts_course.explorer_draw import phases_html
+from mcts_course.explorer_functions import function_session
 from mcts_course.games import game_class
 
 
@@ -57,9 +59,14 @@ class ExplorerWidget:
                 state = state.play(action)
         else:
             actions = list(moves)
-        self.session = Session(
-            game, list(actions), c, threshold, seed, playout_depth, agent_class, search
-        )
+        if search is None:
+            self.session = Session(
+                game, list(actions), c, threshold, seed, playout_depth, agent_class
+            )
+        else:  # the exercises' function-style mcts_search (plays its playouts to the end)
+            if playout_depth is not None:
+                raise ValueError("a function-style search plays its playouts to the end")
+            self.session = function_session(game, list(actions), c, threshold, seed, search)
         self.iteration, self.phase, self.depth, self.selected = 0, 4, depth, ""
         button = widgets.Button
         self.back = button(description="◀ back", tooltip="Back one phase")

@@ -17,7 +17,11 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 def drawn_nodes(svg_text: str) -> dict[str, ET.Element]:
     tree = ET.fromstring(svg_text)
-    return {g.get("data-node"): g for g in tree.iter(f"{SVG}g") if "mx-node" in g.get("class", "").split()}
+    return {
+        g.get("data-node"): g
+        for g in tree.iter(f"{SVG}g")
+        if "mx-node" in g.get("class", "").split()
+    }
 
 
 def position(g: ET.Element) -> tuple[float, float]:
@@ -94,7 +98,11 @@ def test_the_table_splits_ucb_and_nests_for_print(session):
     keys = [r.get("data-node") for r in printed.findall("./tbody/tr")]
     assert sorted(keys) == sorted(n["node"] for n in view["nodes"][1:])  # every node once
     assert "Iteration 16" in ET.tostring(printed.find("caption"), encoding="unicode")
-    shaded = {r.get("data-node") for r in printed.findall("./tbody/tr") if "mx-path" in (r.get("class") or "")}
+    shaded = {
+        r.get("data-node")
+        for r in printed.findall("./tbody/tr")
+        if "mx-path" in (r.get("class") or "")
+    }
     assert shaded == set(view["step"]["path"][1:]) | {view["step"]["expanded"]} - {None}
 
 

@@ -9,8 +9,8 @@ import types
 
 import pytest
 
-from mcts_course.explorer import Session, key_of
-from mcts_course.explorer_functions import FunctionRecorder
+from mcts_course.explorer import key_of
+from mcts_course.explorer_functions import FunctionRecorder, function_session
 from mcts_course.games import ConnectFour, TicTacToe
 from mcts_course.given import Node, reward
 
@@ -46,7 +46,10 @@ def backpropagate(path, returns):
         node.wins += reward(returns, node.player)
 
 
-def mcts_search(state, iterations, c=math.sqrt(2), expand_threshold=1, rng=None):
+SQRT2 = math.sqrt(2)
+
+
+def mcts_search(state, iterations, c=SQRT2, expand_threshold=1, rng=None):
     rng = rng or random.Random()
     root = Node(state)
     for _ in range(iterations):
@@ -101,7 +104,7 @@ def test_each_iteration_is_one_backpropagate_call_with_its_playout():
 
 
 def test_the_session_and_widget_show_a_function_style_search():
-    session = Session("tictactoe", [4, 0, 8, 6], math.sqrt(2), 3, 6, None, search=mcts_search)
+    session = function_session("tictactoe", [4, 0, 8, 6], math.sqrt(2), 3, 6, mcts_search)
     view = session.view(16, 3, [], 9, "")
     assert view["nodes"][0]["visits"] == 15 and view["step"]["number"] == 16
     assert view["step"]["playout"] is not None  # the playout's moves, noted from rng.choice
@@ -119,7 +122,9 @@ def test_the_session_and_widget_show_a_function_style_search():
 def with_functions(**functions):
     """mcts_search calling other functions of the same names (a student's variant)."""
     namespace = dict(mcts_search.__globals__, **functions)
-    return types.FunctionType(mcts_search.__code__, namespace, "mcts_search", (math.sqrt(2), 1, None))
+    return types.FunctionType(
+        mcts_search.__code__, namespace, "mcts_search", (math.sqrt(2), 1, None)
+    )
 
 
 def test_a_search_that_breaks_the_contract_is_reported():
