@@ -8,8 +8,8 @@ import random
 import types
 
 import pytest
+from test_explorer import agent_tree  # the tree's (visits, wins) by the explorer's keys
 
-from mcts_course.explorer import key_of
 from mcts_course.explorer_functions import FunctionRecorder, function_session
 from mcts_course.games import ConnectFour, TicTacToe
 from mcts_course.given import Node, reward
@@ -50,27 +50,19 @@ SQRT2 = math.sqrt(2)
 
 
 def mcts_search(state, iterations, c=SQRT2, expand_threshold=1, rng=None):
+    """The exercise's loop, as a student might write it: a path grown until selection stops."""
     rng = rng or random.Random()
     root = Node(state)
     for _ in range(iterations):
-        node, path = root, [root]
-        while not node.untried and node.children:
-            node = select_child(node, c)
-            path.append(node)
-        if node.untried and (node is root or node.visits >= expand_threshold):
-            node = expand(node, rng)
-            path.append(node)
-        backpropagate(path, simulate(node.state, rng))
+        path = [root]
+        while path[-1].children and not path[-1].untried:
+            path.append(select_child(path[-1], c))
+        leaf = path[-1]
+        ready = leaf is root or leaf.visits >= expand_threshold
+        if leaf.untried and ready:
+            path.append(expand(leaf, rng))
+        backpropagate(path, simulate(path[-1].state, rng))
     return root
-
-
-def tree_of(root) -> dict[str, tuple[int, float]]:
-    found, stack = {}, [((), root)]
-    while stack:
-        actions, node = stack.pop()
-        found[key_of(actions)] = (node.visits, node.wins)
-        stack += [((*actions, a), child) for a, child in node.children.items()]
-    return found
 
 
 # -- the tests -----------------------------------------------------------------------------------
@@ -82,7 +74,7 @@ def test_the_recorded_tree_is_the_functions_tree_after_every_k(state, threshold)
     recorder.run(30)  # a second, longer run from the start must repeat the first 40
     assert recorder.done >= 70
     for k in (1, 9, 40, 70):
-        expected = tree_of(mcts_search(state, k, math.sqrt(2), threshold, random.Random(5)))
+        expected = agent_tree(mcts_search(state, k, math.sqrt(2), threshold, random.Random(5)))
         assert recorder.stats(k) == expected, k
         assert recorder.rebuilt_stats(k) == expected, k
 
