@@ -134,7 +134,7 @@ def table_html(view: dict[str, Any], *, nested: bool = False, caption: str | Non
             _children_cell(node, threshold),
         ]
         if exact is not None:
-            cells.append(EXACT.get(exact.get(nk.split(".")[0], 2), ""))
+            cells.append(EXACT.get(exact.get(nk, 2), "") if depth == 0 else "")
         classes = " ".join(c for c, on in (("mx-next", is_next), ("mx-path", nk in path)) if on)
         style = NEXT_STYLE if is_next else PATH_STYLE if nk in path else ""
         attrs = f' data-node="{_esc(nk)}"' + (f' class="{classes}"' if classes else "")
@@ -185,16 +185,17 @@ def colour(mean: float, visits: int) -> str:
 def _layout(nodes: list[dict[str, Any]]) -> tuple[dict[str, tuple[float, int]], int, int]:
     """(x slot, depth) of every node: leaves take consecutive slots in depth-first action order,
     a parent sits over the middle of its children; and the slots and the depth used."""
-    kids: dict[str, list[str]] = {}
+    kids: dict[str, list[tuple[int, str]]] = {}
     for node in nodes:
-        if node["parent"] is not None:
-            kids.setdefault(node["parent"], []).append(node["node"])
+        if node["parent"] is not None:  # (action, key): sorting by action sorts the children
+            key = node["node"]
+            kids.setdefault(node["parent"], []).append((int(key.rpartition(".")[2]), key))
     place: dict[str, tuple[float, int]] = {}
     slot, deepest = 0, 0
     stack: list[tuple[str, int, bool]] = [("", 0, False)]
     while stack:  # iterative: a deep Connect Four line would overflow Pyodide's recursion
         key, depth, done = stack.pop()
-        children = sorted(kids.get(key, []), key=lambda k: int(k.rsplit(".", 1)[-1]))
+        children = [child for _, child in sorted(kids.get(key, ()))]
         deepest = max(deepest, depth)
         if not children:
             place[key], slot = (slot, depth), slot + 1
@@ -218,7 +219,7 @@ def tree_svg(view: dict[str, Any], open_keys: set[str] | frozenset[str], depth: 
     dx = 46.0 if labels else max(6.0, min(46.0, 1800 / slots))
     dy = 78 if labels else 60
     width = max(300.0, slots * dx + 40)
-    height = (deepest + 1) * dy + 40
+    height = (deepest + 1) * dy + 52  # room for the root's label above its largest circle
     offset = (width - (slots * dx + 40)) / 2  # a narrow tree is centred
     root_visits = max(1, nodes[0]["visits"])
     path, added = _on_path(view)
@@ -228,7 +229,7 @@ def tree_svg(view: dict[str, Any], open_keys: set[str] | frozenset[str], depth: 
 
     def xy(key: str) -> tuple[float, float]:
         x, level = place[key]
-        return offset + 20 + x * dx + dx / 2, 24 + level * dy
+        return offset + 20 + x * dx + dx / 2, 36 + level * dy
 
     def radius(node: dict[str, Any]) -> float:
         return 3 + (15 if labels else 8) * math.sqrt(node["visits"] / root_visits)
@@ -269,8 +270,9 @@ def tree_svg(view: dict[str, Any], open_keys: set[str] | frozenset[str], depth: 
         )
         thick = 4 if key == added or hot else 3 if key == selected else 1
         fill = "#eeeeee" if key == "" else colour(node["mean"], node["visits"])
+        aria = _esc(aria)  # once: a 2,000-node tree spends its time here, in the browser too
         parts = [
-            f"<title>{_esc(aria)}</title>",
+            f"<title>{aria}</title>",
             f'<circle r="{r:.1f}" fill="{fill}" stroke="{stroke}" stroke-width="{thick}"/>',
         ]
         if labels:
@@ -291,11 +293,9 @@ def tree_svg(view: dict[str, Any], open_keys: set[str] | frozenset[str], depth: 
                 )
         cls = "mx-node" + (" mx-selected" if key == selected else "")
         dots.append(
-            f'<g class="{cls}" data-node="{_esc(key)}" data-visits="{node["visits"]}" '
+            f'<g class="{cls}" data-node="{key}" data-visits="{node["visits"]}" '
             f'data-wins="{node["wins"]:.15g}" tabindex="0" role="button" '
-            f'aria-label="{_esc(aria)}" transform="translate({x:g}, {y:g})">'
-            + "".join(parts)
-            + "</g>"
+            f'aria-label="{aria}" transform="translate({x:g}, {y:g})">' + "".join(parts) + "</g>"
         )
     step = view.get("step") or {}
     candidates = (added, (step.get("path") or [None])[-1], selected)

@@ -98,6 +98,11 @@ def test_the_table_splits_ucb_and_nests_for_print(session):
     keys = [r.get("data-node") for r in printed.findall("./tbody/tr")]
     assert sorted(keys) == sorted(n["node"] for n in view["nodes"][1:])  # every node once
     assert "Iteration 16" in ET.tostring(printed.find("caption"), encoding="unicode")
+    exact = {r["node"]: r["value"] for r in view["exact"]}
+    for tr in printed.findall("./tbody/tr"):  # the exact value: a root move's, never a reply's
+        last = tr.findall("td")[-1].text or ""
+        key = tr.get("data-node")
+        assert last == ("" if "." in key else {1: "win", 0: "draw", -1: "loss"}[exact[key]])
     shaded = {
         r.get("data-node")
         for r in printed.findall("./tbody/tr")
