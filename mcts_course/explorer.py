@@ -22,16 +22,17 @@ root).  Standard library only (the browser's Python has no numpy).
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcts_course.agents.bandits import SQRT2
 from mcts_course.agents.mcts import MCTSAgent, Node, Outcome
 from mcts_course.agents.rollout import Estimate
+from mcts_course.explorer_draw import table_html, tree_svg
 from mcts_course.games import PASS, GameState, Othello, game_class
 
 PHASES = ("selection", "expansion", "simulation", "backpropagation")
@@ -295,6 +296,10 @@ class Recorder:
         """Visits and wins of every node that exists after ``k`` iterations (k <= done)."""
         if k == self.done:
             return {key: (n.visits, n.wins) for key, n in self.nodes.items()}
+        return self.rebuilt_stats(k)
+
+    def rebuilt_stats(self, k: int) -> dict[str, tuple[int, float]]:
+        """Visits and wins of every node after ``k`` iterations, summed from the records."""
         table: dict[str, list[float]] = {"": [0, 0.0]}
         for it in self.iterations[:k]:
             for key, reward in zip(it.path, it.rewards, strict=True):
@@ -391,7 +396,10 @@ def _number(value: float) -> float | str:
 
 # -- what the page shows ---------------------------------------------------------------------------
 class Session:
-    """One explorer on the page: a position, settings, the recorded run, and exact values."""
+    """One explorer on the page: a position, settings, the recorded run, and exact values.
+    ``agent_class``: a subclass of MCTSAgent to record instead; ``recorder``: makes the
+    recorder of the position instead (e.g. of a function-style search:
+    :func:`mcts_course.explorer_functions.function_session`)."""
 
     def __init__(
         self,
@@ -402,12 +410,17 @@ class Session:
         seed: int,
         playout_depth: int | None,
         agent_class: type[MCTSAgent] = MCTSAgent,
+        recorder: Callable[[GameState], Recorder] | None = None,
     ):
         state = game_class(game)()
         for action in moves:
             state = state.play(action)
         self.game, self.moves = game, list(moves)
-        self.recorder = Recorder(state, c, threshold, seed, playout_depth, agent_class)
+        self.recorder = (
+            Recorder(state, c, threshold, seed, playout_depth, agent_class)
+            if recorder is None
+            else recorder(state)
+        )
         self._exact: dict[int, int] | None = None
 
     def exact(self) -> dict[int, int] | None:
@@ -441,7 +454,7 @@ class Session:
         if selected not in stats:
             selected = ""
         state = rec.state
-        return {
+        result: dict[str, Any] = {
             "game": self.game,
             "moves": self.moves,
             "settings": {
@@ -466,6 +479,10 @@ class Session:
             "exact": self._exact_rows(),
             "presets": PRESETS.get(self.game, []),
         }
+        # What the page, the widget and the printed chapter draw, by one renderer.
+        result["table_html"] = table_html(result)
+        result["tree_svg"] = tree_svg(result, set(open_keys), depth)
+        return result
 
     def _drawn(
         self, stats: dict[str, tuple[int, float]], open_keys: set[str], depth: int
@@ -650,77 +667,3 @@ def _dispatch(args: dict[str, Any]) -> dict[str, Any]:
         session.recorder.run(int(args.get("count", 1000)))
         return {"seconds": time.perf_counter() - start, "recorded": session.recorder.done}
     raise ValueError(f"unknown command {cmd!r}")
-
-
-# -- static HTML: the widget's screen, and tables for print ----------------------------------------
-def _fmt(value: float | str) -> str:
-    return "∞" if isinstance(value, str) else f"{value:.3f}"
-
-
-def _wins(value: float) -> str:
-    return f"{value:g}"
-
-
-def table_html(view: dict[str, Any]) -> str:
-    """The children of the view's selected node as an HTML table: visits, wins, mean, the
-    exploration term, the UCB value as mean + exploration, and selection's next child (the
-    page's ``table#explorer-table``, for a notebook or a printed chapter)."""
-    line = " ".join(view["selected_line"]) or "the root"
-    parent = next(n for n in view["nodes"] if n["node"] == view["selected"])
-    c = view["settings"]["c"]
-    head = ("move", "by", "n", "w", "w/n", "exploration", "UCB = mean + exploration", "next")
-    rows = []
-    for r in view["table"]:
-        ucb = (
-            "∞"
-            if r["ucb"] == "inf"
-            else f"{r['mean']:.3f} + {_fmt(r['explore'])} = {_fmt(r['ucb'])}"
-        )
-        cells = (r["move"], r["by"], r["visits"], _wins(r["wins"]), f"{r['mean']:.3f}",
-                 _fmt(r["explore"]), ucb, "◀ next" if r["selected_next"] else "")  # fmt: skip
-        style = (
-            ' style="font-weight:bold;background:rgba(245,124,0,0.2)"' if r["selected_next"] else ""
-        )
-        rows.append(
-            f"<tr{style}>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in cells) + "</tr>"
-        )
-    caption = f"Children of {html.escape(line)} (N = {parent['visits']} visits, c = {c:.4g})"
-    return (
-        f'<table class="mx-table"><caption>{caption}</caption><thead><tr>'
-        + "".join(f"<th>{h}</th>" for h in head)
-        + "</tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
-    )
-
-
-def phases_html(view: dict[str, Any]) -> str:
-    """What the shown iteration's phases did, as an HTML list (empty before the first)."""
-    st = view["step"]
-    if st is None:
-        return ""
-    items = ["<b>Selection</b>: " + " → ".join(["root", *st["path_names"]])]
-    if view["phase"] >= 2:
-        added = st["expanded_name"]
-        items.append("<b>Expansion</b>: " + (f"added {added}" if added else "no node added"))
-    if view["phase"] >= 3:
-        moves = "(moves not available)" if st["playout"] is None else " ".join(st["playout"])
-        items.append(f"<b>Simulation</b>: random playout {moves or '(game over)'}; {st['result']}")
-    if view["phase"] >= 4:
-        added = ", ".join(f"{b['move']} +{b['reward']:g}" for b in st["backup"])
-        items.append(f"<b>Backpropagation</b>: {added}")
-    return (
-        f"<p>Iteration {st['number']}</p><ol>" + "".join(f"<li>{i}</li>" for i in items) + "</ol>"
-    )
-
-
-def tree_html(view: dict[str, Any]) -> str:
-    """The drawn nodes as an indented list: move, wins/visits, selection's next child marked."""
-    nexts = {n["next"] for n in view["nodes"] if n["next"] is not None}
-    lines = []
-    for n in sorted(view["nodes"], key=lambda n: [int(a) for a in n["node"].split(".") if a]):
-        depth = n["node"].count(".") + 1 if n["node"] else 0
-        name = n["move"] or "root"
-        mark = " ◀ next" if n["node"] in nexts else ""
-        lines.append(f"{'    ' * depth}{name} {_wins(n['wins'])}/{n['visits']}{mark}")
-    return "<pre>" + html.escape("\n".join(lines)) + "</pre>"

@@ -7,15 +7,19 @@
 
 The same recorder as the book's explorer page (:mod:`mcts_course.explorer`, over
 :meth:`MCTSAgent.step`) answers every click, so the widget shows the same numbers as the page
-for the same position, settings and seed: the phases of the iteration shown, the drawn tree
-(as an indented list), and the table of a node's children with the UCB value split into mean
-and exploration.  ``agent_class`` runs a subclass of :class:`MCTSAgent` instead (say, one whose
-``select_child`` you rewrote), with the same recording.
+for the same position, settings and seed, drawn by the same code
+(:mod:`mcts_course.explorer_draw`): the phases of the iteration shown, the SVG tree, and the
+table of a node's children with the UCB value split into mean and exploration.
+``agent_class`` runs a subclass of :class:`MCTSAgent` instead (say, one whose ``select_child``
+you rewrote), with the same recording; ``search`` runs a function-style search instead, the
+exercises' ``mcts_search(state, iterations, c, expand_threshold, rng)`` (from your own module:
+``ExplorerWidget("tictactoe", search=my_module.mcts_search)``), recorded by
+:mod:`mcts_course.explorer_functions`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 try:
@@ -25,7 +29,9 @@ except ImportError as error:  # an extra: the library itself needs numpy alone
 
 from mcts_course.agents.bandits import SQRT2
 from mcts_course.agents.mcts import MCTSAgent
-from mcts_course.explorer import Session, phases_html, table_html, tree_html
+from mcts_course.explorer import Session
+from mcts_course.explorer_draw import phases_html
+from mcts_course.explorer_functions import function_session
 from mcts_course.games import game_class
 
 
@@ -43,6 +49,7 @@ class ExplorerWidget:
         playout_depth: int | None = None,
         depth: int = 1,
         agent_class: type[MCTSAgent] = MCTSAgent,
+        search: Callable[..., Any] | None = None,
     ):
         if isinstance(moves, str):
             state, actions = game_class(game)(), list[int]()
@@ -52,7 +59,14 @@ class ExplorerWidget:
                 state = state.play(action)
         else:
             actions = list(moves)
-        self.session = Session(game, list(actions), c, threshold, seed, playout_depth, agent_class)
+        if search is None:
+            self.session = Session(
+                game, list(actions), c, threshold, seed, playout_depth, agent_class
+            )
+        else:  # the exercises' function-style mcts_search (plays its playouts to the end)
+            if playout_depth is not None:
+                raise ValueError("a function-style search plays its playouts to the end")
+            self.session = function_session(game, list(actions), c, threshold, seed, search)
         self.iteration, self.phase, self.depth, self.selected = 0, 4, depth, ""
         button = widgets.Button
         self.back = button(description="◀ back", tooltip="Back one phase")
@@ -107,7 +121,9 @@ class ExplorerWidget:
             f"<b>iteration {view['iteration']}</b> ({name}) · {view['to_move']} to move · "
             f"{view['recorded']} recorded"
         )
-        self.screen.value = phases_html(view) + tree_html(view) + table_html(view)
+        # The page's own drawing: the same SVG tree and table text (mcts_course.explorer_draw).
+        tree = f'<div style="overflow:auto;max-height:32em">{view["tree_svg"]}</div>'
+        self.screen.value = phases_html(view) + tree + view["table_html"]
         self._drawing = True
         try:
             self.slider.max = max(self.slider.max, view["recorded"])

@@ -41,7 +41,7 @@ PYODIDE_FILES = [
     "package.json",
 ]
 # The page's own files, kept in git.
-PAGE_FILES = ["play.js", "play.css", "worker.js"]
+PAGE_FILES = ["play.js", "play.css", "worker.js", "boot.js"]
 
 
 def pyodide_tarball() -> Path:

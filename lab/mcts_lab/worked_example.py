@@ -1,29 +1,34 @@
-"""MCTS one iteration at a time: the statistics of the tree after every iteration.
+"""MCTS one iteration at a time: the step-by-step chapter's worked examples, read from the explorer.
 
-The earlier course's MCTS page teaches the algorithm with tables of visits, wins and UCT values
-after successive iterations, unvisited moves counting as infinitely urgent, and a leaf that gets
-children only once it has been visited a threshold number of times.  :func:`trace_search` runs
-the package's own :meth:`MCTSAgent.step <mcts_course.agents.mcts.MCTSAgent.step>` (the method
-``search`` loops over) and records, after every iteration, the table of the tree's nodes; the
-chapter shows the tables and reads them.  Nothing is re-implemented here: the numbers are those
-of the package's search.
+The chapter follows a seeded UCT search iteration by iteration, with a table of the tree after
+each.  The run is the book's explorer's (:class:`mcts_course.explorer.Session`, which records
+:meth:`MCTSAgent.step <mcts_course.agents.mcts.MCTSAgent.step>` calls), and the tables and the
+tree are drawn by the explorer's own renderer (:mod:`mcts_course.explorer_draw`): a table in the
+chapter is the table the explorer page shows for the same position, settings, seed and
+iteration, and :func:`explorer_link` opens the page there.  This module only reads the records
+into rows that the chapter's claims can test.
 
 A node's ``wins`` are the rewards (win 1, draw 0.5, loss 0) of the player who made the move into
-it, and its UCT value is the one its parent compares:
-:func:`~mcts_course.agents.bandits.ucb1` of its wins and visits and of its parent's visits.  A
-legal move that has no node yet counts as unvisited (UCT value infinite), as in the package's
-selection, which stops at any node with untried moves.
+it, and its UCT value is the one its parent compares (the explorer's UCB1 value).  A legal move
+that has no node yet, at the root or at a node that already has a child, counts as unvisited
+(UCT value infinite), as in the package's selection, which stops at any node with untried moves.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
-from mcts_course.agents.bandits import SQRT2, ucb1
-from mcts_course.agents.mcts import MCTSAgent, Node
-from mcts_course.agents.rollout import reward
+from mcts_course.agents.bandits import SQRT2
+from mcts_course.agents.mcts import Node
+from mcts_course.explorer import Session, key_of
+from mcts_course.explorer_draw import iteration_caption, table_html
+from mcts_course.games import game_class
 from mcts_course.games.base import GameState
+
+EXPLORER_PAGE = "16b_explorer.html"  # the built book's explorer, beside this chapter's page
+WHOLE_TREE = 99  # the explorer's "draw the whole tree" depth
 
 
 @dataclass(frozen=True)
@@ -34,8 +39,8 @@ class Row:
     one level down), ``player`` the name of the player who makes the last of them.  ``visits``
     and ``wins`` are 0 for a move that has no node yet; ``uct`` is then infinite.
     ``children`` counts the node's children and ``legal`` its legal moves (``None`` while the
-    node is a leaf whose moves have not been listed yet).  ``on_path``: the iteration went
-    through this node; ``new``: the iteration added it.
+    node is a leaf that has not been expanded).  ``on_path``: the iteration went through this
+    node; ``new``: the iteration added it.
     """
 
     line: tuple[str, ...]
@@ -65,7 +70,7 @@ class Iteration:
     when one was added); ``expanded``: the line of the node added, or None; ``result``: who won
     the playout ("X", "O", ... or "draw"); ``rewards``: what each node on the path added to its
     wins, root first; ``root_visits``: N, the root's visits after the iteration; ``rows``: the
-    tree's moves in depth-first order, children by action.
+    tree's moves in depth-first order, children by action; ``view``: the explorer's screen.
     """
 
     number: int
@@ -75,6 +80,7 @@ class Iteration:
     rewards: tuple[float, ...]
     root_visits: int
     rows: tuple[Row, ...]
+    view: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
 
     def row(self, *line: str) -> Row:
         """The row of the move ``line`` (e.g. ``row("a2")`` or ``row("a2", "c2")``)."""
@@ -98,15 +104,25 @@ class Iteration:
 
 @dataclass
 class WorkedExample:
-    """The recorded iterations of one search (``iterations[0]`` is the tree before the first),
-    the agent and the root (so the search can be continued) and the search's settings."""
+    """A recorded run (``iterations[k]``: the tree after iteration k, ``iterations[0]`` before
+    the first), the explorer session behind it (so the search can be continued) and the
+    search's settings."""
 
-    state: GameState
+    game: str
+    moves: tuple[int, ...]
     expand_threshold: int
     c: float
-    agent: MCTSAgent
-    root: Node
+    seed: int
+    session: Session
     iterations: list[Iteration] = field(default_factory=list)
+
+    @property
+    def state(self) -> GameState:
+        return self.session.recorder.state
+
+    @property
+    def root(self) -> Node:
+        return self.session.recorder.root
 
     def expansions(self) -> list[Iteration]:
         """The iterations that gave a node below the root a child (the root always expands)."""
@@ -117,7 +133,8 @@ class WorkedExample:
         most visited move first)."""
         from mcts_lab.algorithm import Readout
 
-        return Readout(self.root, self.agent.root_table(self.root), self.c)
+        agent = self.session.recorder.agent
+        return Readout(self.root, agent.root_table(self.root), self.c)
 
     def node(self, *line: str) -> Node:
         """The tree's node for the moves ``line`` from the root."""
@@ -127,167 +144,124 @@ class WorkedExample:
         return node
 
     def continue_search(self, iterations: int) -> Node:
-        """Run ``iterations`` more iterations on the same tree (not recorded); return the root."""
-        for _ in range(iterations):
-            self.agent.step(self.root)
+        """Run ``iterations`` more iterations on the same tree; return the root."""
+        self.session.recorder.run(iterations)
         return self.root
 
+    def tree(self, number: int | None = None):
+        """The explorer's picture of the tree after iteration ``number`` (default: the last
+        recorded), the iteration's path in orange and the node it added ringed in green."""
+        from IPython.display import HTML
 
-def _line(node: Node, parents: dict[int, Node]) -> tuple[str, ...]:
-    moves = []
-    while node.action is not None:
-        parent = parents[id(node)]
-        moves.append(parent.state.action_to_string(node.action))
-        node = parent
-    return tuple(reversed(moves))
+        view = self.iterations[-1 if number is None else number].view
+        return HTML(f'<div style="overflow-x:auto">{view["tree_svg"]}</div>')
 
 
-def tree_rows(
-    root: Node,
-    c: float = SQRT2,
-    path: list[Node] = (),
-    new: Node | None = None,
-) -> list[Row]:
-    """The moves of the tree below ``root`` in depth-first order (children by action): every
-    node, and every legal move not tried yet at a node whose moves have been listed."""
-    names = root.state.PLAYER_NAMES
-    on_path = {id(n) for n in path}
+def _rows(session: Session, view: dict[str, Any]) -> tuple[Row, ...]:
+    """The tree's moves in depth-first action order, with the untried moves of the root and of
+    every node that has a child (their UCT value infinite)."""
+    rec = session.recorder
+    by_key = {n["node"]: n for n in view["nodes"]}
+    step = view["step"] or {}
+    path = set(step.get("path", [])) | {step.get("expanded")}
     rows: list[Row] = []
 
-    def walk(node: Node, line: tuple[str, ...]) -> None:
-        if node.untried is None and not node.children:
-            return  # a leaf: its moves are not listed yet
-        mover = names[node.state.current_player]
-        moves = sorted(set(node.children) | set(node.untried or ()))
-        for action in moves:
-            move = line + (node.state.action_to_string(action),)
-            child = node.children.get(action)
+    def walk(key: str, line: tuple[str, ...]) -> None:
+        node = rec.nodes[key]
+        mover = node.state.PLAYER_NAMES[node.state.current_player]
+        for action in sorted(node.state.legal_actions()):
+            child_key = key_of([*([int(a) for a in key.split(".")] if key else []), action])
+            move = (*line, node.state.action_to_string(action))
+            child = by_key.get(child_key)
             if child is None:
                 rows.append(Row(move, mover, 0, 0.0, math.inf, 0, None))
                 continue
-            legal = (
-                None
-                if child.untried is None and not child.children
-                else (len(child.children) + len(child.untried or ()))
+            grown = child["children"] > 0 or (
+                child["terminal"] and child["visits"] > session.recorder.expand_threshold
             )
+            uct = math.inf if child["ucb"] == "inf" else float(child["ucb"])
             rows.append(
                 Row(
                     move,
                     mover,
-                    child.visits,
-                    child.wins,
-                    ucb1(child.wins, child.visits, node.visits, c),
-                    len(child.children),
-                    legal,
-                    id(child) in on_path,
-                    child is new,
+                    child["visits"],
+                    child["wins"],
+                    uct,
+                    child["children"],
+                    child["legal"] if grown and not child["terminal"] else 0 if grown else None,
+                    child_key in path,
+                    child_key == step.get("expanded"),
                 )
             )
-            walk(child, move)
+            if child["children"]:
+                walk(child_key, move)
 
-    walk(root, ())
-    return rows
+    walk("", ())
+    return tuple(rows)
+
+
+def _iteration(session: Session, number: int) -> Iteration:
+    rec = session.recorder
+    view = session.view(number, 4, [], WHOLE_TREE, "")
+    rows = _rows(session, view)
+    if number == 0:
+        return Iteration(0, (), None, "", (), 0, rows, view)
+    it = rec.iterations[number - 1]
+    r0, r1 = it.returns
+    names = rec.state.PLAYER_NAMES
+    result = "draw" if r0 == r1 else names[0 if r0 > r1 else 1]
+    expanded = None if it.expanded is None else tuple(rec.line(it.expanded))
+    line = tuple(rec.line(it.path[-1]))
+    return Iteration(number, line, expanded, result, it.rewards, number, rows, view)
 
 
 def trace_search(
-    state: GameState, iterations: int, *, expand_threshold: int = 3, c: float = SQRT2, seed: int = 0
+    game: str,
+    moves: str,
+    iterations: int,
+    *,
+    expand_threshold: int = 3,
+    c: float = SQRT2,
+    seed: int = 0,
 ) -> WorkedExample:
-    """Run ``iterations`` iterations of the package's MCTS from ``state``, one
-    :meth:`~mcts_course.agents.mcts.MCTSAgent.step` at a time, and record the tree after each."""
-    agent = MCTSAgent(iterations=iterations, expand_threshold=expand_threshold, c=c, seed=seed)
-    root = Node(state)
-    names = state.PLAYER_NAMES
-    start_rows = tuple(
-        Row((state.action_to_string(a),), names[state.current_player], 0, 0.0, math.inf, 0, None)
-        for a in sorted(state.legal_actions())
-    )
-    example = WorkedExample(
-        state, expand_threshold, c, agent, root, [Iteration(0, (), None, "", (), 0, start_rows)]
-    )
-    for number in range(1, iterations + 1):
-        step = agent.step(root)
-        parents = {id(child): node for node, child in zip(step.path, step.path[1:], strict=False)}
-        line = _line(step.path[-1], parents)
-        expanded = None if step.expanded is None else _line(step.expanded, parents)
-        r0, r1 = step.returns
-        result = "draw" if r0 == r1 else names[0 if r0 > r1 else 1]
-        rewards = tuple(reward(step.returns, node.player) for node in step.path)
-        rows = tree_rows(root, c, step.path, step.expanded)
-        example.iterations.append(
-            Iteration(number, line, expanded, result, rewards, root.visits, tuple(rows))
-        )
+    """Run ``iterations`` iterations of the package's MCTS (the explorer's recorded run) from the
+    position ``moves`` (names, e.g. ``"b2 a1 c3 a3"``) of ``game``, and keep the tree after
+    each."""
+    state, actions = game_class(game)(), []
+    for word in moves.split():
+        actions.append(state.parse_action(word))
+        state = state.play(actions[-1])
+    session = Session(game, actions, c, expand_threshold, seed, None)
+    session.recorder.run(iterations)
+    example = WorkedExample(game, tuple(actions), expand_threshold, c, seed, session)
+    example.iterations = [_iteration(session, k) for k in range(iterations + 1)]
     return example
 
 
-# -- presentation ------------------------------------------------------------------------------
-def _number(value: float) -> str:
-    return "∞" if math.isinf(value) else f"{value:.3f}"
-
-
-def _children(row: Row, threshold: int) -> str:
-    if row.legal is None:
-        return "—" if row.visits == 0 else f"leaf ({row.visits}/{threshold})"
-    if row.legal == 0:
-        return "game over"
-    return f"{row.children} of {row.legal}"
-
-
-def iteration_table(it: Iteration, threshold: int) -> str:
-    """One iteration as an HTML table: caption (what the iteration did), one row per move."""
-    if it.number == 0:
-        caption = "before the first iteration"
-    else:
-        steps = " → ".join(it.path)
-        new = " (new)" if it.expanded is not None else ""
-        caption = f"<b>iteration {it.number}</b>: {steps}{new}; playout: {it.result}"
-        if it.result != "draw":
-            caption += " wins"
-    left = ' style="padding:1px 6px;text-align:left"'
-    right = ' style="padding:1px 6px;text-align:right"'
-    head = (
-        "<tr>"
-        + "".join(
-            f"<th{left if k < 2 else right}>{name}</th>"
-            for k, name in enumerate(("move", "by", "n", "w", "w/n", "UCT", "children"))
-        )
-        + "</tr>"
-    )
-    body = []
-    for row in it.rows:
-        indent = "&nbsp;&nbsp;&nbsp;" * (row.depth - 1)
-        move = indent + row.line[-1]
-        style = ' style="font-weight:bold;background:#ffe3e6"' if row.on_path else ""
-        mark = " ✚" if row.new else ""
-        mean = "—" if row.mean is None else f"{row.mean:.2f}"
-        cells = (
-            move + mark,
-            row.player,
-            row.visits,
-            f"{row.wins:g}",
-            mean,
-            _number(row.uct),
-            _children(row, threshold),
-        )
-        body.append(
-            f"<tr{style}>"
-            + "".join(f"<td{left if k < 2 else right}>{cell}</td>" for k, cell in enumerate(cells))
-            + "</tr>"
-        )
-    return (
-        f'<table class="mcts-iteration" style="font-size:80%;margin:0">'
-        f'<caption style="caption-side:top;text-align:left">{caption}; N = {it.root_visits}'
-        f"</caption>{head}{''.join(body)}</table>"
-    )
-
-
+# -- presentation: the explorer's own tables ------------------------------------------------------
 def iteration_tables(example: WorkedExample, numbers: range | list[int] | None = None):
-    """The tables of the recorded iterations (all, or those in ``numbers``) side by side, as an
-    IPython HTML object: the path of each iteration shaded, the node it added marked ✚."""
+    """The explorer's tables of the recorded iterations (all, or those in ``numbers``) side by
+    side, as an IPython HTML object: the whole tree after each, the path shaded, the node added
+    marked ✚, the UCB value as mean + exploration."""
     from IPython.display import HTML
 
     chosen = example.iterations if numbers is None else [example.iterations[k] for k in numbers]
     cells = "".join(
-        f'<div style="flex:0 0 auto">{iteration_table(it, example.expand_threshold)}</div>'
+        '<div style="flex:0 0 auto;font-size:80%">'
+        + table_html(it.view, nested=True, caption=iteration_caption(it.view))
+        + "</div>"
         for it in chosen
     )
     return HTML(f'<div style="display:flex;flex-wrap:wrap;gap:1.2em 1.6em">{cells}</div>')
+
+
+def explorer_link(example: WorkedExample, iteration: int, text: str, depth: int = 2) -> str:
+    """An HTML link that opens the book's explorer on this run at ``iteration`` (the page's
+    reproducing link: game, position, settings, seed, iteration, the tree drawn ``depth``
+    levels)."""
+    hash_ = (
+        f"game={example.game}&moves={'.'.join(map(str, example.moves))}&c={example.c:.4f}"
+        f"&t={example.expand_threshold}&playout=&seed={example.seed}&it={iteration}&phase=4"
+        f"&depth={depth}&sel=&open="
+    )
+    return f'<a href="{EXPLORER_PAGE}#{hash_}">{text}</a>'

@@ -28,7 +28,7 @@ BLOCK = TicTacToe.from_moves("b2 a1 c3 a3")  # X must block at a2
 # -- the worked example -------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def example():
-    return trace_search(BLOCK, 16, expand_threshold=3, seed=6)
+    return trace_search("tictactoe", "b2 a1 c3 a3", 16, expand_threshold=3, seed=6)
 
 
 def test_before_the_first_iteration_every_move_is_unvisited(example):
@@ -76,9 +76,14 @@ def test_the_rewards_flip_between_levels(example):
             assert all(a + b == 1 for a, b in zip(it.rewards, it.rewards[1:], strict=False))
 
 
-def test_the_tables_render_with_infinity_for_unvisited_moves(example):
-    html = iteration_tables(example, range(3)).data
-    assert html.count("<table") == 3 and "∞" in html
+def test_the_tables_are_the_explorers_with_the_ucb_value_split(example):
+    from mcts_course.explorer_draw import table_html
+
+    html = iteration_tables(example, range(3, 6)).data
+    assert html.count("<table") == 3 and "Iteration 5" in html
+    assert table_html(example.iterations[5].view, nested=True).split("</caption>")[1] in html
+    c2 = example.iterations[5].row("c2")  # one visit: mean 1 + exploration = its UCT value
+    assert f"1.000 + {c2.uct - 1:.3f} = {c2.uct:.3f}" in html
 
 
 def test_the_search_continues_on_the_same_tree(example):

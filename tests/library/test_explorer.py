@@ -247,3 +247,25 @@ def test_the_widget_steps_runs_scrubs_and_shows_the_pages_numbers():
     widget.node.value = page["table"][0]["node"]
     assert widget.view["selected"] == page["table"][0]["node"]
     assert "<table" in widget.screen.value
+
+
+def test_chapter_8s_explorer_link_opens_the_search_it_reads_off():
+    """The link in the MCTS chapter opens the explorer on the chapter's position, seed and
+    budget, so the page's root table after that many iterations is the chapter's table."""
+    import re
+    from pathlib import Path
+    from urllib.parse import parse_qs
+
+    text = (Path(__file__).resolve().parents[2] / "book" / "08_mcts.md").read_text()
+    (hash_,) = re.findall(r'href="16b_explorer\.html#([^"]+)"', text)
+    link = {k: v[0] for k, v in parse_qs(hash_, keep_blank_values=True).items()}
+    moves, budget, seed = re.search(
+        r'position = Othello\.from_moves\("([^"]+)"\)\nreadout = read_off\(position, (\d+), '
+        r"seed=(\d+)\)",
+        text,
+    ).groups()
+    assert link["game"] == "othello" and link["t"] == "1" and link["playout"] == ""
+    actions = [int(a) for a in link["moves"].split(".")]
+    assert Othello.from_moves(actions) == Othello.from_moves(moves)
+    assert (link["it"], link["seed"]) == (budget, seed)
+    assert abs(float(link["c"]) - SQRT2) < 5e-5  # the page reads 1.4142 as sqrt(2) itself

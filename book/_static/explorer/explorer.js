@@ -23,7 +23,6 @@
   const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
   const SVG = "http://www.w3.org/2000/svg";
   const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
-  const LABEL_LIMIT = 150; // above this many drawn nodes, the tree drops its text labels
 
   // -- the worker ------------------------------------------------------------------------------
   let worker = null;
@@ -96,18 +95,7 @@
       else node.setAttribute(key, value === true ? "" : String(value));
     }
   }
-  const fmt = (x, digits = 3) => (x === "inf" ? "∞" : typeof x === "number" ? x.toFixed(digits) : String(x));
-  const wins = (w) => (Number.isInteger(w) ? String(w) : w.toFixed(1));
   const EXACT = { "1": "win", "0": "draw", "-1": "loss" };
-
-  // Colour by mean reward for the player who made the move: red (0) .. grey (0.5) .. blue (1).
-  function colour(mean, visits) {
-    if (!visits) return "#ffffff";
-    const t = Math.max(0, Math.min(1, mean));
-    const hue = t < 0.5 ? 0 : 215;
-    const sat = Math.round(Math.abs(t - 0.5) * 2 * 75);
-    return `hsl(${hue}, ${sat}%, ${62 - Math.round(Math.abs(t - 0.5) * 16)}%)`;
-  }
 
   // -- the explorer ----------------------------------------------------------------------------
   function Explorer(root) {
@@ -156,7 +144,7 @@
     const board = el("div", { class: "mx-board-wrap", id: "explorer-board" });
     const phasePanel = el("div", { id: "explorer-phase", class: "mx-phase", "aria-live": "polite" });
     const treeBox = el("div", { id: "explorer-tree", class: "mx-tree", tabindex: "-1" });
-    const table = el("table", { id: "explorer-table", class: "mx-table" });
+    const tableBox = el("div", { class: "mx-table-wrap" }, el("table", { id: "explorer-table", class: "mx-table" }));
     const bars = el("div", { id: "explorer-bars", class: "mx-bars" });
     const shares = el("div", { id: "explorer-shares", class: "mx-shares" });
     const link = el("a", { id: "explorer-link", href: "#" }, "link to this screen");
@@ -180,7 +168,7 @@
         el("div", { class: "mx-right" },
           el("div", { class: "mx-row" }, el("label", {}, "draw ", depth), zoomIn, zoomOut, zoomFit, exportSvg, link),
           treeBox)),
-      el("div", { class: "mx-main" }, el("div", { class: "mx-table-wrap" }, table),
+      el("div", { class: "mx-main" }, tableBox,
         el("div", { class: "mx-charts" }, bars, shares)),
       el("p", { class: "mx-note" },
         "Keys (outside the input boxes): → or . one phase, ← or , back, i one iteration, r run. " +
@@ -216,9 +204,11 @@
       }
     });
 
+    // c is shown and linked with 4 decimals: 1.4142 means √2 itself (the package's default), so
+    // that a run started from the box or a link is the run MCTSAgent(c=math.sqrt(2)) makes.
+    const sqrt2 = (x) => (!Number.isFinite(x) || Math.abs(x - Math.SQRT2) < 5e-5 ? Math.SQRT2 : x);
     function readSettings() {
-      S.c = Math.max(0, parseFloat(c.value));
-      if (!Number.isFinite(S.c)) S.c = Math.SQRT2;
+      S.c = sqrt2(Math.max(0, parseFloat(c.value)));
       S.threshold = parseInt(threshold.value, 10) || 1;
       S.seed = Math.max(0, parseInt(seed.value, 10) || 0);
       S.playout = playout.value;
@@ -400,100 +390,22 @@
       phasePanel.append(el("div", { class: "mx-caption" }, `Iteration ${st.number}`), list);
     }
 
-    // Layout: depth gives y; leaves get consecutive x slots; a parent sits over its children.
-    function layout(nodes) {
-      const byKey = new Map(nodes.map((n) => [n.node, { ...n, kids: [] }]));
-      for (const n of byKey.values()) if (n.parent !== null && byKey.has(n.parent)) byKey.get(n.parent).kids.push(n);
-      let slot = 0;
-      let maxDepth = 0;
-      const place = (n, d) => {
-        n.depth = d;
-        maxDepth = Math.max(maxDepth, d);
-        if (!n.kids.length) n.x = slot++;
-        else {
-          n.kids.forEach((k) => place(k, d + 1));
-          n.x = (n.kids[0].x + n.kids[n.kids.length - 1].x) / 2;
-        }
-      };
-      const root0 = byKey.get("");
-      place(root0, 0);
-      return { root: root0, all: [...byKey.values()], slots: Math.max(slot, 1), maxDepth };
-    }
-
+    // The tree is drawn by Python (mcts_course/explorer_draw.py, the same code as the Jupyter
+    // widget's and the exported picture's): here it is inserted and wired to clicks and keys.
     function renderTree() {
-      const { all, slots, maxDepth } = layout(view.nodes);
-      const labels = all.length <= LABEL_LIMIT;
-      const dx = labels ? 46 : Math.max(6, Math.min(46, 1800 / slots));
-      const dy = labels ? 78 : 60;
-      const width = Math.max(300, slots * dx + 40);
-      const height = (maxDepth + 1) * dy + 40;
-      const rootVisits = Math.max(1, view.nodes[0].visits);
-      const onPath = new Set(view.step ? view.step.path : []);
-      const added = view.step && view.phase >= 2 ? view.step.expanded : null;
-      if (added) onPath.add(added);
-      const byKey = new Map(all.map((n) => [n.node, n]));
-      const chosen = new Set(all.filter((n) => n.parent !== null && byKey.has(n.parent) && byKey.get(n.parent).next === n.node).map((n) => n.node));
-      const offset = (width - (slots * dx + 40)) / 2; // a narrow tree is centred
-      const X = (n) => offset + 20 + n.x * dx + dx / 2;
-      const Y = (n) => 24 + n.depth * dy;
-      const radius = (n) => 3 + (labels ? 15 : 8) * Math.sqrt(n.visits / rootVisits);
-      const edges = svg("g", { class: "mx-edges" });
-      const dots = svg("g", { class: "mx-nodes" });
-      for (const n of all) {
-        if (n.parent === null) continue;
-        const p = byKey.get(n.parent);
-        const hot = onPath.has(n.node) && onPath.has(n.parent);
-        edges.append(svg("line", {
-          x1: X(p), y1: Y(p), x2: X(n), y2: Y(n),
-          stroke: hot ? "#f57c00" : chosen.has(n.node) ? "#555" : "#bbb",
-          "stroke-width": hot ? 4 : chosen.has(n.node) ? 2 : 1,
-          "stroke-dasharray": chosen.has(n.node) && !hot ? "4 3" : null,
-        }));
-      }
-      for (const n of all) {
-        const hot = onPath.has(n.node);
-        const label = n.node === "" ? "root" : `${n.move} by ${n.by}`;
-        const aria = `${label}: ${n.visits} visits, ${wins(n.wins)} wins` + (n.node === "" ? "" : `, mean ${fmt(n.mean)}, UCB ${fmt(n.ucb)}`) +
-          (n.node === S.selected ? ", selected" : "") + (hot ? ", on this iteration's path" : "");
-        const g = svg("g", {
-          class: "mx-node" + (n.node === S.selected ? " mx-selected" : ""),
-          "data-node": n.node, "data-visits": n.visits, "data-wins": n.wins,
-          tabindex: "0", role: "button", "aria-label": aria,
-          transform: `translate(${X(n)}, ${Y(n)})`,
-        },
-        svg("title", {}, aria),
-        svg("circle", {
-          r: radius(n).toFixed(1),
-          fill: n.node === "" ? "#eeeeee" : colour(n.mean, n.visits),
-          stroke: n.node === added ? "#2e7d32" : hot ? "#f57c00" : n.node === S.selected ? "#111" : "#666",
-          "stroke-width": n.node === added || hot ? 4 : n.node === S.selected ? 3 : 1,
-        }));
-        if (labels) {
-          g.append(svg("text", { y: -radius(n) - 4, "text-anchor": "middle", "font-size": 12, "font-weight": "bold", fill: "currentColor" }, n.node === "" ? "root" : n.move));
-          g.append(svg("text", { y: radius(n) + 13, "text-anchor": "middle", "font-size": 11, fill: "currentColor" }, `${wins(n.wins)}/${n.visits}`));
-          if (n.children && n.node !== "") {
-            const folded = !(S.open.has(n.node) || n.node.split(".").length < S.depth);
-            if (folded) g.append(svg("text", { y: radius(n) + 26, "text-anchor": "middle", "font-size": 11, fill: "#888" }, `+${n.children}`));
-          }
-        }
-        g.addEventListener("click", () => clickNode(n.node));
-        g.addEventListener("keydown", (event) => {
-          if (event.key === "Enter" || event.key === " ") { event.preventDefault(); clickNode(n.node); }
-        });
-        dots.append(g);
-      }
-      const focus = all.find((n) => n.node === added) || all.find((n) => n.node === (view.step ? view.step.path[view.step.path.length - 1] : null)) ||
-        all.find((n) => n.node === S.selected) || all[0];
-      const tree = svg("svg", {
-        xmlns: SVG, class: "mx-svg", role: "group", "data-labels": labels ? "true" : "false", "data-focus": X(focus),
-        "aria-label": `MCTS tree after iteration ${view.iteration}: ${all.length} nodes drawn. Size: visits; colour: mean reward (red low, blue high); orange: this iteration's path; dashed: the child selection takes next.`,
-        viewBox: `0 0 ${width} ${height}`, "data-width": width, "data-height": height,
-      }, edges, dots);
-      treeBox.replaceChildren(tree);
-      treeBox.dataset.nodes = String(all.length);
+      treeBox.innerHTML = view.tree_svg;
+      treeBox.dataset.nodes = String(view.nodes.length);
       applyZoom();
-      enablePan(tree);
+      enablePan(treeBox.querySelector("svg"));
     }
+    treeBox.addEventListener("click", (event) => {
+      const node = event.target.closest && event.target.closest(".mx-node");
+      if (node) clickNode(node.dataset.node);
+    });
+    treeBox.addEventListener("keydown", (event) => {
+      const node = event.target.closest && event.target.closest(".mx-node");
+      if (node && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); clickNode(node.dataset.node); }
+    });
 
     function clickNode(key) {
       if (S.selected === key && key !== "" && S.open.has(key)) S.open.delete(key);
@@ -544,25 +456,10 @@
       tree.addEventListener("pointerup", () => (drag = null));
     }
 
+    // The table too is Python's (the step-by-step chapter prints the same tables).
     function renderTable() {
-      const key = view.selected;
-      const who = key === "" ? "the root" : view.selected_line.join(" ");
-      const parent = view.nodes.find((n) => n.node === key) || { visits: 0 };
-      const exact = key === "" && view.exact ? new Map(view.exact.map((r) => [r.node, r.value])) : null;
-      const head = ["move", "by", "visits n", "wins w", "mean w/n", "exploration c·√(ln N / n)", "UCB = mean + exploration", "next?"];
-      if (exact) head.push("exact value");
-      table.replaceChildren(
-        el("caption", {}, `Children of ${who} (N = ${parent.visits} visits, c = ${+view.settings.c.toFixed(4)}). ` +
-          (view.table.length === 0 ? "No child yet." : view.table.some((r) => r.selected_next) ? "Selection takes the marked child next." :
-            "Selection stops here next: moves are still untried (the next visit expands one), or it is a leaf.")),
-        el("thead", {}, el("tr", {}, head.map((h) => el("th", { scope: "col" }, h)))),
-        el("tbody", {}, view.table.map((r) => el("tr", { class: r.selected_next ? "mx-next" : "", "data-node": r.node },
-          el("td", {}, r.move), el("td", {}, r.by), el("td", {}, r.visits), el("td", {}, wins(r.wins)),
-          el("td", {}, fmt(r.mean)), el("td", {}, fmt(r.explore)),
-          el("td", {}, r.ucb === "inf" ? "∞" : `${fmt(r.mean)} + ${fmt(r.explore)} = ${fmt(r.ucb)}`),
-          el("td", {}, r.selected_next ? "◀ next" : ""),
-          exact ? el("td", {}, EXACT[String(exact.get(r.node))] || "") : null))),
-      );
+      tableBox.innerHTML = view.table_html;
+      tableBox.querySelector("table").id = "explorer-table";
     }
 
     function renderBars() {
@@ -644,8 +541,7 @@
       if (!p.has("game")) return false;
       S.game = GAMES.some(([g]) => g === p.get("game")) ? p.get("game") : "tictactoe";
       S.moves = (p.get("moves") || "").split(".").filter((x) => x !== "").map(Number);
-      S.c = parseFloat(p.get("c"));
-      if (!Number.isFinite(S.c)) S.c = Math.SQRT2;
+      S.c = sqrt2(parseFloat(p.get("c")));
       S.threshold = parseInt(p.get("t"), 10) || 1;
       S.playout = p.get("playout") || "";
       S.seed = parseInt(p.get("seed"), 10) || 0;

@@ -646,7 +646,7 @@
       const manifest = await (await fetch(new URL("manifest.json", BASE))).json();
       const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
       const wheel = manifest.files[manifest.wheel];
-      const own = ["play.js", "play.css", "worker.js"].reduce((sum, f) => sum + manifest.files[f], 0);
+      const own = ["play.js", "play.css", "worker.js", "boot.js"].reduce((sum, f) => sum + manifest.files[f], 0);
       node.textContent =
         `${mb(manifest.total_bytes)} in all: the Pyodide ${manifest.pyodide_version} core ` +
         `${mb(manifest.pyodide_bytes)}, the course wheel ${Math.round(wheel / 1e3)} kB and this ` +
