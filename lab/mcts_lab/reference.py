@@ -27,7 +27,7 @@ RUNNING = "f5 d6 c3 d3 c4 f4 c5 b3 c2"  # the book's running position (White to 
 REFERENCE_ITERATIONS = 100_000  # MCTS iterations per reference search
 REFERENCE_SEEDS = 4
 ALPHABETA_DEPTHS = (1, 2, 3, 4, 5, 6, 7)
-FLAT_PER_MOVE = 2000  # playouts per move for flat Monte Carlo's converged values
+FLAT_PER_MOVE = 20_000  # playouts per move: the Monte Carlo chapter's budget for the same values
 
 
 def running_position() -> Othello:

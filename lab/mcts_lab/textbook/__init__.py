@@ -1,0 +1,1 @@
+"""Textbook-sized versions of the algorithms, on the game protocol, tested against the engine."""

@@ -1,0 +1,122 @@
+"""The textbook functions of chapters 12 and 14 agree with the engine on the same positions."""
+
+from __future__ import annotations
+
+import pytest
+from mcts_lab.puct import puct_select
+from mcts_lab.textbook.parallel import merged_root_counts
+from mcts_lab.textbook.solver import (
+    Node,
+    alphabeta_margin,
+    prove,
+    root_value,
+    solver_search,
+)
+
+from mcts_course.agents.endgame import endgame_margins, solve_endgame
+from mcts_course.agents.exact import exact_value, move_values
+from mcts_course.agents.mcts import MCTSAgent
+from mcts_course.agents.parallel import merge_roots
+from mcts_course.agents.puct import PUCTAgent
+from mcts_course.agents.solver import MCTSSolverAgent
+from mcts_course.games import ConnectFour, Othello, TicTacToe
+from tests.helpers import late_positions, positions
+
+
+def _proven_nodes(root: Node):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children.values())
+        if node.proven is not None:
+            yield node
+
+
+def test_the_empty_tic_tac_toe_board_is_proven_a_draw():
+    root = solver_search(TicTacToe(), 100_000, seed=0)
+    assert root_value(root) == 0.5
+    assert root.visits < 100_000  # the search stops once the root is proven
+
+
+@pytest.mark.parametrize("plies", [2, 4, 6])
+def test_every_proof_equals_the_exact_value(plies):
+    for k, state in enumerate(positions(TicTacToe, plies, 8, seed=plies)):
+        root = solver_search(state, 20_000, seed=k)
+        assert root_value(root) == (1 + exact_value(state)) / 2
+        engine = MCTSSolverAgent(20_000, seed=k)
+        engine.search(state)
+        assert engine.root_value() == root_value(root)
+        for node in _proven_nodes(root):  # not only the root: every proof in the tree
+            mover_value = (
+                (1 + exact_value(node.state)) / 2 if not node.state.is_terminal() else None
+            )
+            if mover_value is not None:
+                seen = mover_value if node.player == node.state.current_player else 1 - mover_value
+                assert node.proven == seen
+
+
+def test_a_small_budget_proves_less_but_never_wrongly():
+    proven = 0
+    for k, state in enumerate(positions(ConnectFour, 28, 6, seed=3)):
+        root = solver_search(state, 300, seed=k)
+        values = move_values(state)
+        for action, child in root.children.items():
+            if child.proven is not None:  # the child's proof, for the player who moved into it
+                proven += 1
+                assert child.proven == (1 + values[action]) / 2
+        if root_value(root) is not None:
+            assert root_value(root) == (1 + exact_value(state)) / 2
+    assert proven > 0
+
+
+def test_prove_applies_the_minimax_rule_to_proven_children():
+    state = TicTacToe.from_moves("a1 b1 b2 c1")  # X to move, c3 wins
+    root = Node(state, 1, [])
+    for action in state.legal_actions():
+        child = state.play(action)
+        root.children[action] = Node(child, 0, child.legal_actions())
+    assert not prove(root)  # nothing proven below yet
+    win = state.action_at(2, 2)
+    assert prove(root.children[win]) and root.children[win].proven == 1.0
+    assert prove(root) and root_value(root) == 1.0
+
+
+def test_alphabeta_margin_equals_the_engine_on_late_othello_positions():
+    for order in (False, True):
+        for state in late_positions(8, 6, seed=1) + late_positions(7, 4, seed=2, passes=True):
+            nodes = [0]
+            assert alphabeta_margin(state, order=order, nodes=nodes) == solve_endgame(state)
+            assert nodes[0] >= len(state.legal_actions())
+
+
+def test_alphabeta_margin_gives_the_engine_move_margins_with_full_windows():
+    state = late_positions(9, 1, seed=5)[0]
+    for action, margin in endgame_margins(state).items():
+        assert -alphabeta_margin(state.play(action)) == margin
+
+
+def test_alphabeta_margin_returns_a_bound_outside_the_window():
+    state = late_positions(8, 1, seed=7)[0]
+    exact = solve_endgame(state)
+    assert alphabeta_margin(state, exact, exact + 1) <= exact  # fails low at the value
+    assert alphabeta_margin(state, exact - 1, exact) >= exact  # fails high at the value
+
+
+def test_puct_select_picks_the_engine_choice_at_every_root_of_a_search():
+    agent = PUCTAgent(200, prior="cells", seed=0)
+    for state in positions(ConnectFour, 6, 5, seed=4) + [Othello()]:
+        root = agent.search(state)
+        stats = {a: (u.visits, u.wins, agent.priors[u]) for a, u in root.children.items()}
+        engine = max(sorted(root.children), key=lambda a: agent.score(root, root.children[a]))
+        assert puct_select(stats, root.visits, c=agent.c, fpu=agent.fpu) == engine
+
+
+def test_root_parallel_counts_are_the_engine_merge_of_independent_trees():
+    state = ConnectFour.from_moves("4 4 3")
+    counts = merged_root_counts(state, searches=3, iterations=200, seed=0)
+    trees = []
+    for k in range(3):
+        root = MCTSAgent(200, seed=k).search(state)
+        trees.append({a: (u.visits, u.wins) for a, u in root.children.items()})
+    assert counts == {a: v for a, (v, _) in merge_roots(trees).items()}
+    assert sum(counts.values()) <= 3 * 200
