@@ -154,20 +154,17 @@ def rates_table(rates: dict[str, float]) -> Table:
 
 
 Move = TypeVar("Move", int, str)  # an action, or a letter in a worked example
+Children = dict[Move, tuple[int, float, float]]  # move -> (visits, total reward, prior)
 
 
 def puct_select(
-    stats: dict[Move, tuple[int, float, float]],
-    parent_visits: int,
-    c: float = 1.0,
-    fpu: float = 0.5,
+    stats: Children[Move], parent_visits: int, c: float = 1.0, fpu: float = 0.5
 ) -> Move:
-    """PUCT-SELECT, one step: ``stats`` maps each move to (visits n, total reward W, prior P);
-    the move of the largest Q + c P sqrt(N) / (1 + n) (ties: the smallest move)."""
+    """PUCT-SELECT: ``stats`` maps each move to (visits n, total reward W, prior P)."""
 
     def score(action: Move) -> float:
         n, w, p = stats[action]
         q = w / n if n else fpu  # an unvisited move counts as a draw (first-play urgency)
         return q + c * p * parent_visits**0.5 / (1 + n)
 
-    return max(sorted(stats), key=score)
+    return max(sorted(stats), key=score)  # ties: the smallest move

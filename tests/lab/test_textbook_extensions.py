@@ -120,3 +120,37 @@ def test_root_parallel_counts_are_the_engine_merge_of_independent_trees():
         trees.append({a: (u.visits, u.wins) for a, u in root.children.items()})
     assert counts == {a: v for a, (v, _) in merge_roots(trees).items()}
     assert sum(counts.values()) <= 3 * 200
+
+
+def test_a_virtual_loss_sends_the_second_thread_elsewhere_only_when_it_must():
+    from mcts_lab.textbook.parallel import ucb, virtual_loss_choices
+
+    from mcts_course.agents.mcts import ucb1
+
+    moved = 0
+    for k, state in enumerate(positions(TicTacToe, 1, 6, seed=9)):
+        root = MCTSAgent(200, seed=k).search(state)
+        stats = {a: (u.visits, u.wins) for a, u in root.children.items()}
+        for n, w in stats.values():
+            assert ucb(w, n, root.visits) == pytest.approx(ucb1(w, n, root.visits, 2**0.5))
+        first, second, unmarked = virtual_loss_choices(stats, root.visits)
+        assert unmarked == first  # without the mark, both threads take the same path
+        moved += second != first
+        if second != first:  # the mark lowered the first child below the second's score
+            n, w = stats[first]
+            assert ucb(w, n + 1, root.visits + 1) < ucb(*stats[second][::-1], root.visits + 1)
+    assert moved > 0
+
+
+def test_the_parallel_picture_draws_both_schemes():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from mcts_lab.textbook.parallel import parallel_picture
+
+    fig = parallel_picture(TicTacToe(), searches=2, iterations=60, seed=0)
+    left, right = fig.axes
+    assert len(left.patches) == 2 * 9  # one bar per move and tree
+    assert sum(p.get_height() for p in left.patches) == 2 * 60
+    assert len(right.patches) == 2 * 9
+    assert "thread 2" in right.get_title()

@@ -39,12 +39,8 @@ def prove(node: Node) -> bool:
         node.proven = reward(node.state.returns(), node.player)
         return True
     q = node.state.current_player  # q chooses among the children
-    known = [
-        u.proven if u.player == q else 1 - u.proven
-        for u in node.children.values()
-        if u.proven is not None
-    ]
-    best = max(known, default=None)  # the best proven move for q
+    known = [u for u in node.children.values() if u.proven is not None]
+    best = max((u.proven if u.player == q else 1 - u.proven for u in known), default=None)
     every_move_known = not node.untried and len(known) == len(node.children)
     if best == 1 or (best is not None and every_move_known):
         node.proven = best if node.player == q else 1 - best
