@@ -154,3 +154,70 @@ def test_the_parallel_picture_draws_both_schemes():
     assert sum(p.get_height() for p in left.patches) == 2 * 60
     assert len(right.patches) == 2 * 9
     assert "thread 2" in right.get_title()
+
+
+def test_nodes_by_empties_checks_every_textbook_margin_and_counts_more_for_plain_order():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from mcts_lab.endgames import SEARCHES, growth_per_empty, nodes_by_empties, nodes_figure
+    from mcts_lab.ffo import load_ffo
+
+    counts = nodes_by_empties(load_ffo()[:2], down_to=4, plain_up_to=8, ordered_up_to=8)
+    assert {c.search for c in counts} == set(SEARCHES)
+    by = {(c.search, c.empties, c.margin) for c in counts}
+    for c in counts:  # every size searched by all three reports the same margin
+        if c.empties <= 8:
+            assert all((s, c.empties, c.margin) in by for s in SEARCHES)
+    assert growth_per_empty(counts, SEARCHES[0], 4, 8) > 1
+    assert len(nodes_figure(counts).axes[0].lines) == 3
+
+
+def test_the_ffo_board_colours_the_published_margins():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from mcts_lab.endgames import margins_board
+    from mcts_lab.ffo import load_ffo
+
+    position = load_ffo()[4]
+    ax = margins_board(position)
+    assert "FFO #5" in ax.get_title()
+    texts = {t.get_text() for t in ax.texts}
+    assert all(f"{m:+d}" in texts for m in position.margins.values())
+
+
+def test_the_answers_figure_marks_every_method():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from mcts_lab.reference import Reference, SeedSearch, answers_figure
+
+    state = Othello()
+    moves = [state.action_to_string(a) for a in state.legal_actions()]
+    flat = {m: (0.5 + 0.01 * k, 0.49 + 0.01 * k, 0.51 + 0.01 * k) for k, m in enumerate(moves)}
+    searches = [SeedSearch(k, moves[0], 0.4, 0.5, moves[1], 0.3) for k in range(3)]
+    ref = Reference(
+        state,
+        dict(zip(("minimax", "flat", "mcts"), moves[:3], strict=True)),
+        1000,
+        searches,
+        {1: moves[0], 2: moves[0]},
+        flat,
+        100,
+    )
+    fig = answers_figure(ref)
+    right = fig.axes[1]
+    assert len(right.get_yticklabels()) == 6
+    assert "3" in {t.get_text() for t in right.texts}  # three seeds chose the same move
+
+
+def test_convergence_keeps_the_paired_data():
+    from mcts_lab import trap
+
+    conv = trap.convergence(budgets=(5, 50), positions=30)
+    assert [sum(b) for b in conv.mcts_best] == conv.mcts_hits
+    assert [sum(b) for b in conv.flat_best] == conv.flat_hits
+    d = conv.mcts_minus_flat(1)
+    assert d.positions == 30 and d.confidence == pytest.approx(1 - 0.05 / 4)
+    assert d.difference == pytest.approx(conv.mcts_share[1] - conv.flat_share[1])
