@@ -75,8 +75,9 @@ def parallel_picture(state: GameState, searches: int = 3, iterations: int = 300,
     right.bar([i - 0.2 for i in x], before, 0.4, label="thread 1 sees")
     right.bar([i + 0.2 for i in x], after, 0.4, label="thread 2 sees (virtual loss on thread 1's)")
     right.set_xticks(list(x), labels)
-    low = min(before + after)
-    right.set_ylim(low - 0.1 * (max(before) - low + 0.01), None)
+    low, high = min(before + after), max(before + after)
+    pad = 0.1 * (high - low) + 1e-3  # the differences are small: zoom in on them
+    right.set_ylim(low - pad, high + 4 * pad)
     right.set_title(
         f"Tree parallelization: thread 1 takes {state.action_to_string(first)}, "
         f"thread 2 {state.action_to_string(second)}",
