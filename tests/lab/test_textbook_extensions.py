@@ -6,7 +6,7 @@ import pytest
 from mcts_lab.puct import puct_select
 from mcts_lab.textbook.parallel import merged_root_counts
 from mcts_lab.textbook.solver import (
-    Node,
+    SolverNode,
     alphabeta_margin,
     prove,
     root_value,
@@ -23,7 +23,7 @@ from mcts_course.games import ConnectFour, Othello, TicTacToe
 from tests.helpers import late_positions, positions
 
 
-def _proven_nodes(root: Node):
+def _proven_nodes(root: SolverNode):
     stack = [root]
     while stack:
         node = stack.pop()
@@ -71,10 +71,9 @@ def test_a_small_budget_proves_less_but_never_wrongly():
 
 def test_prove_applies_the_minimax_rule_to_proven_children():
     state = TicTacToe.from_moves("a1 b1 b2 c1")  # X to move, c3 wins
-    root = Node(state, 1, [])
+    root = SolverNode(state)
     for action in state.legal_actions():
-        child = state.play(action)
-        root.children[action] = Node(child, 0, child.legal_actions())
+        root.children[action] = SolverNode(state.play(action), root, action)
     assert not prove(root)  # nothing proven below yet
     win = state.action_at(2, 2)
     assert prove(root.children[win]) and root.children[win].proven == 1.0

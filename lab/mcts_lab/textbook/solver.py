@@ -10,30 +10,21 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
 
 from mcts_course.games.base import GameState
+from mcts_course.given import Node, reward
 
 
-@dataclass(eq=False)
-class Node:
-    """A node of the search tree; ``proven`` is its proven reward for ``player`` (1, ½, 0)."""
+class SolverNode(Node):
+    """The teaching node (:class:`mcts_course.given.Node`) with one more field: ``proven``, its
+    proven reward for ``player`` (1, ½, 0), None while unknown."""
 
-    state: GameState
-    player: int  # the player who moved into this node: rewards are theirs
-    untried: list[int] = field(default_factory=list)
-    children: dict[int, Node] = field(default_factory=dict)
-    visits: int = 0
-    wins: float = 0.0
-    proven: float | None = None
+    def __init__(self, state: GameState, parent: Node | None = None, action: int | None = None):
+        super().__init__(state, parent, action)
+        self.proven: float | None = None
 
 
-def reward(returns: tuple[int, int], player: int) -> float:
-    """A game's returns (+1, 0, -1 per player) as ``player``'s reward 1, ½ or 0."""
-    return (1 + returns[player]) / 2
-
-
-def prove(node: Node) -> bool:
+def prove(node: SolverNode) -> bool:
     """PROVE: settle ``node`` from its children if they allow it; True if it is proven now."""
     if node.state.is_terminal():
         node.proven = reward(node.state.returns(), node.player)
@@ -48,7 +39,7 @@ def prove(node: Node) -> bool:
     return False
 
 
-def solver_backup(path: list[Node], returns: tuple[int, int]) -> None:
+def solver_backup(path: list[SolverNode], returns: tuple[int, int]) -> None:
     """SOLVER-BACKUP: UCT's statistics, then the proofs from the leaf up to the root."""
     for node in path:
         node.visits += 1
@@ -58,13 +49,12 @@ def solver_backup(path: list[Node], returns: tuple[int, int]) -> None:
             return  # an unproven node: nothing above it can be proven by this iteration
 
 
-def _child(node: Node, action: int) -> Node:
-    state = node.state.play(action)
-    node.children[action] = Node(state, node.state.current_player, state.legal_actions())
-    return node.children[action]
+def _child(node: SolverNode, action: int) -> SolverNode:
+    child = node.children[action] = SolverNode(node.state.play(action), node, action)
+    return child
 
 
-def _ucb(parent: Node, child: Node, c: float) -> float:
+def _ucb(parent: SolverNode, child: SolverNode, c: float) -> float:
     if child.proven is not None:
         return -math.inf  # settled: nothing left to learn there
     return child.wins / child.visits + c * math.sqrt(math.log(parent.visits) / child.visits)
@@ -72,11 +62,11 @@ def _ucb(parent: Node, child: Node, c: float) -> float:
 
 def solver_search(
     state: GameState, iterations: int, seed: int = 0, c: float = math.sqrt(2)
-) -> Node:
+) -> SolverNode:
     """UCT with MCTS-Solver's backups: the root of the tree after ``iterations`` (or sooner,
     once the root is proven)."""
     rng = random.Random(seed)
-    root = Node(state, 1 - state.current_player, state.legal_actions())
+    root = SolverNode(state)
     for _ in range(iterations):
         if root.proven is not None:
             break
@@ -98,7 +88,7 @@ def solver_search(
     return root
 
 
-def root_value(root: Node) -> float | None:
+def root_value(root: SolverNode) -> float | None:
     """The root's proven reward for the player to move there (None: not proven)."""
     if root.proven is None:
         return None
