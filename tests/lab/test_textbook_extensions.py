@@ -143,6 +143,7 @@ def test_a_virtual_loss_sends_the_second_thread_elsewhere_only_when_it_must():
 
 def test_the_parallel_picture_draws_both_schemes():
     import matplotlib
+    import matplotlib.pyplot
 
     matplotlib.use("Agg")
     from mcts_lab.textbook.parallel import parallel_picture
@@ -153,10 +154,12 @@ def test_the_parallel_picture_draws_both_schemes():
     assert sum(p.get_height() for p in left.patches) == 2 * 60
     assert len(right.patches) == 2 * 9
     assert "thread 2" in right.get_title()
+    matplotlib.pyplot.close("all")
 
 
 def test_nodes_by_empties_checks_every_textbook_margin_and_counts_more_for_plain_order():
     import matplotlib
+    import matplotlib.pyplot
 
     matplotlib.use("Agg")
     from mcts_lab.endgames import SEARCHES, growth_per_empty, nodes_by_empties, nodes_figure
@@ -170,10 +173,12 @@ def test_nodes_by_empties_checks_every_textbook_margin_and_counts_more_for_plain
             assert all((s, c.empties, c.margin) in by for s in SEARCHES)
     assert growth_per_empty(counts, SEARCHES[0], 4, 8) > 1
     assert len(nodes_figure(counts).axes[0].lines) == 3
+    matplotlib.pyplot.close("all")
 
 
 def test_the_ffo_board_colours_the_published_margins():
     import matplotlib
+    import matplotlib.pyplot
 
     matplotlib.use("Agg")
     from mcts_lab.endgames import margins_board
@@ -184,10 +189,12 @@ def test_the_ffo_board_colours_the_published_margins():
     assert "FFO #5" in ax.get_title()
     texts = {t.get_text() for t in ax.texts}
     assert all(f"{m:+d}" in texts for m in position.margins.values())
+    matplotlib.pyplot.close("all")
 
 
 def test_the_answers_figure_marks_every_method():
     import matplotlib
+    import matplotlib.pyplot
 
     matplotlib.use("Agg")
     from mcts_lab.reference import Reference, SeedSearch, answers_figure
@@ -209,6 +216,7 @@ def test_the_answers_figure_marks_every_method():
     right = fig.axes[1]
     assert len(right.get_yticklabels()) == 6
     assert "3" in {t.get_text() for t in right.texts}  # three seeds chose the same move
+    matplotlib.pyplot.close("all")
 
 
 def test_convergence_keeps_the_paired_data():
