@@ -333,3 +333,120 @@ def handover_match(
         seconds=time.perf_counter() - started,
     )
     return HandoverMatch(time_per_move, endgame, result, [game for _, _, game in done])
+
+
+# -- nodes searched against empty squares (the textbook search beside the engine) ---------------
+SEARCHES = ("alpha-beta, moves in square order", "alpha-beta, fastest first", "package solver")
+
+
+@dataclass(frozen=True)
+class NodeCount:
+    """One exact search of one position on a best line: who searched, at how many empties."""
+
+    search: str
+    empties: int
+    nodes: int
+    margin: int
+
+
+def best_line(state: Othello, down_to: int) -> list[Othello]:
+    """``state`` and the positions after each best move (the solver's) down to ``down_to``
+    empty squares: FFO-like positions of every size, each with a known exact margin."""
+    line = [state]
+    while empty_squares(line[-1]) > down_to and not line[-1].is_terminal():
+        move = EndgameSolver().solve(line[-1]).move
+        assert move is not None
+        line.append(line[-1].play(move))
+    return line
+
+
+def nodes_by_empties(
+    positions: Sequence[SolvedPosition],
+    down_to: int = 4,
+    plain_up_to: int = 11,
+    ordered_up_to: int = 13,
+) -> list[NodeCount]:
+    """Nodes searched to solve each position on the best lines of ``positions``: the textbook
+    alpha-beta (:func:`~mcts_lab.textbook.solver.alphabeta_margin`) with the moves in square
+    order and fastest first, up to the given empties (the build's time), and the package's
+    solver at every size.  Each textbook margin is checked against the solver's."""
+    from mcts_lab.textbook.solver import alphabeta_margin
+
+    counts = []
+    for position in positions:
+        for state in best_line(position.state, down_to):
+            empties, solution = empty_squares(state), EndgameSolver().solve(state)
+            counts.append(NodeCount(SEARCHES[2], empties, solution.nodes, solution.margin))
+            for search, order, top in (
+                (SEARCHES[0], False, plain_up_to),
+                (SEARCHES[1], True, ordered_up_to),
+            ):
+                if empties <= top:
+                    nodes = [0]
+                    margin = alphabeta_margin(state, order=order, nodes=nodes)
+                    assert margin == solution.margin, "the textbook search disagrees"
+                    counts.append(NodeCount(search, empties, nodes[0], margin))
+    return counts
+
+
+def nodes_figure(counts: Sequence[NodeCount]):
+    """Nodes searched against empty squares, log scale: one point per position, and the
+    geometric mean of each search at each size joined by a line."""
+    import math
+
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for search, marker in zip(SEARCHES, "os^", strict=True):
+        mine = [c for c in counts if c.search == search]
+        sizes = sorted({c.empties for c in mine})
+        means = [
+            math.exp(statistics.fmean(math.log(c.nodes) for c in mine if c.empties == e))
+            for e in sizes
+        ]
+        (line,) = ax.plot(sizes, means, marker=marker, label=search)
+        ax.scatter(
+            [c.empties for c in mine],
+            [c.nodes for c in mine],
+            s=10,
+            alpha=0.35,
+            color=line.get_color(),
+        )
+    ax.set_yscale("log")
+    ax.set_xlabel("empty squares")
+    ax.set_ylabel("positions searched (log scale)")
+    ax.legend(frameon=False, fontsize=8)
+    ax.grid(alpha=0.3, which="major")
+    return fig
+
+
+def growth_per_empty(counts: Sequence[NodeCount], search: str, low: int, high: int) -> float:
+    """The factor by which one more empty square multiplies ``search``'s nodes, from the
+    geometric means at ``low`` and ``high`` empties."""
+    import math
+
+    def log_mean(e: int) -> float:
+        return statistics.fmean(
+            math.log(c.nodes) for c in counts if c.search == search and c.empties == e
+        )
+
+    return math.exp((log_mean(high) - log_mean(low)) / (high - low))
+
+
+def margins_board(position: SolvedPosition):
+    """The FFO position on the board, each legal move's cell coloured by its published exact
+    margin for the player to move."""
+    from mcts_course.render import draw_board
+
+    reach = max(abs(m) for m in position.margins.values()) or 1  # white at 0: win or loss
+    mover = position.state.PLAYER_NAMES[position.state.current_player]
+    return draw_board(
+        position.state,
+        overlay=dict(position.margins),
+        cmap="RdBu",
+        fmt="{:+.0f}",
+        vmin=-reach,
+        vmax=reach,
+        label="exact margin of the move",
+        title=f"FFO #{position.number}: {mover} to move",
+    )

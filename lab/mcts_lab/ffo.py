@@ -27,6 +27,7 @@ from joblib import Parallel, delayed
 from mcts_course.games import Othello
 from mcts_course.stats import wilson_interval
 from mcts_lab import N_JOBS
+from mcts_lab.paired import PairedDifference, corrected, paired_difference
 from mcts_lab.present import Table
 
 FFO_FILE = "fforum-1-19.obf"
@@ -95,6 +96,15 @@ class Share:
     trials: int  # positions x seeds
     positions_best: int  # positions where every seed found a best move
     seconds: float  # mean seconds per decision
+    # per position, the share of its seeds that found a best move / kept the outcome (the
+    # position is the unit; empty when each position was decided once)
+    best_by_position: tuple[float, ...] = ()
+    kept_by_position: tuple[float, ...] = ()
+
+    @property
+    def positions(self) -> int:
+        """The independent units: positions (the seeds on one position are not independent)."""
+        return len(self.best_by_position) or self.trials
 
     @property
     def best_share(self) -> float:
@@ -106,11 +116,22 @@ class Share:
 
     @property
     def best_interval(self) -> tuple[float, float]:
-        return wilson_interval(self.best_share, self.trials)
+        """Wilson's interval with n = the positions, not the decisions: several seeds on one
+        position count as one unit (conservative: as if the seeds added nothing)."""
+        return wilson_interval(self.best_share, self.positions)
 
     @property
     def kept_interval(self) -> tuple[float, float]:
-        return wilson_interval(self.kept_share, self.trials)
+        return wilson_interval(self.kept_share, self.positions)
+
+
+def paired(
+    first: Share, second: Share, kept: bool = False, comparisons: int = 1
+) -> PairedDifference:
+    """``first``'s share minus ``second``'s on the same positions, paired by position, with a
+    bootstrap interval over positions (Bonferroni-corrected for ``comparisons``)."""
+    a, b = ((s.kept_by_position if kept else s.best_by_position) for s in (first, second))
+    return paired_difference(a, b, corrected(comparisons))
 
 
 def _decide(make: Callable[[int], object], position: SolvedPosition, seed: int):
@@ -138,13 +159,17 @@ def solved_shares(
         done = Parallel(n_jobs=n_jobs)(delayed(_decide)(make, p, s) for p, s in jobs)
         best = kept = 0
         hit: dict[int, int] = {}
+        held: dict[int, int] = {}
         for (p, _), (action, _) in zip(jobs, done, strict=True):
             best += action in p.best_moves
             kept += p.keeps_outcome(action)
             hit[p.number] = hit.get(p.number, 0) + (action in p.best_moves)
+            held[p.number] = held.get(p.number, 0) + p.keeps_outcome(action)
         seconds = sum(t for _, t in done) / len(done)
         all_best = sum(h == n for h in hit.values())
-        out.append(Share(label, best, kept, len(jobs), all_best, seconds))
+        by_best = tuple(hit[p.number] / n for p in positions)
+        by_kept = tuple(held[p.number] / n for p in positions)
+        out.append(Share(label, best, kept, len(jobs), all_best, seconds, by_best, by_kept))
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TypeVar
 
 from mcts_course.agents import make_agent
 from mcts_course.arena import MatchResult, match
@@ -150,3 +151,20 @@ def rates_table(rates: dict[str, float]) -> Table:
         {"iterations per second": ",.0f", share: ".0%"},
         right=["iterations per second", share],
     )
+
+
+Move = TypeVar("Move", int, str)  # an action, or a letter in a worked example
+Children = dict[Move, tuple[int, float, float]]  # move -> (visits, total reward, prior)
+
+
+def puct_select(
+    stats: Children[Move], parent_visits: int, c: float = 1.0, fpu: float = 0.5
+) -> Move:
+    """PUCT-SELECT: ``stats`` maps each move to (visits n, total reward W, prior P)."""
+
+    def score(action: Move) -> float:
+        n, w, p = stats[action]
+        q = w / n if n else fpu  # an unvisited move counts as a draw (first-play urgency)
+        return q + c * p * parent_visits**0.5 / (1 + n)
+
+    return max(sorted(stats), key=score)  # ties: the smallest move

@@ -27,7 +27,7 @@ RUNNING = "f5 d6 c3 d3 c4 f4 c5 b3 c2"  # the book's running position (White to 
 REFERENCE_ITERATIONS = 100_000  # MCTS iterations per reference search
 REFERENCE_SEEDS = 4
 ALPHABETA_DEPTHS = (1, 2, 3, 4, 5, 6, 7)
-FLAT_PER_MOVE = 2000  # playouts per move for flat Monte Carlo's converged values
+FLAT_PER_MOVE = 20_000  # playouts per move: the Monte Carlo chapter's budget for the same values
 
 
 def running_position() -> Othello:
@@ -149,3 +149,47 @@ def _long_search(state: GameState, iterations: int, seed: int) -> SeedSearch:
         state.action_to_string(second.action),
         second.visits / total,
     )
+
+
+def answers_figure(ref: Reference):
+    """Every method's answer in the running position on one picture.  Left: each move's value
+    under random playouts (flat Monte Carlo's ``flat_per_move`` playouts, 95% intervals).
+    Right: which move each method plays (the long MCTS searches: how many seeds chose it)."""
+    import matplotlib.pyplot as plt
+
+    moves = list(ref.flat)
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1, 1.3]}, sharex=True
+    )
+    means = [ref.flat[m][0] for m in moves]
+    errors = [
+        [ref.flat[m][0] - ref.flat[m][1] for m in moves],
+        [ref.flat[m][2] - ref.flat[m][0] for m in moves],
+    ]
+    left.errorbar(range(len(moves)), means, yerr=errors, fmt="o", capsize=4)
+    left.set_ylabel(f"mean reward, {ref.flat_per_move:,} random playouts")
+    left.set_title("Value under random play after each move", fontsize=10)
+    deepest = max(ref.alphabeta)
+    rows = [
+        ("minimax, depth 2", {ref.earlier["minimax"]: 1}),
+        ("flat MC, 600 playouts", {ref.earlier["flat"]: 1}),
+        ("MCTS, 2,000 iterations", {ref.earlier["mcts"]: 1}),
+        (f"alpha-beta, depths 1-{deepest}", dict(Counter(ref.alphabeta.values()))),
+        (f"MCTS, {ref.iterations:,} (seeds)", dict(ref.mcts_moves)),
+        (f"flat MC, {ref.flat_per_move:,} a move", {ref.flat_best: 1}),
+    ]
+    for y, (_, chosen) in enumerate(rows):
+        for move, count in chosen.items():
+            x = moves.index(move)
+            right.scatter([x], [y], s=80 + 60 * count, color="C1")
+            if count > 1:
+                right.annotate(str(count), (x, y), ha="center", va="center", fontsize=8)
+    right.set_yticks(range(len(rows)), [label for label, _ in rows], fontsize=8)
+    right.yaxis.tick_right()
+    right.set_ylim(len(rows) - 0.5, -0.5)
+    right.set_title("The move each method plays", fontsize=10)
+    for ax in (left, right):
+        ax.set_xticks(range(len(moves)), moves)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
@@ -28,6 +28,7 @@ from mcts_course.agents.exact import exact_value, move_values
 from mcts_course.games import GameState, TicTacToe
 from mcts_course.stats import half_width, wilson_interval
 from mcts_lab.experiments import reachable_states, root_value, sample, to_unit
+from mcts_lab.paired import PairedDifference, corrected, paired_difference
 from mcts_lab.present import error_bars
 
 
@@ -65,6 +66,20 @@ class Convergence:
     flat_hits: list[int]
     random_share: float  # the share of best moves a uniformly random move gets, on average
     root_errors: list[list[float]]  # |MCTS root value - exact value| on the [0, 1] scale
+    # per budget, per position: 1 if the agent played a best move there (the paired data)
+    mcts_best: list[list[int]] = field(default_factory=list)
+    flat_best: list[list[int]] = field(default_factory=list)
+
+    def mcts_minus_flat(self, i: int) -> PairedDifference:
+        """MCTS's share of best moves minus flat MC's at budget ``i``, paired by position, the
+        interval corrected for the comparisons read from the scan (two per budget)."""
+        level = corrected(2 * len(self.budgets))
+        return paired_difference(self.mcts_best[i], self.flat_best[i], level)
+
+    def flat_gain(self, i: int, j: int) -> PairedDifference:
+        """Flat MC's share at budget ``j`` minus at budget ``i``, paired by position."""
+        level = corrected(2 * len(self.budgets))
+        return paired_difference(self.flat_best[j], self.flat_best[i], level)
 
     @property
     def mcts_share(self) -> list[float]:
@@ -108,21 +123,34 @@ def convergence(
         )
     )
     mcts_hits, flat_hits, root_errors = [], [], []
+    mcts_best, flat_best = [], []
     for budget in budgets:
         hits_m = hits_f = 0
-        errors = []
+        errors, best_m, best_f = [], [], []
         for k, (state, vals) in enumerate(zip(chosen, values, strict=True)):
             best = max(vals.values())
             mcts = MCTSAgent(budget, seed=seed + k)
-            hits_m += vals[mcts.select_action(state)] == best
+            best_m.append(int(vals[mcts.select_action(state)] == best))
+            hits_m += best_m[-1]
             errors.append(abs(root_value(mcts.last_root) - to_unit(exact_value(state))))
             flat = MonteCarloAgent(playouts=budget, policy="ucb1", seed=seed + k)
-            hits_f += vals[flat.select_action(state)] == best
+            best_f.append(int(vals[flat.select_action(state)] == best))
+            hits_f += best_f[-1]
+        mcts_best.append(best_m)
+        flat_best.append(best_f)
         mcts_hits.append(hits_m)
         flat_hits.append(hits_f)
         root_errors.append(errors)
     return Convergence(
-        list(budgets), len(chosen), len(decisive), mcts_hits, flat_hits, random_share, root_errors
+        list(budgets),
+        len(chosen),
+        len(decisive),
+        mcts_hits,
+        flat_hits,
+        random_share,
+        root_errors,
+        mcts_best,
+        flat_best,
     )
 
 
