@@ -52,6 +52,7 @@ LOG_CAP = 2 << 20  # bytes of a run's output kept in pytest.log
 # code (a function that crashed or looped fails its tests in a run that is "graded").
 GRADED = "graded"
 RUN_FAILURES = ("crashed", "killed", "timed out", "no tests")
+NO_TESTS_COLLECTED = 5  # pytest's exit status
 RESERVED = ("grades.csv", "", ".", "..")  # names in the output folder that are not submissions
 
 
@@ -197,9 +198,9 @@ def run_status(returncode: int, timed_out: bool, data: dict) -> str:
         return "timed out"
     if returncode < 0:
         return "killed"
-    if returncode not in (0, 1) or not data.get("tests"):
-        return "crashed" if returncode not in (0, 1) else "no tests"
-    if not any(t.get("max_score") for t in data["tests"]):
+    if returncode not in (0, 1, NO_TESTS_COLLECTED):
+        return "crashed"
+    if not any(t.get("max_score") for t in data.get("tests", [])):
         return "no tests"
     return GRADED
 
