@@ -5,9 +5,16 @@
 process of its own: what one submission's answers change in the grader's memory, a cached input
 among them, dies with its run), then writes OUT/S/results.json and pytest.log and OUT/grades.csv.
 The tests, the points and the messages are those of any other pytest run of the plugin
-(:mod:`mcts_course.grading.plugin`); this module only starts runs and reads their results.  A
-run that ends without results (pytest itself failed) still gets a results.json with 0 and the
-end of its output, so that every other grade is written.
+(:mod:`mcts_course.grading.plugin`); this module only starts runs and reads their results.
+
+Nothing fails quietly: the instructor's hidden tests are checked against the reference
+solutions before any student code runs (:mod:`mcts_grader.vet`; a faulty one stops the batch
+and nothing is written); a run that crashed, was killed, timed out or graded no test still gets
+its results.json (0 points, pytest's output in its pytest.log) and a row whose ``status`` says
+so (:data:`RUN_FAILURES`), and the command line exits 1 naming it.  grades.csv merges with the
+rows of earlier batches in the same folder (:mod:`mcts_grader.table`), and the top-level output
+of each results.json holds back the hidden tests' points before the due date
+(:mod:`mcts_grader.feedback`).
 
 As root (Gradescope, an instructor's batch) the batch is prepared before any student code runs:
 the submissions must be closed to other users (each sandbox is such a user), the output folders
@@ -264,7 +271,8 @@ def grade(
     root, other users can read the submissions of a batch or the output folder is not the
     grader's own.
     """
-    options = ["-q", "--timeout-scale", str(timeout_scale), "--memory-mb", str(memory_mb)]
+    limits = ["--timeout-scale", str(timeout_scale), "--memory-mb", str(memory_mb)]
+    options = ["-q", *limits]
     options += [f"--exercise-set={s}" for s in sets or ()]
     options += [f"--exercise={e}" for e in exercises or ()]
     options += list(pytest_args)
@@ -281,7 +289,9 @@ def grade(
     now = datetime.now(timezone.utc)
     try:
         with _batch_env() as (private, env):
-            vet(tests, options, env, private)  # before any student code runs, or any file
+            # Before any student code runs, or any file is written: every hidden test (whatever
+            # --exercise or -k keep of them), under the batch's limits.
+            vet(tests, limits, env, private)
             # The output folders, made (or checked) and held open before any student code runs.
             if out_dir is not None:
                 outputs = Outputs(Path(out_dir), [g.name for g in graded])

@@ -166,10 +166,12 @@ def test_a_run_past_its_time_cap_is_timed_out(tmp_path):
 
 
 def test_grading_everyone_zero_of_zero_is_an_error(tmp_path, capsys):
-    """A batch whose runs grade no test (every test deselected) is not a batch of zeros"""
+    """A batch whose runs grade no test (every test deselected: the hidden ones are checked
+    whatever -k keeps) is not a batch of zeros"""
     subs = submissions(tmp_path / "subs", {"alice": "reference", "bob": "stub"})
     out = tmp_path / "out"
-    args = ["grade", *map(str, subs), "--out", str(out), *BANDITS, "-k", "no_such_test"]
+    tests = str(hidden(tmp_path / "hidden"))
+    args = ["grade", *map(str, subs), "--out", str(out), "--tests", tests, "-k", "no_such_test"]
     assert main(args) == 1
     assert "2 of 2 submissions not graded" in capsys.readouterr().err
     assert {row["status"] for row in rows(out).values()} == {"no tests"}

@@ -4,8 +4,9 @@ third-party repository the book cites)."""
 
 from __future__ import annotations
 
-import importlib.util
+import runpy
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,15 +16,8 @@ pytest.importorskip("yaml")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load_sync():
-    path = ROOT / "scripts" / "sync_notebooks.py"
-    spec = importlib.util.spec_from_file_location("sync_notebooks_address", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-sync = _load_sync()
+# the script's names (it is no module of a package)
+sync = SimpleNamespace(**runpy.run_path(str(ROOT / "scripts" / "sync_notebooks.py")))
 
 
 def test_every_address_of_the_repository_is_the_configured_one():
