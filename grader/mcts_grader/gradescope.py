@@ -215,8 +215,12 @@ def build_zip(
                 z.write(wheel, wheel.name)
             if tests:  # a folder of pytest files (conftest.py included), or one file
                 tests = Path(tests)
-                for path in sorted(tests.glob("*.py")) if tests.is_dir() else [tests]:
-                    z.write(path, f"tests/{path.name}")
+                # every .py file the check above collected from, its subfolders' too
+                files = sorted(tests.rglob("*.py")) if tests.is_dir() else [tests]
+                for path in files:
+                    if "__pycache__" not in path.parts:
+                        inside = path.relative_to(tests) if tests.is_dir() else path.name
+                        z.write(path, f"tests/{inside}")
         os.replace(partial, out)
     return out
 

@@ -45,22 +45,6 @@ def reference_copy(folder: Path) -> Path:
     return folder
 
 
-def hidden_files(tests: Iterable[str | Path]) -> list[Path]:
-    """The test files pytest would collect from ``tests`` (files, or folders searched for
-    ``test_*.py`` and ``*_test.py``)."""
-    found: list[Path] = []
-    for t in map(Path, tests):
-        if t.is_dir():
-            found += sorted(p for p in t.rglob("*.py") if _is_test_file(p.name))
-        elif t.is_file():
-            found.append(t)
-    return found
-
-
-def _is_test_file(name: str) -> bool:
-    return name.startswith("test_") or name.endswith("_test.py")
-
-
 def vet(
     tests: Iterable[str | Path],
     options: Iterable[str] = (),
@@ -71,11 +55,11 @@ def vet(
     checked.  Raises BadTests (one message naming each faulty test) when a test file is missing
     or does not import, a test has no usable ``points`` marker or fails on the reference, or
     there is no test at all."""
-    tests = [Path(t) for t in tests]
-    missing = [str(t) for t in tests if not t.exists()]
+    paths = [Path(t) for t in tests]
+    missing = [str(t) for t in paths if not t.exists()]
     if missing:
         raise BadTests(f"--tests {missing[0]}: no such file or folder")
-    if not tests:
+    if not paths:
         return 0
     with tempfile.TemporaryDirectory(prefix="mcts-vet-", dir=scratch) as tmp:
         os.chmod(tmp, 0o700)
@@ -90,7 +74,7 @@ def vet(
             "no:cacheprovider",
             "-p",
             "mcts_grader.vet",
-            *[str(t.resolve()) for t in tests],
+            *[str(t.resolve()) for t in paths],
             f"--submission={reference}",
             f"--results-json={results}",
             f"{REPORT_OPTION}={report}",
