@@ -54,10 +54,14 @@ def student_output(data: dict[str, Any], now: datetime, due: datetime | None) ->
     of the tests they see, and only the sum of the others'."""
     outcomes = outcomes_of(data)
     seen = [o for o in outcomes if shown(o.visibility, now, due)]
-    held = sum(o.max_score for o in outcomes if not shown(o.visibility, now, due))
     text = points_table(seen) if seen else "no test result is shown yet"
-    if held:
-        text += f"\n(tests worth {held:g} more points are shown after the due date)"
+    held = [o for o in outcomes if not shown(o.visibility, now, due)]
+    later = sum(o.max_score for o in held if o.visibility == "after_due_date")
+    never = sum(o.max_score for o in held if o.visibility != "after_due_date")
+    if later:
+        text += f"\n(tests worth {later:g} more points are shown after the due date)"
+    if never:
+        text += f"\n(tests worth {never:g} more points are not shown)"
     return text
 
 

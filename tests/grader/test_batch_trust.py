@@ -312,5 +312,8 @@ def test_the_student_output_names_no_held_back_test():
         ]
     }
     early = student_output(data, DUE - timedelta(days=1), DUE)
-    assert "secret" not in early and "3 more points" in early
+    assert "secret" not in early and "3 more points are shown after the due date" in early
     assert "secret" in student_output(data, DUE + timedelta(days=1), DUE)
+    data["tests"][1]["visibility"] = "hidden"
+    late = student_output(data, DUE + timedelta(days=1), DUE)
+    assert "secret" not in late and "3 more points are not shown" in late
