@@ -255,6 +255,7 @@ def grade(
     progress: Callable[[str], None] | None = None,
     due: datetime | None = None,
     run_cap: float | None = None,
+    check_tests: bool = True,
 ) -> list[Graded]:
     """Grade each submission (a folder, a .py file or a notebook); with ``out_dir`` write
     ``OUT/<name>/results.json`` and ``pytest.log`` and ``OUT/grades.csv``, merged with the rows
@@ -265,7 +266,9 @@ def grade(
     graded or written); ``sets`` and ``exercises`` keep the tests of those exercise sets or
     exercises; ``pytest_args`` go to every pytest run; ``due`` is the date after which students
     see the hidden tests (the top-level output of each results.json holds them back before it);
-    ``run_cap`` caps each run's seconds (default :data:`RUN_CAP`).  A run that fails (its
+    ``run_cap`` caps each run's seconds (default :data:`RUN_CAP`); ``check_tests=False`` skips
+    the check of the hidden tests (a probe that is meant to fail on the reference, in this
+    project's own attack tests; the command line has no such option).  A run that fails (its
     ``status`` is one of :data:`RUN_FAILURES`) still gets its row; the caller says so.
     Raises SandboxError (and writes nothing) when student code cannot be confined, or when, as
     root, other users can read the submissions of a batch or the output folder is not the
@@ -291,7 +294,8 @@ def grade(
         with _batch_env() as (private, env):
             # Before any student code runs, or any file is written: every hidden test (whatever
             # --exercise or -k keep of them), under the batch's limits.
-            vet(tests, limits, env, private)
+            if check_tests:
+                vet(tests, limits, env, private)
             # The output folders, made (or checked) and held open before any student code runs.
             if out_dir is not None:
                 outputs = Outputs(Path(out_dir), [g.name for g in graded])

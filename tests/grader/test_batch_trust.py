@@ -317,3 +317,15 @@ def test_the_student_output_names_no_held_back_test():
     data["tests"][1]["visibility"] = "hidden"
     late = student_output(data, DUE + timedelta(days=1), DUE)
     assert "secret" not in late and "3 more points are not shown" in late
+
+
+def test_a_gradescope_run_that_breaks_says_so_and_fails(tmp_path, monkeypatch, capsys):
+    sub = build("reference", tmp_path / "submission", files=("bandits",))
+    results = tmp_path / "results" / "results.json"
+    monkeypatch.setenv("MCTS_GRADESCOPE_SUBMISSION", str(sub))
+    monkeypatch.setenv("MCTS_GRADESCOPE_RESULTS", str(results))
+    monkeypatch.setenv("MCTS_GRADESCOPE_TESTS", str(tmp_path / "no-tests"))
+    assert main(["grade", "--gradescope", "--no-such-option"]) == 1
+    data = json.loads(results.read_text())
+    assert data["extra_data"]["status"] == "crashed" and "could not grade" in data["output"]
+    assert "(crashed)" in capsys.readouterr().out
