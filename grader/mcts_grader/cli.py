@@ -28,7 +28,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="grade submissions: grades.csv and Gradescope results.json files",
         description="Grade each SUBMISSION (a folder with a student's exercise files or "
         "notebooks, or one such file), one pytest run each. Writes DIR/grades.csv "
-        "(submission, score, max_score, then the points of each exercise), and "
+        "(submission, status, score, max_score, then the points of each exercise), and "
         "DIR/<submission>/results.json (Gradescope's format) and pytest.log; grading again "
         "into DIR replaces the rows of the submissions graded again and keeps the others. "
         "Student code runs in separate processes with time and memory limits. Hidden tests "
