@@ -8,7 +8,11 @@ Colab opens only real notebooks, so every chapter has a generated twin ``book/NN
    repository named in ``_config.yml`` (``repository.url`` and ``repository.branch``) when the
    notebook runs in Colab, and does nothing anywhere else;
 2. regenerates the ``.ipynb`` twin with jupytext, with deterministic cell ids so that an
-   unchanged chapter gives a byte-identical notebook.
+   unchanged chapter gives a byte-identical notebook;
+3. checks that every other GitHub address in the project's text (README, chapters, packages,
+   configuration) is that same repository, or a third-party one the book cites
+   (:data:`THIRD_PARTY`): prose that names the repository (``git clone ...``) cannot be
+   generated, so a fork that changes ``_config.yml`` is told where else to write it.
 
 Usage: ``python scripts/sync_notebooks.py`` (what ``make notebooks`` runs) or ``--check``, which
 changes nothing and exits with status 1 when a file is out of date.
@@ -38,6 +42,56 @@ def repository(config_path: Path = ROOT / "_config.yml") -> tuple[str, str]:
     config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
     repo = config["repository"]
     return repo["url"].rstrip("/"), repo.get("branch") or "main"
+
+
+# Repositories the book cites that are not the course's; any other GitHub address must be the
+# one of _config.yml.
+THIRD_PARTY = ("google-deepmind/open_spiel",)
+ADDRESS = re.compile(r"github\.com[/:]([\w.-]+/[\w.-]+)")
+SCANNED = (
+    "README.md",
+    "CONTRIBUTING.md",
+    "CHANGELOG.md",
+    "_config.yml",
+    "pyproject.toml",
+    "*/pyproject.toml",
+    "book/*.md",
+    "book/*.ipynb",
+    "mcts_course/**/*.py",
+    "lab/**/*.py",
+    "grader/**/*.py",
+    "exercises/*.py",
+    "scripts/*.py",
+)
+
+
+def owner_name(url: str) -> str:
+    """``owner/name`` of a GitHub address (https or ssh, with ``.git`` or without)."""
+    match = ADDRESS.search(url)
+    if match is None:
+        raise ValueError(f"not a GitHub address: {url}")
+    return match.group(1).rstrip(".").removesuffix(".git")
+
+
+def repository_mentions(root: Path = ROOT) -> list[tuple[Path, int, str]]:
+    """Every GitHub repository named in the project's text: ``(file, line, owner/name)``."""
+    found = []
+    files = sorted({p for pattern in SCANNED for p in root.glob(pattern) if p.is_file()})
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            found += [(path, number, owner_name(m.group(0))) for m in ADDRESS.finditer(line)]
+    return found
+
+
+def stray_addresses(url: str, root: Path = ROOT) -> list[str]:
+    """``file:line: owner/name`` of each GitHub address that is neither the configured
+    repository (``url``) nor a third-party one."""
+    own = owner_name(url)
+    return [
+        f"{path.relative_to(root)}:{number}: {name}"
+        for path, number, name in repository_mentions(root)
+        if name != own and name not in THIRD_PARTY
+    ]
 
 
 def install_cell_code(url: str, branch: str) -> str:
@@ -130,8 +184,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{path.relative_to(ROOT)}: {verb}")
     if args.check and stale:
         print("run `make notebooks` to regenerate them", file=sys.stderr)
-        return 1
-    return 0
+    stray = stray_addresses(repository()[0])
+    for where in stray:  # prose is not generated: said, to be written by hand
+        print(f"{where}: not the repository of _config.yml", file=sys.stderr)
+    return 1 if (args.check and stale) or stray else 0
 
 
 if __name__ == "__main__":

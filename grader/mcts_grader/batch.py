@@ -5,9 +5,16 @@
 process of its own: what one submission's answers change in the grader's memory, a cached input
 among them, dies with its run), then writes OUT/S/results.json and pytest.log and OUT/grades.csv.
 The tests, the points and the messages are those of any other pytest run of the plugin
-(:mod:`mcts_course.grading.plugin`); this module only starts runs and reads their results.  A
-run that ends without results (pytest itself failed) still gets a results.json with 0 and the
-end of its output, so that every other grade is written.
+(:mod:`mcts_course.grading.plugin`); this module only starts runs and reads their results.
+
+Nothing fails quietly: the instructor's hidden tests are checked against the reference
+solutions before any student code runs (:mod:`mcts_grader.vet`; a faulty one stops the batch
+and nothing is written); a run that crashed, was killed, timed out or graded no test still gets
+its results.json (0 points, pytest's output in its pytest.log) and a row whose ``status`` says
+so (:data:`RUN_FAILURES`), and the command line exits 1 naming it.  grades.csv merges with the
+rows of earlier batches in the same folder (:mod:`mcts_grader.table`), and the top-level output
+of each results.json holds back the hidden tests' points before the due date
+(:mod:`mcts_grader.feedback`).
 
 As root (Gradescope, an instructor's batch) the batch is prepared before any student code runs:
 the submissions must be closed to other users (each sandbox is such a user), the output folders
@@ -33,17 +40,27 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from mcts_course.grading import invocation, sandbox
 from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
-from mcts_course.grading.report import Outcome, by_exercise, grades_csv, outcomes_of, printable
+from mcts_course.grading.report import Outcome, by_exercise, outcomes_of, printable
 from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
+from mcts_grader.feedback import with_student_output
+from mcts_grader.table import Row, earlier_rows, table
+from mcts_grader.vet import vet
 
 RUN_CAP = 3600  # seconds of one submission's pytest run, whatever its tests allow
 TERM_GRACE = 10.0  # seconds a run has to close its sandboxes after SIGTERM
-LOG_TAIL = 3000  # characters of a failed run's output quoted in its results.json
 LOG_CAP = 2 << 20  # bytes of a run's output kept in pytest.log
+# How a submission's pytest run ended (``extra_data.status`` of its results.json, the status
+# column of grades.csv): "graded", or a failure of the grading itself, never of the student's
+# code (a function that crashed or looped fails its tests in a run that is "graded").
+GRADED = "graded"
+RUN_FAILURES = ("crashed", "killed", "timed out", "no tests")
+NO_TESTS_COLLECTED = 5  # pytest's exit status
+RESERVED = ("grades.csv", "", ".", "..")  # names in the output folder that are not submissions
 
 
 @dataclass
@@ -55,6 +72,7 @@ class Graded:
     outcomes: list[Outcome] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)  # set -> the file graded
     log: str = ""  # pytest's output
+    status: str = GRADED  # or one of RUN_FAILURES
 
     @property
     def score(self) -> float:
@@ -119,12 +137,15 @@ def run_one(
     options: Iterable[str] = (),
     env: dict[str, str] | None = None,
     runs: Runs | None = None,
+    cap: float | None = None,
 ) -> tuple[dict, str]:
     """Grade one submission in its own pytest process; ``(results.json data, its output)``.
 
     The run writes into ``scratch`` (a folder of the grader's: as root, only root may enter it);
-    the caller writes the results where they belong.  Raises SandboxError when the run refused
-    to grade."""
+    the caller writes the results where they belong.  ``extra_data.status`` of the data says
+    how the run ended (:data:`GRADED` or one of :data:`RUN_FAILURES`); a run stops after
+    ``cap`` seconds (default :data:`RUN_CAP`).  Raises SandboxError when the run refused to
+    grade."""
     scratch.mkdir(mode=0o700)
     results = scratch / "results.json"
     command = pytest_command(submission, results, tests, options)
@@ -139,12 +160,14 @@ def run_one(
             proc = _popen(command, out, scratch, env)
         if proc is None:
             raise SandboxError("grading stopped: another run refused")
+        cap = RUN_CAP if cap is None else cap
+        timed_out = False
         try:
-            proc.wait(RUN_CAP)
+            proc.wait(cap)
             ended = f"exit status {proc.returncode}"
         except subprocess.TimeoutExpired:
             _stop(proc)
-            ended = f"stopped after {RUN_CAP} s"
+            timed_out, ended = True, f"stopped after {cap:g} s"
         finally:
             if runs is not None:
                 with runs.lock:
@@ -159,24 +182,48 @@ def run_one(
     except (OSError, ValueError):
         if proc.returncode == REFUSED:
             raise SandboxError(_refusal(log)) from None
+        # pytest's output stays in pytest.log, the instructor's: it may name hidden tests
         data = {
             "score": 0.0,
-            "output": f"the grader could not grade this submission ({ended}):\n{log[-LOG_TAIL:]}",
+            "output": f"the grader could not grade this submission ({ended}); "
+            "the instructor has the log",
             "stdout_visibility": "hidden",
             "tests": [],
         }
     if data.get("refused") or proc.returncode == REFUSED:
         raise SandboxError(str(data.get("refused") or _refusal(log)))
+    extra = data.setdefault("extra_data", {})
+    extra["status"] = run_status(proc.returncode, timed_out, data)
     return data, log
 
 
+def run_status(returncode: int, timed_out: bool, data: dict) -> str:
+    """How a run ended: pytest's statuses 0 and 1 (tests passed, some failed) with graded
+    tests are a grade; a signal, the time cap, any other status (pytest's usage or internal
+    error, an interrupted run), or a run that graded no test at all are failures of grading."""
+    if timed_out:
+        return "timed out"
+    if returncode < 0:
+        return "killed"
+    if returncode not in (0, 1, NO_TESTS_COLLECTED):
+        return "crashed"
+    if not any(t.get("max_score") for t in data.get("tests", [])):
+        return "no tests"
+    return GRADED
+
+
 def grade_one(
-    submission: Path, tests: Iterable[str | Path] = (), options: Iterable[str] = ()
+    submission: Path,
+    tests: Iterable[str | Path] = (),
+    options: Iterable[str] = (),
+    due: datetime | None = None,
 ) -> tuple[dict, str]:
     """One submission (Gradescope's): ``(results.json data, pytest's output)``, from a run
-    prepared as a batch's are (see :func:`_batch_env`)."""
+    prepared as a batch's are (see :func:`_batch_env`); the top-level output shows what the
+    student may see before the ``due`` date (:mod:`mcts_grader.feedback`)."""
     with _batch_env() as (private, env):
-        return run_one(Path(submission), private / "run", tests, options, env)
+        data, log = run_one(Path(submission), private / "run", tests, options, env)
+    return with_student_output(data, due=due), log
 
 
 def _popen(command: list[str], out, cwd: Path, env: dict | None) -> subprocess.Popen:
@@ -206,17 +253,29 @@ def grade(
     exercises: Iterable[str] | None = None,
     pytest_args: Iterable[str] = (),
     progress: Callable[[str], None] | None = None,
+    due: datetime | None = None,
+    run_cap: float | None = None,
+    check_tests: bool = True,
 ) -> list[Graded]:
     """Grade each submission (a folder, a .py file or a notebook); with ``out_dir`` write
-    ``OUT/<name>/results.json`` and ``pytest.log`` and ``OUT/grades.csv``.
+    ``OUT/<name>/results.json`` and ``pytest.log`` and ``OUT/grades.csv``, merged with the rows
+    of submissions graded there before (:mod:`mcts_grader.table`).
 
-    ``extra_tests`` are the instructor's test files or folders; ``sets`` and ``exercises`` keep
-    the tests of those exercise sets or exercises; ``pytest_args`` go to every pytest run.
+    ``extra_tests`` are the instructor's test files or folders, checked against the reference
+    solutions first (:func:`mcts_grader.vet.vet`: a faulty one raises BadTests, and nothing is
+    graded or written); ``sets`` and ``exercises`` keep the tests of those exercise sets or
+    exercises; ``pytest_args`` go to every pytest run; ``due`` is the date after which students
+    see the hidden tests (the top-level output of each results.json holds them back before it);
+    ``run_cap`` caps each run's seconds (default :data:`RUN_CAP`); ``check_tests=False`` skips
+    the check of the hidden tests (a probe that is meant to fail on the reference, in this
+    project's own attack tests; the command line has no such option).  A run that fails (its
+    ``status`` is one of :data:`RUN_FAILURES`) still gets its row; the caller says so.
     Raises SandboxError (and writes nothing) when student code cannot be confined, or when, as
     root, other users can read the submissions of a batch or the output folder is not the
     grader's own.
     """
-    options = ["-q", "--timeout-scale", str(timeout_scale), "--memory-mb", str(memory_mb)]
+    limits = ["--timeout-scale", str(timeout_scale), "--memory-mb", str(memory_mb)]
+    options = ["-q", *limits]
     options += [f"--exercise-set={s}" for s in sets or ()]
     options += [f"--exercise={e}" for e in exercises or ()]
     options += list(pytest_args)
@@ -228,26 +287,38 @@ def grade(
     graded: list[Graded] = []
     for path in paths:
         graded.append(Graded(_unique_name(path, graded), path))
-    # Before any student code runs: the output folders, made (or checked) and held open.
-    outputs = Outputs(Path(out_dir), [g.name for g in graded]) if out_dir is not None else None
     runs = Runs()
+    outputs = None
+    now = datetime.now(timezone.utc)
     try:
         with _batch_env() as (private, env):
+            # Before any student code runs, or any file is written: every hidden test (whatever
+            # --exercise or -k keep of them), under the batch's limits.
+            if check_tests:
+                vet(tests, limits, env, private)
+            # The output folders, made (or checked) and held open before any student code runs.
+            if out_dir is not None:
+                outputs = Outputs(Path(out_dir), [g.name for g in graded])
 
             def work(item: tuple[int, Graded]) -> Graded:
                 number, g = item
                 try:
-                    data, log = run_one(g.path, private / str(number), tests, options, env, runs)
+                    data, log = run_one(
+                        g.path, private / str(number), tests, options, env, runs, run_cap
+                    )
                 except SandboxError as error:  # at once: no run goes on, none starts
                     runs.stop_all(error)
                     raise
+                data = with_student_output(data, now, due)
                 g.outcomes = outcomes_of(data)
                 g.files = dict((data.get("extra_data") or {}).get("files", {}))
                 g.log = log
+                g.status = data["extra_data"]["status"]
                 if outputs is not None:
                     outputs.write_submission(g.name, json.dumps(data, indent=2), log)
                 if progress is not None:
-                    progress(f"{g.name}: {g.score:g} / {g.max_score:g}")
+                    failed = "" if g.status == GRADED else f" ({g.status})"
+                    progress(f"{printable(g.name)}: {g.score:g} / {g.max_score:g}{failed}")
                 return g
 
             workers = max(1, n_jobs or os.cpu_count() or 1)
@@ -263,7 +334,8 @@ def grade(
                     runs.stop_all()  # Ctrl-C, or a failure of the grader itself
                     raise
         if outputs is not None:
-            outputs.write_csv(grades_csv([(g.name, g.outcomes) for g in graded]))
+            rows = [Row(g.name, g.status, g.outcomes) for g in graded]
+            outputs.write_csv(table(rows + earlier_rows(outputs.fd, {g.name for g in graded})))
     finally:
         if outputs is not None:
             outputs.close()
@@ -386,8 +458,11 @@ def write_beside(path: Path, text: str) -> None:
 
 
 def _unique_name(path: Path, earlier: list[Graded]) -> str:
-    name = path.name or str(path)
-    taken = {g.name for g in earlier}
+    """The name of ``path``'s row and output folder: the folder's or file's own name (any
+    name: spaces, unicode, a leading ``=``), made unique in the batch with ``-2``, ``-3``...;
+    a name the output folder uses itself (``grades.csv``) is taken too."""
+    name = Path(os.path.abspath(path)).name  # "." and "sub/.." have names too
+    taken = {g.name for g in earlier} | set(RESERVED)
     candidate, k = name, 2
     while candidate in taken:
         candidate, k = f"{name}-{k}", k + 1

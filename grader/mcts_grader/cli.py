@@ -28,10 +28,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="grade submissions: grades.csv and Gradescope results.json files",
         description="Grade each SUBMISSION (a folder with a student's exercise files or "
         "notebooks, or one such file), one pytest run each. Writes DIR/grades.csv "
-        "(submission, score, max_score, then the points of each exercise), and "
-        "DIR/<submission>/results.json (Gradescope's format) and pytest.log. Student code runs "
-        "in separate processes with time and memory limits. Options not listed here go to "
-        "pytest (e.g. --exercise ttt_backprop).",
+        "(submission, status, score, max_score, then the points of each exercise), and "
+        "DIR/<submission>/results.json (Gradescope's format) and pytest.log; grading again "
+        "into DIR replaces the rows of the submissions graded again and keeps the others. "
+        "Student code runs in separate processes with time and memory limits. Hidden tests "
+        "(--tests) are first checked against the reference solutions. The exit status is 1 "
+        "when a submission's run crashed, was killed, timed out or graded no test (its row's "
+        "status says so). Options not listed here go to pytest (e.g. --exercise ttt_backprop).",
     )
     parser.add_argument("submissions", nargs="*", metavar="SUBMISSION")
     parser.add_argument("--out", metavar="DIR", help="output folder (required unless --gradescope)")
@@ -66,6 +69,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="multiply every test's time limit by X (a slow machine; default 1)",
     )
     parser.add_argument(
+        "--due",
+        metavar="DATE",
+        help="the due date (ISO 8601, e.g. 2026-12-01T23:59+01:00): the top-level output of "
+        "each results.json shows the after_due_date tests only when graded after it (default: "
+        "never; with --gradescope, the assignment's due date in Gradescope's "
+        "submission_metadata.json)",
+    )
+    parser.add_argument(
         "--gradescope",
         action="store_true",
         help="run inside Gradescope's autograder: grade $MCTS_GRADESCOPE_SUBMISSION "
@@ -84,7 +95,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mcts_course.errors import UsageError
-    from mcts_grader.batch import grade, grade_one, write_beside
+    from mcts_grader.batch import GRADED, grade, grade_one, write_beside
+    from mcts_grader.feedback import METADATA, due_date_of, parse_date
 
     if args.unconfined:
         from mcts_course.grading import sandbox
@@ -99,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
     for folder in args.tests:
         if not Path(folder).exists():
             raise UsageError(f"--tests {folder}: no such file or folder")
+    due = parse_date(args.due) if args.due else None
     options = [
         "-q",
         "--timeout-scale",
@@ -116,13 +129,16 @@ def run(args: argparse.Namespace) -> int:
             tests.append(hidden)
         if not submission.exists():
             raise UsageError(f"no submission at {submission}")
+        if due is None:
+            due = due_date_of(os.environ.get("MCTS_GRADESCOPE_METADATA", METADATA))
         # SandboxError (student code not confinable) goes up: no results.json, exit status 3
-        data, log = grade_one(submission, tests, options)
+        data, log = grade_one(submission, tests, options, due)
         write_beside(results, json.dumps(data, indent=2))
         write_beside(results.parent / "pytest.log", log)
         most = sum(t.get("max_score", 0) for t in data["tests"])
-        print(f"score {data['score']:g} / {most:g} -> {results}")
-        return 0
+        status = data["extra_data"]["status"]
+        print(f"score {data['score']:g} / {most:g} ({status}) -> {results}")
+        return 0 if status == GRADED else 1
     if not args.submissions:
         raise UsageError("give at least one SUBMISSION (or --gradescope)")
     if not args.out:
@@ -140,11 +156,23 @@ def run(args: argparse.Namespace) -> int:
         timeout_scale=args.timeout_scale,
         pytest_args=args.pytest_args,
         progress=lambda line: print(line, file=sys.stderr),
+        due=due,
     )
     seconds = time.perf_counter() - started
     # each submission's score was printed (stderr) as it finished, and is in grades.csv
     count = f"{len(grades)} submission{'' if len(grades) == 1 else 's'}"
     print(f"graded {count} in {seconds:.1f} s -> {Path(args.out) / 'grades.csv'}")
+    failed = [g for g in grades if g.status != GRADED]
+    if failed:  # never quietly: a failed run's row is a zero no student earned
+        from mcts_course.grading.report import printable
+
+        names = ", ".join(f"{printable(g.name)} ({g.status})" for g in failed)
+        print(
+            f"mcts-course grade: {len(failed)} of {count} not graded: {names}; "
+            "see their pytest.log",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -19,6 +19,7 @@ student's code as a user id of its own, with hard limits, and refuses to grade i
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -193,12 +194,19 @@ def build_zip(
     out: str | Path, tests: str | Path | None = None, wheels: list[Path] | None = None
 ) -> Path:
     """Write the autograder zip to ``out`` (with ``wheels``, or the two built here); return
-    its path."""
+    its path.  The hidden ``tests`` are checked against the reference solutions first
+    (:func:`mcts_grader.vet.vet`: BadTests names a faulty one); the zip is written beside
+    ``out`` and renamed at the end, so that a failure leaves no zip, not half of one."""
+    from mcts_grader.vet import vet
+
     out = Path(out)
+    if tests:
+        vet([tests])
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as tmp:
         wheels = wheels or build_wheels(Path(tmp))
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        partial = Path(tmp) / out.name
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
             for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
                 info = zipfile.ZipInfo(name)
                 info.external_attr = 0o755 << 16  # executable
@@ -207,17 +215,31 @@ def build_zip(
                 z.write(wheel, wheel.name)
             if tests:  # a folder of pytest files (conftest.py included), or one file
                 tests = Path(tests)
-                for path in sorted(tests.glob("*.py")) if tests.is_dir() else [tests]:
-                    z.write(path, f"tests/{path.name}")
+                # every .py file the check above collected from, its subfolders' too
+                files = sorted(tests.rglob("*.py")) if tests.is_dir() else [tests]
+                for path in files:
+                    if "__pycache__" not in path.parts:
+                        inside = path.relative_to(tests) if tests.is_dir() else path.name
+                        z.write(path, f"tests/{inside}")
+        os.replace(partial, out)
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m mcts_grader.gradescope", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("out", help="the zip to write, e.g. dist/gradescope_autograder.zip")
     parser.add_argument("--tests", metavar="DIR", help="hidden tests to include")
     args = parser.parse_args(argv)
-    print(build_zip(args.out, args.tests))
+    from mcts_course.errors import UsageError
+    from mcts_course.grading.sandbox import SandboxError
+
+    try:
+        print(build_zip(args.out, args.tests))
+    except (UsageError, SandboxError, RuntimeError) as error:  # one line, no traceback
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -115,8 +115,14 @@ def test_zip_layout(tmp_path):
     from mcts_grader.gradescope import build_zip
 
     hidden = tmp_path / "hidden"
-    hidden.mkdir()
-    (hidden / "test_extra.py").write_text("# hidden tests\n")
+    (hidden / "more").mkdir(parents=True)
+    # real tests: the builder checks them against the reference solutions first
+    test = (
+        "import pytest\n\n\n@pytest.mark.points(1, exercise='bandits')\n"
+        "def test_{0}(student):\n    assert student.ucb1_choice([1, 0], [1.0, 0.0], 0.0) == 1\n"
+    )
+    (hidden / "test_extra.py").write_text(test.format("extra"))
+    (hidden / "more" / "test_deeper.py").write_text(test.format("deeper"))
     wheels = [
         tmp_path / "mcts_course-0.1.0-py3-none-any.whl",
         tmp_path / "mcts_course_grader-0.1.0-py3-none-any.whl",
@@ -127,6 +133,7 @@ def test_zip_layout(tmp_path):
     with zipfile.ZipFile(out) as z:
         names = set(z.namelist())
         assert {"setup.sh", "run_autograder", "tests/test_extra.py"} <= names
+        assert "tests/more/test_deeper.py" in names  # what the check collected, all of it
         assert {w.name for w in wheels} <= names  # the library's wheel and the grader's
         setup = z.read("setup.sh").decode()
         assert "mcts_course-*.whl" in setup and "mcts_course_grader-*.whl" in setup

@@ -159,17 +159,22 @@ def test_grade_adds_hidden_tests(tmp_path, hidden):
     students see them after the due date unless they say otherwise"""
     sub = build("reference", tmp_path / "sub", files=("bandits",))
     out = tmp_path / "out"
+    # test_fails fails on the reference solutions: refused before anyone is graded
+    assert main(["grade", str(sub), "--out", str(out), "--tests", str(hidden)]) == 2
+    assert not out.exists()
+    fixed = HIDDEN.replace('== 0, "expected arm 0"', '== 1, "expected arm 1"')
+    (hidden / "test_more.py").write_text(fixed)
     assert main(["grade", str(sub), "--out", str(out), "--tests", str(hidden)]) == 0
     results = json.loads((out / "sub" / "results.json").read_text())
     by_name = {t["name"]: t for t in results["tests"]}
     assert by_name["[bandits] ucb1_choice with c=0 is greedy"]["visibility"] == "hidden"
     extra = by_name["[bandits_extra] test_fails"]
-    assert (extra["score"], extra["max_score"], extra["visibility"]) == (0, 1, "after_due_date")
+    assert (extra["score"], extra["max_score"], extra["visibility"]) == (1, 1, "after_due_date")
     shipped = [t for t in results["tests"] if "test_more.py" not in t["extra_data"]["test"]]
     assert all(t["visibility"] == "visible" for t in shipped)
     assert results["tests"][: len(shipped)] == shipped  # the hidden ones come last
     (row,) = csv.DictReader(open(out / "grades.csv", newline=""))
-    assert row["bandits_extra"] == "0" and float(row["bandits"]) == most("bandits") + 2
+    assert row["bandits_extra"] == "1" and float(row["bandits"]) == most("bandits") + 2
     assert list(row)[-1] == "bandits_extra"
 
 
@@ -201,7 +206,11 @@ def test_a_run_that_breaks_still_gets_a_results_json(tmp_path):
     (result,) = grade([sub], tmp_path / "out", sets=["bandits"], pytest_args=["--no-such"])
     data = json.loads((tmp_path / "out" / "sub" / "results.json").read_text())
     assert data["score"] == 0 and data["tests"] == [] and result.outcomes == []
-    assert "could not grade" in data["output"] and "--no-such" in data["output"]
+    assert result.status == data["extra_data"]["status"] == "crashed"
+    assert "could not grade" in data["output"]
+    # pytest's own words stay in the instructor's log (they may name hidden tests)
+    assert "--no-such" not in data["output"]
+    assert "--no-such" in (tmp_path / "out" / "sub" / "pytest.log").read_text()
 
 
 def test_gradescope_mode(tmp_path, monkeypatch):

@@ -245,7 +245,13 @@ def test_a_submission_cannot_change_the_tests_inputs_for_the_next(tmp_path):
     probe.write_text(HIDDEN_PROBE)
     grades = {
         g.name: g
-        for g in grade([first, second], sets=["connect4"], n_jobs=1, extra_tests=[probe.parent])
+        for g in grade(
+            [first, second],
+            sets=["connect4"],
+            n_jobs=1,
+            extra_tests=[probe.parent],
+            check_tests=False,  # the probe fails on the reference by design
+        )
     }
     by_name = {g: {o.name.split(" [")[0]: o for o in grades[g].outcomes} for g in grades}
     probe_name = "test_a_board_given_comes_back_emptied"

@@ -1,0 +1,76 @@
+"""What a student may see of a results.json, and when.
+
+Gradescope shows each entry of ``tests`` by its own ``visibility`` (``after_due_date``: once the
+due date has passed), but the top-level ``output`` at once: a points table there, made of every
+test, would show before the date the points of the instructor's hidden tests.  So the top-level
+output is made here of the tests a student may see at the time of grading, and says how many
+points the others are worth, never which.  The due date comes from Gradescope's
+``submission_metadata.json`` (``assignment.due_date``) or from ``grade --due``; without one,
+the date is taken as not passed (nothing held back is shown early).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from mcts_course.errors import UsageError
+from mcts_course.grading.report import outcomes_of, points_table
+
+METADATA = "/autograder/submission_metadata.json"  # Gradescope's, beside the submission
+
+
+def parse_date(text: str) -> datetime:
+    """An ISO 8601 date and time (a date alone is its midnight; no zone is UTC)."""
+    try:
+        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"not a date: {text!r} (write e.g. 2026-12-01T23:59+01:00)") from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
+def due_date_of(metadata: str | Path) -> datetime | None:
+    """The assignment's due date in Gradescope's submission metadata, or None (no file, or no
+    date in it: then nothing held back is shown)."""
+    try:
+        data = json.loads(Path(metadata).read_text(encoding="utf-8"))
+        return parse_date(str(data["assignment"]["due_date"]))
+    except (OSError, ValueError, KeyError, TypeError, UsageError):
+        return None
+
+
+def shown(visibility: str, now: datetime, due: datetime | None) -> bool:
+    """Whether a student sees a test of this visibility at ``now``.  ``hidden`` never;
+    ``after_published`` not before the instructor publishes, which no clock knows."""
+    if visibility == "visible":
+        return True
+    return visibility == "after_due_date" and due is not None and now >= due
+
+
+def student_output(data: dict[str, Any], now: datetime, due: datetime | None) -> str:
+    """The top-level output of ``data`` (a results.json) for a student at ``now``: the points
+    of the tests they see, and only the sum of the others'."""
+    outcomes = outcomes_of(data)
+    seen = [o for o in outcomes if shown(o.visibility, now, due)]
+    text = points_table(seen) if seen else "no test result is shown yet"
+    held = [o for o in outcomes if not shown(o.visibility, now, due)]
+    later = sum(o.max_score for o in held if o.visibility == "after_due_date")
+    never = sum(o.max_score for o in held if o.visibility != "after_due_date")
+    if later:
+        text += f"\n(tests worth {later:g} more points are shown after the due date)"
+    if never:
+        text += f"\n(tests worth {never:g} more points are not shown)"
+    return text
+
+
+def with_student_output(
+    data: dict[str, Any], now: datetime | None = None, due: datetime | None = None
+) -> dict[str, Any]:
+    """``data`` with its top-level output limited to what a student sees at ``now`` (default:
+    the clock)."""
+    if not data.get("tests"):
+        return data  # a run that graded nothing: its output says why, and names no test
+    now = now or datetime.now(timezone.utc)
+    return {**data, "output": student_output(data, now, due)}
