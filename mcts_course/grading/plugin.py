@@ -412,6 +412,9 @@ def student(request: pytest.FixtureRequest) -> Any:
     if isinstance(points, str):
         pytest.fail(points, pytrace=False)
     run = request.config.stash[GRADING].run_for(points.set_name)
+    dead = run.unusable()
+    if dead is not None:
+        pytest.skip(dead)
     why = run.not_run(closure(student_names(request.function), points.set_name))
     if why is not None:
         pytest.skip(why + (f"\nHint: {points.hint}" if points.hint else ""))

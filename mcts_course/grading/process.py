@@ -371,8 +371,9 @@ class StudentProcess:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def stack(self) -> list[str]:
-        """Ask a busy process which of the student's functions it is in (SIGUSR1)."""
+    def stack(self) -> list[tuple[str, float]]:
+        """Ask a busy process which of the student's functions it is in (SIGUSR1): their
+        names, outermost first, each with the seconds its current call has run."""
         try:
             os.kill(self.server_pid, signal.SIGUSR1)
         except (ProcessLookupError, PermissionError, AttributeError):
@@ -384,7 +385,7 @@ class StudentProcess:
                 return []
             message = _parse(line)
             if message is not None and isinstance(message.get("stack"), list):
-                return [str(s)[:200] for s in message["stack"][-10:]]
+                return _frames(message)
         return []
 
     def kill(self) -> None:
@@ -461,12 +462,12 @@ class StudentProcess:
         self._resume()
         try:
             if not self._write(message, started + budget):
-                self._overrun(function)
+                self._overrun(function, budget)
             while True:
                 left = budget - (time.monotonic() - started)
                 line = self.lines.read(max(left, 0.0))
                 if line is False:
-                    self._overrun(function)
+                    self._overrun(function, budget)
                 if line is None:
                     raise StudentGone(function, self.death(), "crashed")
                 reply = _parse(line)
@@ -478,7 +479,7 @@ class StudentProcess:
                 if reply.get("op") == "cb":
                     answer = callback(reply)
                     if not self._write(answer, started + budget):
-                        self._overrun(function)
+                        self._overrun(function, budget)
                     continue
                 if reply.get("id") != self.sequence:
                     continue  # not the answer to this question (stray output on the channel)
@@ -486,11 +487,38 @@ class StudentProcess:
         finally:
             self._pause()
 
-    def _overrun(self, function: str) -> NoReturn:
-        stack = self.stack()
+    def _overrun(self, function: str, budget: float) -> NoReturn:
+        where = blame(self.stack(), function, budget)
         self.kill()
-        where = stack[-1] if stack else function
         raise StudentGone(where, "timed out", "timed out")
+
+
+def _frames(message: dict[str, Any]) -> list[tuple[str, float]]:
+    """The ``(function, seconds running)`` pairs of a stack report, checked (the report comes
+    from the student's process: anything malformed counts as no report)."""
+    names, running = message["stack"][-50:], message.get("running")
+    if not isinstance(running, list):
+        running = []
+    running = running[-len(names) :] if names else []
+    frames = []
+    for name, seconds in zip(names, running, strict=False):
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool):
+            return []
+        frames.append((str(name)[:200], float(seconds)))
+    return frames
+
+
+def blame(frames: list[tuple[str, float]], function: str, budget: float) -> str:
+    """The function an overrun is reported on: the innermost call that has run for a good
+    part of the budget (an infinite loop in ``simulate`` under ``mcts_search`` is
+    ``simulate``'s; a loop in ``mcts_search`` calling a correct ``simulate`` again and again is
+    ``mcts_search``'s, whichever short call runs at the moment); with no long call (a test that
+    calls a function many times), the outermost, else the function the test called."""
+    long_enough = min(0.5, budget / 6)
+    for name, seconds in reversed(frames):
+        if seconds >= long_enough:
+            return name
+    return frames[0][0] if frames else function
 
 
 def describe_student_error(error: StudentError, loading: bool = False) -> str:

@@ -254,6 +254,38 @@ def test_simulate_reaches_the_end(student):
         )
 
 
+def finished_state(rng: random.Random) -> TicTacToe:
+    """A finished game (a win for either side or a full board) reached by random play."""
+    state = TicTacToe()
+    while not state.is_terminal():
+        state = state.play(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.points(
+    1,
+    exercise="ttt_selection",
+    hint="check state.is_terminal() BEFORE each move: from a finished game simulate plays no "
+    "move and returns state.returns()",
+)
+def test_simulate_on_a_finished_game(student, submission_seed):
+    """simulate from a finished game returns its returns and draws nothing from rng"""
+    rng = random.Random(submission_seed)  # any finished games will do: the code's own draw
+    states = [finished_state(rng) for _ in range(60)]
+    generators = [random.Random(rng.randrange(10**6)) for _ in states]
+    before = [g.getstate() for g in generators]
+    results = student.simulate.many(list(zip(states, generators, strict=True)))
+    for state, got, g, old in zip(states, results, generators, before, strict=True):
+        got = tuple(got) if isinstance(got, tuple | list) else got
+        assert got == state.returns(), (
+            f"simulate of the finished game\n{state}\nreturned {got!r}; expected its returns "
+            f"{state.returns()}"
+        )
+        assert g.getstate() == old, (
+            f"simulate of the finished game\n{state}\ndrew from rng: no move is left to choose"
+        )
+
+
 @pytest.mark.points(
     1, exercise="ttt_selection", hint="use exactly rng.choice(state.legal_actions()) for each move"
 )
