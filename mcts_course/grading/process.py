@@ -38,7 +38,7 @@ from mcts_course.grading.sandbox import (
 
 IMPORT_TIMEOUT = 10.0  # seconds to start the process and run the student's file
 STACK_WAIT = 0.3  # seconds to wait for "where were you?" before killing a process
-LINE_CAP = 32 << 20  # bytes of one answer (a big tree is a few MB)
+LINE_CAP = 8 << 20  # bytes of one answer (the largest honest one, a search tree: 2.3 MB)
 LOG_CAP = 1500  # characters of a dead process's output quoted in the report
 NAMES_CAP = 5000  # names a submission may define (the rest are ignored)
 EXTRA_PRIVATE: list[str] = []  # an instructor's hidden tests, hidden from the child as well
@@ -107,6 +107,7 @@ class _Lines:
 
     def __init__(self, fd: int):
         self.fd, self.buffer = fd, b""
+        self.overlong = False
 
     def read(self, timeout: float) -> str | None | Literal[False]:
         """A line; None at end of file (or an overlong line); False when the timeout passes."""
@@ -123,6 +124,7 @@ class _Lines:
                 return None
             self.buffer += chunk
             if len(self.buffer) > LINE_CAP:
+                self.overlong, self.buffer = True, b""  # never held: the grader stays small
                 return None
         line, self.buffer = self.buffer.split(b"\n", 1)
         return line.decode("utf-8", errors="replace")
@@ -468,6 +470,10 @@ class StudentProcess:
                 line = self.lines.read(max(left, 0.0))
                 if line is False:
                     self._overrun(function, budget)
+                if line is None and self.lines.overlong:
+                    self.kill()
+                    why = f"your answer was larger than {LINE_CAP >> 20} MB of data"
+                    raise StudentGone(function, why, "crashed")
                 if line is None:
                     raise StudentGone(function, self.death(), "crashed")
                 reply = _parse(line)
