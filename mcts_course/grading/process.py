@@ -489,9 +489,23 @@ class StudentProcess:
                     continue
                 if reply.get("id") != self.sequence:
                     continue  # not the answer to this question (stray output on the channel)
+                self._check_cpu(function)
                 return reply, time.monotonic() - started
         finally:
             self._pause()
+
+    def _check_cpu(self, function: str) -> None:
+        """Stop a submission whose processes together used more CPU time than it is allowed
+        (each process's RLIMIT_CPU does not see the others: daemons that fork again)."""
+        cage = self.box.cage if self.box is not None else None
+        used = cage.cpu_seconds() if cage is not None else None
+        if used is not None and used > self.cpu_seconds:
+            self.kill()
+            why = (
+                f"your processes together used {used:.0f} s of CPU time, more than the "
+                f"{self.cpu_seconds} s this exercise set allows (processes left running?)"
+            )
+            raise StudentGone(function, why, "crashed")
 
     def _overrun(self, function: str, budget: float) -> NoReturn:
         where = blame(self.stack(), function, budget)
