@@ -250,6 +250,11 @@ class Student:
     def has(self, name: str) -> bool:
         return name in self._names
 
+    def ran(self, name: str) -> bool:
+        """Whether the submission's ``name`` ran in this test so far (a function the contract
+        says another one uses: ``experiment`` runs ``mcts_search``, not a table of answers)."""
+        return name in self._connection.called
+
     def __repr__(self) -> str:
         # pytest shows fixtures' values in some reports: name what is there, ask nothing
         shown = ", ".join(sorted(self._names)[:10])

@@ -83,7 +83,7 @@ def student_names(func: Callable[..., Any], seen: set[Any] | None = None) -> fro
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
             and node.value.id == "student"
-            and node.attr != "has"
+            and node.attr not in ("has", "ran")
         ):
             names.add(node.attr)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
