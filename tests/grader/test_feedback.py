@@ -163,3 +163,13 @@ def test_the_hint_check_sees_a_package_name():
 @pytest.mark.parametrize("name", ["scipy", "sklearn", "torch"])
 def test_packages_outside_the_student_install_are_not_in_it(name):
     assert name not in student_install()
+
+
+def test_only_tests_carry_points():
+    """A helper placed between a test's ``points`` marker and the test takes its points (and
+    the test runs unmarked): every marked function of the grading modules is a test."""
+    for set_name in SETS:
+        for module in modules(set_name):
+            for name, value in vars(module).items():
+                marked = any(m.name == "points" for m in getattr(value, "pytestmark", []))
+                assert not marked or name.startswith("test_"), (module.__name__, name)

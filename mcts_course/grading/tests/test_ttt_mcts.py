@@ -452,9 +452,6 @@ def test_expand(student):
         assert child.parent is node, "the child's parent is wrong"
 
 
-@pytest.mark.points(
-    1, exercise="ttt_backprop", timeout=3, hint="the root is visited once per iteration"
-)
 def visits_add_up(root) -> None:
     """With expand_threshold 1 every visit of a node after its first goes on to a child (it is
     expanded at once), unless the game is over there: visits = 1 + the children's visits."""
@@ -473,6 +470,9 @@ def visits_add_up(root) -> None:
         stack.extend(node.children.values())
 
 
+@pytest.mark.points(
+    1, exercise="ttt_backprop", timeout=3, hint="the root is visited once per iteration"
+)
 def test_search_counts(student, submission_seed):
     """mcts_search: root visits = iterations = sum of the children's visits, at every node"""
     rng = random.Random(submission_seed)
