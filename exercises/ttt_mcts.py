@@ -142,7 +142,7 @@ def experiment(
         ``value``: the chosen child's ``wins / visits`` (for the player who makes that move);
         ``visits``: the chosen child's visits.
 
-    Hint: four nested loops; the book plots the rows (one dict per row: a table with a column per key).
+    Hint: four nested loops; the book plots the rows (a list of dicts, one per row).
     """
     raise NotImplementedError
 
