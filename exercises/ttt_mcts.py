@@ -142,7 +142,7 @@ def experiment(
         ``value``: the chosen child's ``wins / visits`` (for the player who makes that move);
         ``visits``: the chosen child's visits.
 
-    Hint: four nested loops; the book plots the rows (pandas.DataFrame(rows) is handy).
+    Hint: four nested loops; the book plots the rows (a list of dicts, one per row).
     """
     raise NotImplementedError
 

@@ -187,12 +187,16 @@ def with_params(spec: str, **params: Any) -> str:
     return f"{spec}{',' if ':' in spec else ':'}{extra}"
 
 
-def make_agent(spec: str, **params: Any) -> Agent:
+OTHELLO_ONLY = "the endgame solver plays Othello only"
+
+
+def make_agent(spec: str, *, game: str | None = None, **params: Any) -> Agent:
     """The agent described by ``spec`` (see the module docstring and :data:`AGENT_SPECS`), with
     ``params`` added as more keys (see :func:`with_params`):
     ``make_agent("mcts", iterations=200, seed=1)`` is ``make_agent("mcts:iterations=200,seed=1")``.
 
-    Raises ValueError, with a one-line message naming the valid choices, on a bad spec.
+    Raises ValueError, with a one-line message naming the valid choices, on a bad spec, and
+    on a spec that does not fit ``game`` (a game's name, when given: the command line's).
     """
     spec = with_params(spec, **params)
     name, _, params_text = spec.strip().partition(":")
@@ -220,6 +224,9 @@ def make_agent(spec: str, **params: Any) -> Agent:
             message = str(error) if parse not in (int, float) else f"not a number: {text!r}"
             raise ValueError(f"bad value for {key} in {spec!r}: {message}") from None
     endgame = kwargs.pop("endgame", 0) if name != "endgame" else 0
+    if game is not None and game != "othello" and (name == "endgame" or endgame):
+        # said now, in one line, rather than as a traceback at the agent's first move
+        raise ValueError(f"{spec!r} does not fit {game}: {OTHELLO_ONLY}")
     workers, scheme = kwargs.pop("workers", 1), kwargs.pop("parallel", "root")
     try:
         if endgame < 0:

@@ -46,6 +46,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help=f"only this exercise set ({', '.join(SETS)})",
     )
     parser.add_argument("--quiet", action="store_true", help="the points only, no messages")
+    parser.add_argument(
+        "--unconfined",
+        action="store_true",
+        help="where this account can confine nothing (not root, no user namespaces): run the "
+        "code as your own user, unconfined (it can read and change whatever you can: use it "
+        "for your own code only)",
+    )
     parser.set_defaults(func=run, pytest_args=[], passes_options_on=True)
 
 
@@ -68,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     # each failure is printed once, with its hint; pytest's short summary would list them again
     # (a -r of the student's own, given after this one, wins)
     options = ["-rN", *(["--tb=no"] if args.quiet else []), *args.pytest_args]
+    options += ["--unconfined"] if args.unconfined else []
     # Run from an empty folder of our own with an empty configuration: pytest would otherwise
     # load the current folder's conftest.py and the -p plugins of its pytest.ini/tox.ini/
     # setup.cfg/pyproject.toml before the grading plugin starts (as root, in a submission).

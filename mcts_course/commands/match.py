@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     from mcts_course.arena import match
 
     try:
-        agent_a, agent_b = make_agent(args.agent_a), make_agent(args.agent_b)
+        agent_a = make_agent(args.agent_a, game=args.game)
+        agent_b = make_agent(args.agent_b, game=args.game)
     except ValueError as error:
         raise UsageError(str(error)) from None
     result = match(

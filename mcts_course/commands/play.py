@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from mcts_course.agents import make_agent
 
     try:
-        agent = make_agent(args.opponent)
+        agent = make_agent(args.opponent, game=args.game)
     except ValueError as error:
         raise UsageError(str(error)) from None
     game = GAMES[args.game]

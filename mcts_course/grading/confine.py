@@ -47,7 +47,9 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 ETC = ("/etc/ld.so.cache", "/etc/localtime")  # the dynamic linker's cache: numpy's libraries
 SYSTEM = ("/usr", "/bin", "/lib", "/lib32", "/lib64", "/libx32", "/sbin")
 CPU_SHARE = 1.0  # cores a submission may use at once, all its processes together
-CONTROLLERS = ("memory", "pids", "cpu", "freezer")
+# cpuacct counts the CPU time of all the submission's processes together (a daemon that
+# setsid()s and forks again before its RLIMIT_CPU included): see Cage.cpu_seconds.
+CONTROLLERS = ("memory", "pids", "cpu", "cpuacct", "freezer")
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 NO_NAMESPACES_ENV = "MCTS_NO_NAMESPACES"  # "1": behave as in a container that forbids them
 
@@ -338,6 +340,7 @@ class Cage:
             raise ConfineError("namespaces are not available here")
         self.cgroups: dict[str, Path] = {}
         if cgroups_allowed():
+            remove_stale_once()
             self._make_cgroups(name)
 
     def _make_cgroups(self, name: str) -> None:
@@ -351,6 +354,7 @@ class Cage:
             },
             "pids": {"pids.max": NPROC + 4},  # the launcher's two processes, and a margin
             "cpu": {"cpu.cfs_period_us": 100_000, "cpu.cfs_quota_us": int(CPU_SHARE * 100_000)},
+            "cpuacct": {},
             "freezer": {},
         }
         try:
@@ -359,7 +363,8 @@ class Cage:
                 if parent is None:
                     raise ConfineError(f"no {controller} cgroup")
                 folder = parent / f"mcts-{name}"
-                folder.mkdir()
+                if folder not in self.cgroups.values():  # cpu,cpuacct may share a hierarchy
+                    folder.mkdir()
                 self.cgroups[controller] = folder
                 for key, value in limits[controller].items():
                     target = folder / key
@@ -409,6 +414,17 @@ class Cage:
             except OSError:
                 pass
 
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds used so far by every process of the submission together (None without
+        a cpuacct cgroup)."""
+        folder = self.cgroups.get("cpuacct")
+        if folder is None:
+            return None
+        try:
+            return int((folder / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, ValueError):
+            return None
+
     def pids(self) -> list[int]:
         pids: set[int] = set()
         for folder in self.cgroups.values():
@@ -449,12 +465,59 @@ class Cage:
         self.cgroups = {}
 
 
+STALE = re.compile(r"mcts-(\d+)-box-[A-Za-z0-9_]+")  # a Cage's cgroup: its grader's pid first
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale() -> list[str]:
+    """Remove the cgroups of graders that died without closing them (SIGKILL, a crash): their
+    processes (frozen between questions, or daemons) are killed, their folders removed.  A
+    cgroup whose grader still runs (another batch on this machine) is left alone.  Returns
+    the names removed."""
+    found: dict[str, list[Path]] = {}
+    for controller in CONTROLLERS:
+        parent = _own_cgroup(controller)
+        if parent is None:
+            continue
+        try:
+            children = list(parent.iterdir())
+        except OSError:
+            continue
+        for folder in children:
+            match = STALE.fullmatch(folder.name)
+            if match and folder.is_dir() and not _alive(int(match.group(1))):
+                found.setdefault(folder.name, []).append(folder)
+    for folders in found.values():
+        stale = object.__new__(Cage)  # only its cgroups: kill() and close() need nothing else
+        stale.cgroups = {str(i): folder for i, folder in enumerate(folders)}
+        freezers = [f for f in folders if (f / "freezer.state").exists()]
+        if freezers:
+            stale.cgroups["freezer"] = freezers[0]
+        Cage.close(stale)
+    return sorted(found)
+
+
+@functools.lru_cache(maxsize=1)
+def remove_stale_once() -> None:
+    """:func:`remove_stale` at a grader's first sandbox (its start)."""
+    remove_stale()
+
+
 def describe(mode_name: str, cgroups: bool, owner: int | None) -> str:
     """One line saying how a student's process is confined."""
     names = ", ".join(NAMESPACES)
     if mode_name == "namespaces":
         text = f"namespaces ({names}), private tmpfs folders, no network"
-        text += ", cgroup (memory, pids, cpu, freezer)" if cgroups else ", rlimits (no cgroup)"
+        text += ", cgroup (memory, pids, cpu, cpuacct, freezer)" if cgroups else ", rlimits"
         return text + (f", user id {owner}" if owner is not None else "")
     if mode_name == "userns":
         return (

@@ -154,6 +154,7 @@ SETUP_SECONDS = pytest.StashKey[float]()
 GRADING = pytest.StashKey["Grading"]()
 # Set by a notebook's check(): set name -> a SetRun on the notebook's own functions.
 IN_PROCESS = pytest.StashKey[Callable[[str], Any]]()
+UNCONFINED_BEFORE = pytest.StashKey[str | None]()  # the variable before --unconfined set it
 
 
 class Grading:
@@ -283,6 +284,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="MB",
         help=f"memory cap of the process running the student's code (default {MEMORY_MB})",
     )
+    group.addoption(
+        "--unconfined",
+        action="store_true",
+        help="where this account can confine nothing (not root, no user namespaces): run the "
+        "student's code as your own user, unconfined (it can read and change whatever you can)",
+    )
     group.addoption("--results-json", metavar="FILE", help="write Gradescope's results.json")
     group.addoption("--grades-csv", metavar="FILE", help="write this submission's grades.csv")
 
@@ -304,12 +311,28 @@ def pytest_configure(config: pytest.Config) -> None:
             )
     if config.getoption("timeout_scale") <= 0:
         raise pytest.UsageError("--timeout-scale must be positive")
+    if config.getoption("unconfined"):
+        from mcts_course.grading.sandbox import UNCONFINED_ENV
+
+        config.stash[UNCONFINED_BEFORE] = os.environ.get(UNCONFINED_ENV)
+        os.environ[UNCONFINED_ENV] = "1"  # read by this run's sandboxes, until its end
     config.stash[GRADING] = Grading(config)
     if submission is not None and threading.current_thread() is threading.main_thread():
         # The batch grader stops a run with SIGTERM (a refusal elsewhere, its time cap): leave
         # as after Ctrl-C, so that the sessions' end closes the sandboxes (kills their
         # processes) instead of dying with them still running.
         signal.signal(signal.SIGTERM, _interrupted)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if UNCONFINED_BEFORE in config.stash:  # --unconfined holds for this run only
+        from mcts_course.grading.sandbox import UNCONFINED_ENV
+
+        before = config.stash[UNCONFINED_BEFORE]
+        if before is None:
+            os.environ.pop(UNCONFINED_ENV, None)
+        else:
+            os.environ[UNCONFINED_ENV] = before
 
 
 def _interrupted(signum: int, frame: Any) -> None:
@@ -412,6 +435,9 @@ def student(request: pytest.FixtureRequest) -> Any:
     if isinstance(points, str):
         pytest.fail(points, pytrace=False)
     run = request.config.stash[GRADING].run_for(points.set_name)
+    dead = run.unusable()
+    if dead is not None:
+        pytest.skip(dead)
     why = run.not_run(closure(student_names(request.function), points.set_name))
     if why is not None:
         pytest.skip(why + (f"\nHint: {points.hint}" if points.hint else ""))

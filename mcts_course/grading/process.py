@@ -38,7 +38,7 @@ from mcts_course.grading.sandbox import (
 
 IMPORT_TIMEOUT = 10.0  # seconds to start the process and run the student's file
 STACK_WAIT = 0.3  # seconds to wait for "where were you?" before killing a process
-LINE_CAP = 32 << 20  # bytes of one answer (a big tree is a few MB)
+LINE_CAP = 8 << 20  # bytes of one answer (the largest honest one, a search tree: 2.3 MB)
 LOG_CAP = 1500  # characters of a dead process's output quoted in the report
 NAMES_CAP = 5000  # names a submission may define (the rest are ignored)
 EXTRA_PRIVATE: list[str] = []  # an instructor's hidden tests, hidden from the child as well
@@ -107,6 +107,7 @@ class _Lines:
 
     def __init__(self, fd: int):
         self.fd, self.buffer = fd, b""
+        self.overlong = False
 
     def read(self, timeout: float) -> str | None | Literal[False]:
         """A line; None at end of file (or an overlong line); False when the timeout passes."""
@@ -123,6 +124,7 @@ class _Lines:
                 return None
             self.buffer += chunk
             if len(self.buffer) > LINE_CAP:
+                self.overlong, self.buffer = True, b""  # never held: the grader stays small
                 return None
         line, self.buffer = self.buffer.split(b"\n", 1)
         return line.decode("utf-8", errors="replace")
@@ -371,8 +373,9 @@ class StudentProcess:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def stack(self) -> list[str]:
-        """Ask a busy process which of the student's functions it is in (SIGUSR1)."""
+    def stack(self) -> list[tuple[str, float]]:
+        """Ask a busy process which of the student's functions it is in (SIGUSR1): their
+        names, outermost first, each with the seconds its current call has run."""
         try:
             os.kill(self.server_pid, signal.SIGUSR1)
         except (ProcessLookupError, PermissionError, AttributeError):
@@ -384,7 +387,7 @@ class StudentProcess:
                 return []
             message = _parse(line)
             if message is not None and isinstance(message.get("stack"), list):
-                return [str(s)[:200] for s in message["stack"][-10:]]
+                return _frames(message)
         return []
 
     def kill(self) -> None:
@@ -461,12 +464,16 @@ class StudentProcess:
         self._resume()
         try:
             if not self._write(message, started + budget):
-                self._overrun(function)
+                self._overrun(function, budget)
             while True:
                 left = budget - (time.monotonic() - started)
                 line = self.lines.read(max(left, 0.0))
                 if line is False:
-                    self._overrun(function)
+                    self._overrun(function, budget)
+                if line is None and self.lines.overlong:
+                    self.kill()
+                    why = f"your answer was larger than {LINE_CAP >> 20} MB of data"
+                    raise StudentGone(function, why, "crashed")
                 if line is None:
                     raise StudentGone(function, self.death(), "crashed")
                 reply = _parse(line)
@@ -478,19 +485,60 @@ class StudentProcess:
                 if reply.get("op") == "cb":
                     answer = callback(reply)
                     if not self._write(answer, started + budget):
-                        self._overrun(function)
+                        self._overrun(function, budget)
                     continue
                 if reply.get("id") != self.sequence:
                     continue  # not the answer to this question (stray output on the channel)
+                self._check_cpu(function)
                 return reply, time.monotonic() - started
         finally:
             self._pause()
 
-    def _overrun(self, function: str) -> NoReturn:
-        stack = self.stack()
+    def _check_cpu(self, function: str) -> None:
+        """Stop a submission whose processes together used more CPU time than it is allowed
+        (each process's RLIMIT_CPU does not see the others: daemons that fork again)."""
+        cage = self.box.cage if self.box is not None else None
+        used = cage.cpu_seconds() if cage is not None else None
+        if used is not None and used > self.cpu_seconds:
+            self.kill()
+            why = (
+                f"your processes together used {used:.0f} s of CPU time, more than the "
+                f"{self.cpu_seconds} s this exercise set allows (processes left running?)"
+            )
+            raise StudentGone(function, why, "crashed")
+
+    def _overrun(self, function: str, budget: float) -> NoReturn:
+        where = blame(self.stack(), function, budget)
         self.kill()
-        where = stack[-1] if stack else function
         raise StudentGone(where, "timed out", "timed out")
+
+
+def _frames(message: dict[str, Any]) -> list[tuple[str, float]]:
+    """The ``(function, seconds running)`` pairs of a stack report, checked (the report comes
+    from the student's process: anything malformed counts as no report)."""
+    names, running = message["stack"][-50:], message.get("running")
+    if not isinstance(running, list):
+        running = []
+    running = running[-len(names) :] if names else []
+    frames = []
+    for name, seconds in zip(names, running, strict=False):
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool):
+            return []
+        frames.append((str(name)[:200], float(seconds)))
+    return frames
+
+
+def blame(frames: list[tuple[str, float]], function: str, budget: float) -> str:
+    """The function an overrun is reported on: the innermost call that has run for a good
+    part of the budget (an infinite loop in ``simulate`` under ``mcts_search`` is
+    ``simulate``'s; a loop in ``mcts_search`` calling a correct ``simulate`` again and again is
+    ``mcts_search``'s, whichever short call runs at the moment); with no long call (a test that
+    calls a function many times), the outermost, else the function the test called."""
+    long_enough = min(0.5, budget / 6)
+    for name, seconds in reversed(frames):
+        if seconds >= long_enough:
+            return name
+    return frames[0][0] if frames else function
 
 
 def describe_student_error(error: StudentError, loading: bool = False) -> str:

@@ -27,10 +27,13 @@ from typing import Any
 
 MAX_NODES = 300_000  # nodes in one message (a 2000-iteration tree has about 2000)
 MAX_DEPTH = 200  # nesting of plain containers
-# Values in one decoded message, a shared list counted once per reference: a message of a few
-# kilobytes could otherwise describe 2**200 elements by sharing ({"$same": k}), and the grader
-# would hang printing or comparing it.  The largest honest message has about 10**5.
-MAX_VALUES = 5_000_000
+# Size of one decoded message, in units of about 8 characters of its printed form: a value is
+# one unit, a long string or number one more per 8 characters or 64 bits, and a shared list
+# counts again at each reference.  A message of a few kilobytes could otherwise describe 2**200
+# elements by sharing ({"$same": k}), or a thousand references to a megabyte string, and the
+# grader would grow by gigabytes printing it in a failure (issue 24).  The largest honest
+# message (a search tree compared with the reference's) has about 6 * 10**4 units.
+MAX_VALUES = 1_000_000
 NODE_FIELDS = ("state", "action", "player", "visits", "wins", "untried", "children", "parent")
 
 
@@ -277,13 +280,19 @@ class Decoder:
     def _tick(self, n: int = 1) -> None:
         self.count += n
         if self.count > MAX_VALUES:
-            raise ProtocolError(f"more than {MAX_VALUES} values in one message")
+            raise ProtocolError("an answer too large to grade (more than a few megabytes of data)")
 
     def _value(self, x: Any, depth: int = 0) -> Any:
         if depth > MAX_DEPTH:
             raise ProtocolError("a value nested too deeply")
+        if isinstance(x, str):
+            self._tick(1 + len(x) // 8)
+            return x
+        if _is_int(x):
+            self._tick(1 + x.bit_length() // 64)
+            return x
         self._tick()
-        if x is None or isinstance(x, (bool, str, int)):
+        if x is None or isinstance(x, bool):
             return x
         if isinstance(x, float):
             return x

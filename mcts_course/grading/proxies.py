@@ -250,6 +250,15 @@ class Student:
     def has(self, name: str) -> bool:
         return name in self._names
 
+    def ran(self, name: str) -> bool:
+        """Whether the submission's ``name`` ran in this test so far (a function the contract
+        says another one uses: ``experiment`` runs ``mcts_search``, not a table of answers).
+        A notebook's ``check`` runs the cells' functions as they are, unwrapped: it cannot
+        tell, and says yes (feedback, not a grade)."""
+        if not isinstance(self._connection.transport, StudentProcess):
+            return True
+        return name in self._connection.called
+
     def __repr__(self) -> str:
         # pytest shows fixtures' values in some reports: name what is there, ask nothing
         shown = ", ".join(sorted(self._names)[:10])

@@ -83,7 +83,7 @@ def student_names(func: Callable[..., Any], seen: set[Any] | None = None) -> fro
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
             and node.value.id == "student"
-            and node.attr != "has"
+            and node.attr not in ("has", "ran")
         ):
             names.add(node.attr)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -117,6 +117,16 @@ class SetRun:
         self.names: set[str] = set()
         self.broken: dict[str, str] = {}  # function -> "timed out" / "crashed"
         self.failed: set[str] = set()  # functions whose own test failed
+        self.reported = False  # why the set cannot answer was told in full in a test above
+
+    def unusable(self) -> str | None:
+        """Why a test of a set that cannot answer (no file, a syntax error...) is not run, once
+        a test above has told the reason in full; None otherwise.  One syntax error is one
+        message with its line, not one per test with each test's unrelated hint."""
+        if self.start is not None or not self.reported:
+            return None
+        headline = self.why.strip().splitlines()[0] if self.why.strip() else "unusable"
+        return f"not run: {headline} (see the set's first test)"
 
     def not_run(self, needed: set[str]) -> str | None:
         """Why a test needing ``needed`` is not run (a function it uses broke above), or None."""
@@ -212,7 +222,12 @@ def verdict(
         status = "failed"
         if isinstance(error, AssertionError):
             message = str(error) or "assertion failed"
-        elif isinstance(error, MissingDefinition | Unusable):
+        elif isinstance(error, Unusable):
+            # The file as a whole: its reason, with the line of a syntax error, and no hint
+            # (each test's hint is about its own function, not about loading the file).
+            run.reported = True
+            message, hint = str(error), ""
+        elif isinstance(error, MissingDefinition):
             message = str(error)
         elif isinstance(error, StudentError):
             message = describe_student_error(error)
@@ -232,6 +247,10 @@ def verdict(
                     f"\nNote: `{direct[0]}` calls your {names}, which failed in a test above: "
                     "fix that first"
                 )
+                # The test's own hint is about its own function; what to do first is the
+                # failing function the test called through it.
+                if hint:
+                    hint = f"fix {names} first; then, if this still fails: {hint}"
         printed = "".join(connection.out)
         if printed.strip():
             if len(printed) > PRINT_CAP:

@@ -496,9 +496,7 @@ def confinement() -> str:
         )
     if os.environ.get(UNCONFINED_ENV) == "1":
         return UNCONFINED_WARNING
-    if grader_package() is None:
-        return "none: your own code, run as your own user (no namespaces here)"
-    return "none: refused (pass --unconfined to run the students' code as your user)"
+    return "none: refused (pass --unconfined to run the code as your user)"
 
 
 UNCONFINED_WARNING = (
@@ -509,10 +507,10 @@ UNCONFINED_WARNING = (
 
 
 def unconfined_allowed() -> bool:
-    """Whether student code may run unconfined: told so (``--unconfined``), or a student
-    checking their own code (the grader's distribution is not installed: nothing to hide, no
-    one else's code)."""
-    return os.environ.get(UNCONFINED_ENV) == "1" or grader_package() is None
+    """Whether code may run unconfined: only when told so (``--unconfined``).  Not even a
+    student's check without the grader installed: ``check`` cannot know whose folder it is
+    given (a teaching assistant checking a student's), so the person says so."""
+    return os.environ.get(UNCONFINED_ENV) == "1"
 
 
 def check_unconfined() -> None:
@@ -520,9 +518,10 @@ def check_unconfined() -> None:
     did not say --unconfined."""
     if confinement_mode() == "none" and not unconfined_allowed():
         raise SandboxError(
-            "this account cannot confine the students' code (not root, and user namespaces are "
-            "not available here), so the grader refuses to run it.  Grade as root, or on a "
-            "machine with user namespaces, or pass --unconfined: " + UNCONFINED_WARNING
+            "this account cannot confine the code it is given (not root, and user namespaces "
+            "are not available here), so it refuses to run it.  Grade as root, or on a machine "
+            "with user namespaces, or (your own code, or code you trust) pass --unconfined: "
+            + UNCONFINED_WARNING.removeprefix("none: --unconfined.  ")
         )
 
 

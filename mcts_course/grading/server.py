@@ -18,6 +18,7 @@ import json
 import os
 import signal
 import sys
+import time
 import traceback
 import types
 from collections.abc import Callable
@@ -96,7 +97,11 @@ class Server:
         self.ns, self.code_name, self.ask_grader = namespace, code_name, ask_grader
         self.objects: dict[int, Any] = {}  # handles lent to the grader
         self.called: set[str] = set()
+        # The student's functions running now, outermost first, each with the clock at its
+        # call: the grader blames an overrun on the innermost call that has run for long (the
+        # one that loops), not on whichever short call happens to be running when it asks.
         self.stack: list[str] = []
+        self.since: list[float] = []
         from mcts_course.grading import public
 
         self.public_by_name = public.PUBLIC
@@ -108,17 +113,26 @@ class Server:
             func = self.ns.get(name)
             if isinstance(func, types.FunctionType):
                 self.ns[name] = self._wrapper(name, func)
+            elif isinstance(func, type) and func.__module__ == "submission":
+                # A class of the contract (MCTSPlayer): its methods answer for it, so that a
+                # loop in one of them is reported on the class, not on the test's last call.
+                for attr, method in list(vars(func).items()):
+                    if isinstance(method, types.FunctionType):
+                        setattr(func, attr, self._wrapper(name, method))
 
     def _wrapper(self, name: str, func: Callable[..., Any]) -> Callable[..., Any]:
-        called, stack = self.called, self.stack
+        called, stack, since = self.called, self.stack, self.since
+        clock = time.monotonic  # taken now: the student's code may replace time.monotonic
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             called.add(name)
             stack.append(name)
+            since.append(clock())
             try:
                 return func(*args, **kwargs)
             finally:
                 stack.pop()
+                since.pop()
 
         wrapper.__wrapped__ = func  # type: ignore[attr-defined]  # functools.wraps's attribute, set by hand
         wrapper.__name__ = getattr(func, "__name__", name)
@@ -432,8 +446,11 @@ def main() -> None:
     sys.modules["submission"] = module
     server = Server(module.__dict__, display_name, ask_grader)
 
+    clock = time.monotonic
+
     def report_stack(signum: int, frame: Any) -> None:  # the grader asks where a test's time went
-        send({"stack": list(server.stack)})
+        now = clock()
+        send({"stack": list(server.stack), "running": [now - t for t in server.since]})
 
     signal.signal(signal.SIGUSR1, report_stack)
     printed = CappedWriter()

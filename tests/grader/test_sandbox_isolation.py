@@ -387,7 +387,7 @@ def test_the_confinement_is_said_in_the_report_and_the_results(tmp_path):
     run = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     header = [line for line in run.stdout.splitlines() if line.startswith("confinement: ")]
     assert header and header[0].startswith("confinement: namespaces (mount, ipc, net, pid, uts)")
-    assert "cgroup (memory, pids, cpu, freezer)" in header[0]
+    assert "cgroup (memory, pids, cpu, cpuacct, freezer)" in header[0]
     data = json.loads(results.read_text())
     assert "confinement: " + data["extra_data"]["confinement"] == header[0]
     assert data["score"] == sum(t["max_score"] for t in data["tests"]) > 0

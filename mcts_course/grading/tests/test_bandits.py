@@ -137,12 +137,19 @@ def test_softmax_statistics(student):
 @pytest.mark.points(
     1, exercise="bandits", hint="subtract the largest mean before exp() so it cannot overflow"
 )
-def test_softmax_small_temperature(student):
+def test_softmax_small_temperature(student, submission_seed):
     """softmax with a tiny temperature picks the best arm (no overflow)"""
-    counts, sums = [10, 10, 10], [2.0, 9.0, 5.0]
-    rng = random.Random(6)
-    for got in student.softmax_choice.repeat(200, counts, sums, 0.001, rng):
-        assert got == 1, f"with temperature 0.001 softmax must pick the best arm 1, chose {got}"
+    rng = random.Random(submission_seed)  # where the best arm is: not a constant
+    for _ in range(3):
+        means = [2.0, 9.0, 5.0, 0.5]
+        rng.shuffle(means)
+        counts, best = [10] * 4, means.index(9.0)
+        sums = [10 * m for m in means]
+        for got in student.softmax_choice.repeat(100, counts, sums, 0.001, rng):
+            assert got == best, (
+                f"with counts {counts}, sums {sums} and temperature 0.001 softmax must pick the "
+                f"best arm {best}, chose {got}"
+            )
 
 
 WIN_AT_A3 = "a1 b1 a2 b2"  # X to move wins at a3 (6)
@@ -184,8 +191,16 @@ def test_monte_carlo_move_best_mean(student):
     state = TicTacToe.from_moves("a1 b1 b2 c1")  # X to move wins at c3 (8), the last move
     actions = state.legal_actions()
     assert actions[-1] == 8 and state.play(8).returns() == (1, -1)
+    calls = []
+
+    def counted(counts, sums, rng):  # the policy is the grader's: it counts its calls
+        calls.append(1)
+        return last_once_then_first(counts, sums, rng)
+
     for seed in range(3):
-        got = student.monte_carlo_move(state, 40, last_once_then_first, random.Random(seed))
+        calls.clear()
+        got = student.monte_carlo_move(state, 40, counted, random.Random(seed))
+        assert len(calls) == 40, f"the policy was called {len(calls)} times for 40 playouts"
         assert got == 8, (
             f"in\n{state}\nthe winning move c3 (8) was played out once (mean 1), move "
             f"{actions[0]} 39 times: the best mean is c3 (8), you returned {got!r}"

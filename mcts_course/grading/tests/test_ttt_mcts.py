@@ -155,10 +155,19 @@ PLAYER_MOVES = {(4, 1.0, 1): [4, 8, 1, 3], (9, 0.7, 2): [1, 0, 1, 6]}
 @pytest.mark.points(
     1, exercise="ttt_selection", hint="a child never visited must be tried first: return math.inf"
 )
-def test_ucb1_unvisited(student):
-    """ucb1 of an unvisited child is infinite"""
-    value = student.ucb1(0.0, 0, 10, 1.4)
-    assert value == math.inf, f"ucb1 of a child with 0 visits gave {value!r}, expected math.inf"
+def test_ucb1_unvisited(student, submission_seed):
+    """ucb1 of an unvisited child is infinite, and only of an unvisited one"""
+    rng = random.Random(submission_seed)
+    cases = [(0.0, 0, rng.randint(1, 50), rng.choice([0.5, 1.4, 2.0])) for _ in range(3)]
+    for args, value in zip(cases, student.ucb1.many(cases), strict=True):
+        assert value == math.inf, f"ucb1{args} of a child with 0 visits gave {value!r}, not inf"
+    # a constant math.inf is no answer: a visited child has a finite score
+    visited = (1.0, 2, rng.randint(3, 50), 1.4)
+    value = student.ucb1(*visited)
+    assert isinstance(value, int | float) and math.isclose(value, ucb1(*visited)), (
+        f"ucb1{visited} of a child visited twice gave {value!r}, not {ucb1(*visited):.6f}: "
+        "only 0 visits give math.inf"
+    )
 
 
 @pytest.mark.points(
@@ -242,8 +251,9 @@ def test_select_child_ties(student):
 @pytest.mark.points(
     1, exercise="ttt_selection", hint="play until state.is_terminal() and return state.returns()"
 )
-def test_simulate_reaches_the_end(student):
+def test_simulate_reaches_the_end(student, submission_seed):
     """simulate returns the returns of a finished game and leaves its state alone"""
+    check_last_moves(student, random.Random(submission_seed))
     rng = random.Random(4)
     states = [random_state(rng) for _ in range(100)]
     calls = [(state, random.Random(rng.randrange(10**6))) for state in states]
@@ -251,6 +261,64 @@ def test_simulate_reaches_the_end(student):
         assert isinstance(result, tuple | list) and tuple(result) in {(1, -1), (-1, 1), (0, 0)}, (
             f"simulate returned {result!r}; expected the returns of a finished game "
             "((1, -1), (-1, 1) or (0, 0))"
+        )
+
+
+def last_move_left(rng: random.Random, draw: bool) -> TicTacToe:
+    """A game not over with one empty cell, whose last move draws (``draw``) or wins for X:
+    simulate's answer from it is exact."""
+    while True:
+        state = TicTacToe()
+        while not state.is_terminal() and len(state.legal_actions()) > 1:
+            state = state.play(rng.choice(state.legal_actions()))
+        if not state.is_terminal():
+            (last,) = state.legal_actions()
+            if (state.play(last).returns() == (0, 0)) == draw:
+                return state
+
+
+def check_last_moves(student, rng: random.Random) -> None:
+    """simulate from positions one move from the end gives that move's result."""
+    states = [last_move_left(rng, draw=i % 2 == 0) for i in range(10)]
+    calls = [(state, random.Random(rng.randrange(10**6))) for state in states]
+    for state, got in zip(states, student.simulate.many(calls), strict=True):
+        want = state.play(state.legal_actions()[0]).returns()
+        got = tuple(got) if isinstance(got, tuple | list) else got
+        assert got == want, (
+            f"simulate from\n{state}\n(one move left) returned {got!r}; that move gives {want}"
+        )
+
+
+def finished_state(rng: random.Random) -> TicTacToe:
+    """A finished game (a win for either side or a full board) reached by random play."""
+    state = TicTacToe()
+    while not state.is_terminal():
+        state = state.play(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.points(
+    1,
+    exercise="ttt_selection",
+    hint="check state.is_terminal() BEFORE each move: from a finished game simulate plays no "
+    "move and returns state.returns()",
+)
+def test_simulate_on_a_finished_game(student, submission_seed):
+    """simulate from a finished game returns its returns and draws nothing from rng"""
+    rng = random.Random(submission_seed)  # any finished games will do: the code's own draw
+    states = [finished_state(rng) for _ in range(60)]
+    generators = [random.Random(rng.randrange(10**6)) for _ in states]
+    before = [g.getstate() for g in generators]
+    results = student.simulate.many(list(zip(states, generators, strict=True)))
+    check_last_moves(student, rng)  # finished games are not the only ones it gets right
+    for state, got, g, old in zip(states, results, generators, before, strict=True):
+        got = tuple(got) if isinstance(got, tuple | list) else got
+        assert got == state.returns(), (
+            f"simulate of the finished game\n{state}\nreturned {got!r}; expected its returns "
+            f"{state.returns()}"
+        )
+        assert g.getstate() == old, (
+            f"simulate of the finished game\n{state}\ndrew from rng: no move is left to choose"
         )
 
 
@@ -384,12 +452,30 @@ def test_expand(student):
         assert child.parent is node, "the child's parent is wrong"
 
 
+def visits_add_up(root) -> None:
+    """With expand_threshold 1 every visit of a node after its first goes on to a child (it is
+    expanded at once), unless the game is over there: visits = 1 + the children's visits."""
+    stack = list(root.children.values())
+    while stack:
+        node = stack.pop()
+        below = sum(ch.visits for ch in node.children.values())
+        if node.state.is_terminal():
+            assert not node.children, f"a node of a finished game has children:\n{node.state}"
+        else:
+            assert node.visits == 1 + below, (
+                f"a node with {node.visits} visits whose children have {below} in all, in\n"
+                f"{node.state}\n(with expand_threshold 1, every visit after the first goes on "
+                "to a child)"
+            )
+        stack.extend(node.children.values())
+
+
 @pytest.mark.points(
     1, exercise="ttt_backprop", timeout=3, hint="the root is visited once per iteration"
 )
-def test_search_counts(student):
-    """mcts_search: root visits = iterations = sum of the children's visits"""
-    rng = random.Random(10)
+def test_search_counts(student, submission_seed):
+    """mcts_search: root visits = iterations = sum of the children's visits, at every node"""
+    rng = random.Random(submission_seed)
     for _ in range(5):
         state = random_state(rng, 3)
         root = student.mcts_search(state, 200, math.sqrt(2), 1, random.Random(rng.randrange(99)))
@@ -397,7 +483,11 @@ def test_search_counts(student):
         total = sum(ch.visits for ch in root.children.values())
         assert root.visits == 200, f"root.visits is {root.visits} after 200 iterations"
         assert total == 200, f"the root's children have {total} visits in all, expected 200"
-        assert set(root.children) <= set(state.legal_actions())
+        assert set(root.children) == set(state.legal_actions()), (
+            f"after 200 iterations the root's children are {sorted(root.children)}, not every "
+            f"legal move {state.legal_actions()}"
+        )
+        visits_add_up(root)
 
 
 def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
@@ -405,6 +495,11 @@ def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
     for seed in range(3):
         root = student.mcts_search(state, iterations, math.sqrt(2), 1, random.Random(seed))
         got = student.best_action(root)
+        assert set(root.children) == set(state.legal_actions()), (
+            f"after {iterations} iterations the root's children are {sorted(root.children)}, "
+            f"not every legal move {state.legal_actions()}"
+        )
+        visits_add_up(root)
         assert got == target, (
             f"in\n{state}\n{state.PLAYER_NAMES[state.current_player]} should play "
             f"{state.action_to_string(target)}; after {iterations} iterations (seed {seed}) "
@@ -454,6 +549,10 @@ def test_search_expand_threshold(student):
                     f"expand_threshold={threshold}: a node with {node.visits} visits has children"
                 )
             stack.extend(node.children.values())
+        assert len(root.children) == 9 and any(ch.children for ch in root.children.values()), (
+            f"expand_threshold={threshold}: after 300 iterations from the empty board the root "
+            "has every move as a child, and the most visited ones have children"
+        )
     root = student.mcts_search(TicTacToe(), 200, math.sqrt(2), 10**6, random.Random(1))
     assert root.children and all(not ch.children for ch in root.children.values()), (
         "with a huge expand_threshold only the root may be expanded"
@@ -499,6 +598,7 @@ def test_experiment_rows(student):
     )
     rows = list(rows)
     assert len(rows) == 16, f"expected 2*2*2*2 = 16 rows, got {len(rows)}"
+    assert student.ran("mcts_search"), "experiment must run your mcts_search for each row"
     for row in rows:
         assert KEYS <= set(row), f"a row lacks the keys {sorted(KEYS - set(row))}: {row}"
     combos = {(r["iterations"], r["c"], r["expand_threshold"], r["seed"]) for r in rows}
@@ -509,15 +609,41 @@ def test_experiment_rows(student):
         assert 1 <= r["visits"] <= r["iterations"], f"visits out of range: {r}"
 
 
+def symmetric(cells: list[int], turn: int, flip: bool) -> list[int]:
+    """The cells (0-8, row by row) turned ``turn`` quarter turns, mirrored first if ``flip``."""
+    out = []
+    for cell in cells:
+        row, col = divmod(cell, 3)
+        if flip:
+            col = 2 - col
+        for _ in range(turn):
+            row, col = col, 2 - row
+        out.append(3 * row + col)
+    return out
+
+
 @pytest.mark.points(2, exercise="ttt_experiments", hint="value = wins / visits of the chosen child")
-def test_experiment_converges(student):
-    """where X wins at once (a1 b1 a2 b2), 1,000 iterations choose the win a3, valued near 1"""
-    state = TicTacToe.from_moves("a1 b1 a2 b2")  # X wins at a3
-    rows = student.experiment(
-        state, iterations=(1000,), cs=(math.sqrt(2),), thresholds=(1,), seeds=(0, 1, 2)
+def test_experiment_converges(student, submission_seed):
+    """where X wins at once (a1 b1 a2 b2, turned or mirrored), 1,000 iterations choose the win,
+    valued near 1"""
+    rng = random.Random(submission_seed)  # which of the 8 symmetric positions: not a constant
+    *moves, win = symmetric([0, 1, 3, 4, 6], rng.randrange(4), rng.random() < 0.5)
+    state = TicTacToe()
+    for move in moves:
+        state = state.play(move)
+    seeds = tuple(rng.sample(range(100), 3))
+    rows = list(
+        student.experiment(
+            state, iterations=(1000,), cs=(math.sqrt(2),), thresholds=(1,), seeds=seeds
+        )
     )
+    assert len(rows) == 3, f"expected one row per seed {seeds}, got {len(rows)} rows"
+    assert student.ran("mcts_search"), "experiment must run your mcts_search for each row"
+    assert sorted(r["seed"] for r in rows) == sorted(seeds), f"the rows' seeds: {rows}"
     for r in rows:
-        assert r["action"] == 6, f"after 1000 iterations the winning move a3 (6) is missed: {r}"
+        assert r["action"] == win, (
+            f"in\n{state}\nafter 1000 iterations the winning move {win} is missed: {r}"
+        )
         assert r["value"] > 0.9, f"the winning move should be valued near 1: {r}"
 
 
@@ -535,6 +661,7 @@ def test_player_interface(student):
     for _ in range(10):
         state = random_state(rng)
         assert player.select_action(state) in state.legal_actions()
+    assert student.ran("mcts_search"), "MCTSPlayer must choose its moves with your mcts_search"
 
 
 POSITIONS = ("", "b2", "a1 b2 c3", "b2 a1 c1")

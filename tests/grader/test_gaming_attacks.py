@@ -1,0 +1,48 @@
+"""Trivial or gaming submissions earn 0 (issue 24, part E), graded for real (as root: in the
+sandbox) with the grader's tests and the public checks, and the reference keeps full marks.
+
+Every test must tell a right solution from a wrong one: a stub returning a constant, its first
+argument, the literal a visible test expects, a root with one leaf child, or answers read off
+the test's inputs, scores nothing on it.  (The learning set's checks belong to another part of
+the work and are graded here for the record only.)"""
+
+from __future__ import annotations
+
+import pytest
+from grading_fixtures.attacks import GAMING, TRIVIAL, build_gaming, build_trivial
+from grading_fixtures.mutants import build
+from mcts_grader.batch import grade
+
+CHECKED = ("ttt_mcts", "connect4", "alphabeta", "bandits")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict:
+    base = tmp_path_factory.mktemp("attacks")
+    subs = base / "subs"
+    subs.mkdir(mode=0o700)  # a batch's submissions: root's alone
+    folders = [build_trivial(v, subs / v) for v in TRIVIAL]
+    folders.append(build_gaming(subs / "gaming"))
+    folders.append(build("reference", subs / "reference"))
+    return {g.name: g for g in grade(folders, base / "out", n_jobs=2)}
+
+
+@pytest.mark.parametrize("name", [*TRIVIAL, "gaming"])
+def test_an_attack_scores_nothing_on_any_test(graded, name):
+    scored = [
+        (o.test.split("::")[-1], o.score)
+        for o in graded[name].outcomes
+        if o.score > 0 and any(f"test_{s}.py" in o.test for s in CHECKED)
+    ]
+    assert scored == [], scored
+
+
+def test_the_gaming_folder_attacks_every_checked_set():
+    assert set(CHECKED) <= set(GAMING)
+
+
+def test_the_reference_keeps_full_marks(graded):
+    reference = graded["reference"]
+    assert reference.score == reference.max_score > 0, [
+        (o.test, o.output[:200]) for o in reference.outcomes if not o.passed
+    ]
