@@ -174,7 +174,7 @@ def process_run(
         process = StudentProcess(
             None,
             source.path.name,
-            str(source.path.parent.resolve()),
+            str(source.path.parent),  # the snapshot's copy: never the student's path again
             list(SETS[set_name].functions) if set_name in SETS else [],
             public_root,
             memory_mb,
