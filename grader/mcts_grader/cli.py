@@ -99,6 +99,9 @@ def run(args: argparse.Namespace) -> int:
     for folder in args.tests:
         if not Path(folder).exists():
             raise UsageError(f"--tests {folder}: no such file or folder")
+    from mcts_grader.preflight import check_runs
+
+    check_runs(args.tests, args.pytest_args)  # a typo in an option is an error, not 0 / 0
     options = [
         "-q",
         "--timeout-scale",
