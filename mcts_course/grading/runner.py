@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from mcts_course.grading.delegation import library_delegation
 from mcts_course.grading.pyparse import parse
 from mcts_course.grading.remote import (
     Connection,
@@ -164,6 +165,13 @@ def process_run(
         why = (
             f"no points for this exercise: {source.path.name} imports the reference "
             f"solutions (mcts_grader.solutions, {where})"
+        )
+        return SetRun(set_name, None, why, notes)
+    taken = library_delegation(source.code, set_name)
+    if taken is not None:
+        why = (
+            f"no points for this exercise: {source.path.name} hands it to the library's own "
+            f"code ({taken}): the exercise is to write it (the given code's imports are fine)"
         )
         return SetRun(set_name, None, why, notes)
 
