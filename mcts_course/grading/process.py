@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, NoReturn
 
+from mcts_course.grading.childpath import neutral_paths
 from mcts_course.grading.sandbox import (
     MEMORY_MB,
     Sandbox,
@@ -238,7 +239,7 @@ class StudentProcess:
             "sandbox": self.box.job(),
             "fds": [from_grader, to_grader],
         }
-        paths = [str(self.public_root)] + student_paths()
+        paths = [str(self.public_root)] + neutral_paths(student_paths())
         # The child's output goes to an unnamed file: there is no path the student could swap
         # for a link to something root would then read or change.
         self.log = tempfile.TemporaryFile(prefix="mcts-log-")
