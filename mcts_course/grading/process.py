@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal, NoReturn
 
 from mcts_course.grading.childpath import neutral_paths
+from mcts_course.grading.pidns import signal_namespace
 from mcts_course.grading.sandbox import (
     MEMORY_MB,
     Sandbox,
@@ -345,6 +346,8 @@ class StudentProcess:
         if self.box is not None and self.box.cage is not None and self.box.cage.freeze():
             return  # every process of the submission, also those that left its group
         self._signal(signal.SIGSTOP)
+        if self.box is not None and self.box.cage is not None and self.proc is not None:
+            signal_namespace(self.proc.pid, signal.SIGSTOP)  # setsid daemons too (no freezer)
         if self.proc is None:
             return
         for _ in range(500):
@@ -360,6 +363,8 @@ class StudentProcess:
     def _resume(self) -> None:
         if self.box is not None and self.box.cage is not None:
             self.box.cage.thaw()
+            if self.proc is not None:
+                signal_namespace(self.proc.pid, signal.SIGCONT)
         self._signal(signal.SIGCONT)
 
     def _signal(self, sig: int) -> None:
