@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcts_course.grading import sandbox
 from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
 
 DEPTH = 6  # folders below the submission copied
@@ -213,7 +214,10 @@ def take(submission: str | Path) -> Snapshot:
     folder.  Raises SnapshotError (a link planted on the path) or OSError (no such path)."""
     origin = Path(os.path.abspath(submission))
     fd, name, warnings = open_path(origin)
-    root = Path(tempfile.mkdtemp(prefix="mcts-snapshot-"))  # 0700, the grader's
+    # In a batch, inside its root-only folder of sandboxes, which the batch removes at its end
+    # even when this run was killed before its own clean-up.
+    where = str(sandbox._base()) if os.environ.get(sandbox.BASE_ENV) else None
+    root = Path(tempfile.mkdtemp(prefix="mcts-snapshot-", dir=where))  # 0700, the grader's
     _TAKEN.append(root)
     try:
         top = os.open(root, _DIR)
