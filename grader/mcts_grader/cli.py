@@ -112,6 +112,9 @@ def run(args: argparse.Namespace) -> int:
         if not Path(folder).exists():
             raise UsageError(f"--tests {folder}: no such file or folder")
     due = parse_date(args.due) if args.due else None
+    from mcts_grader.preflight import check_runs
+
+    check_runs(args.tests, args.pytest_args)  # a typo in an option is an error, not 0 / 0
     options = [
         "-q",
         "--timeout-scale",

@@ -11,6 +11,7 @@ the library never imports the grader.
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Iterable
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -76,7 +77,8 @@ def pytest_args(
     args += [str(Path(t).resolve()) for t in tests]
     # one token each: pytest would look for its configuration in a loose path argument
     if submission is not None:
-        args.append(f"--submission={Path(submission).resolve()}")
+        # absolute, not resolved: a link on the way is judged by the snapshot (grading.snapshot)
+        args.append(f"--submission={os.path.abspath(submission)}")
     if results_json is not None:
         args.append(f"--results-json={Path(results_json).resolve()}")
     args += [f"--exercise-set={s}" for s in sets]

@@ -185,9 +185,11 @@ class Grading:
 
     def sources(self) -> dict[Any, Any]:
         if self._sources is None:
-            from mcts_course.grading.sources import find_sources
+            # read once, into a private copy, before any student code runs (a folder its
+            # owner swaps for a link later changes nothing: see grading.snapshot)
+            from mcts_course.grading.snapshot import submission_sources
 
-            self._sources = find_sources(self.submission) if self.submission else {}
+            self._sources = submission_sources(self.submission) if self.submission else {}
         return self._sources
 
     def run_for(self, set_name: str) -> SetRun:
@@ -243,7 +245,7 @@ class Grading:
         if self.refused:  # no grade at all: the caller (grade) raises SandboxError with this
             return {"refused": self.refused, "tests": [], "score": 0}
         data = results_json(list(self.outcomes.values()), time.monotonic() - self.started)
-        files = {s: str(src.path) for s, src in self.sources().items()}
+        files = {s: str(src.origin or src.path) for s, src in self.sources().items()}
         from mcts_course.grading.sandbox import confinement
 
         data["extra_data"] = {"files": files, "confinement": confinement()}
@@ -343,7 +345,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     grading = config.stash[GRADING]
     if grading.submission is None:
         return []
-    found = ", ".join(f"{s}: {src.path}" for s, src in grading.sources().items())
+    found = ", ".join(f"{s}: {src.origin or src.path}" for s, src in grading.sources().items())
     from mcts_course.grading.sandbox import confinement
 
     return [

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, NoReturn
 
+from mcts_course.grading.childpath import neutral_paths
+from mcts_course.grading.pidns import signal_namespace
 from mcts_course.grading.sandbox import (
     MEMORY_MB,
     Sandbox,
@@ -240,7 +242,7 @@ class StudentProcess:
             "sandbox": self.box.job(),
             "fds": [from_grader, to_grader],
         }
-        paths = [str(self.public_root)] + student_paths()
+        paths = [str(self.public_root)] + neutral_paths(student_paths())
         # The child's output goes to an unnamed file: there is no path the student could swap
         # for a link to something root would then read or change.
         self.log = tempfile.TemporaryFile(prefix="mcts-log-")
@@ -346,6 +348,8 @@ class StudentProcess:
         if self.box is not None and self.box.cage is not None and self.box.cage.freeze():
             return  # every process of the submission, also those that left its group
         self._signal(signal.SIGSTOP)
+        if self.box is not None and self.box.cage is not None and self.proc is not None:
+            signal_namespace(self.proc.pid, signal.SIGSTOP)  # setsid daemons too (no freezer)
         if self.proc is None:
             return
         for _ in range(500):
@@ -361,6 +365,8 @@ class StudentProcess:
     def _resume(self) -> None:
         if self.box is not None and self.box.cage is not None:
             self.box.cage.thaw()
+            if self.proc is not None:
+                signal_namespace(self.proc.pid, signal.SIGCONT)
         self._signal(signal.SIGCONT)
 
     def _signal(self, sig: int) -> None:

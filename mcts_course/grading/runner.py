@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from mcts_course.grading.delegation import library_delegation
 from mcts_course.grading.pyparse import parse
 from mcts_course.grading.remote import (
     Connection,
@@ -176,6 +177,13 @@ def process_run(
             f"solutions (mcts_grader.solutions, {where})"
         )
         return SetRun(set_name, None, why, notes)
+    taken = library_delegation(source.code, set_name)
+    if taken is not None:
+        why = (
+            f"no points for this exercise: {source.path.name} hands it to the library's own "
+            f"code ({taken}): the exercise is to write it (the given code's imports are fine)"
+        )
+        return SetRun(set_name, None, why, notes)
 
     def start() -> tuple[StudentProcess, set[str]]:
         # The code goes through the pipe (code=): no file of it lies where the student's user
@@ -184,7 +192,7 @@ def process_run(
         process = StudentProcess(
             None,
             source.path.name,
-            str(source.path.parent.resolve()),
+            str(source.path.parent),  # the snapshot's copy: never the student's path again
             list(SETS[set_name].functions) if set_name in SETS else [],
             public_root,
             memory_mb,

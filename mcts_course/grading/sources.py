@@ -17,6 +17,7 @@ import ast
 import builtins
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ class Source:
     sets: dict[str, int] = field(default_factory=dict)  # set name -> how sure (0 surest)
     everything: str = ""  # all the code, for the static check (a notebook's skipped cells too)
     refused: str = ""  # why the file cannot be graded (e.g. a symbolic link): 0 points
+    origin: Path | None = None  # the submitted file, when ``path`` is in a snapshot (messages)
 
 
 def _keep(node: ast.stmt, defined: set[str] | None = None) -> bool:
@@ -219,16 +221,24 @@ def read_source(path: str | Path) -> Source:
     raise ValueError(f"{path} is neither a .py file nor a notebook")
 
 
-def find_sources(submission: str | Path) -> dict[str, Source]:
-    """The file used for each exercise set in a submission (a folder or a single file)."""
+def find_sources(
+    submission: str | Path, refused: Mapping[Path, str] | None = None
+) -> dict[str, Source]:
+    """The file used for each exercise set in a submission (a folder or a single file).
+    ``refused``: files of a snapshot (:mod:`~mcts_course.grading.snapshot`) that were not
+    copied, and why (a link, a FIFO...), found as if they were there."""
     submission = Path(submission)
-    if not submission.is_dir() or submission.is_symlink():
+    refused = refused or {}
+    if submission in refused or not submission.is_dir() or submission.is_symlink():
         files = [submission]
     else:
         files = [p for p in _candidates(submission) if p.suffix in (".py", ".ipynb")]
+        files += [p for p in refused if p.suffix in (".py", ".ipynb") and p not in files]
     chosen: dict[str, tuple[tuple[Any, ...], Source]] = {}
     for path in files:
         try:
+            if path in refused:
+                raise NotRegularFile(refused[path])
             source = read_source(path)
         except NotRegularFile as error:
             if path.stem in SETS and path.suffix == ".py":  # refused, and said so

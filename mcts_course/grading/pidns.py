@@ -1,0 +1,86 @@
+"""Stopping every process of a submission without a cgroup freezer, through its pid namespace.
+
+Between questions the student's process is stopped, so that its code runs only on a test's time.
+With a cgroup freezer (root, cgroup v1 or v2) the whole submission is frozen.  Without one (an
+ordinary user's grader in user namespaces, a container without cgroup access) only the process
+group got SIGSTOP, and daemons that had left it (``setsid``, double fork) kept spinning
+(red-team attack 11: 32 processes running beside the stopped server, load 32 on 2 cores).  The
+sandbox has a pid namespace of its own (``unshare --pid --fork``), so its processes are exactly
+those whose ``/proc/PID/ns/pid`` is the one of the launcher's child: each is signalled, again
+until no new one appears (a daemon forking while it is being stopped).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+PASSES = 20  # rounds of signalling: a fork during a round is caught by the next
+
+
+def _parent(pid: str) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _namespace(pid: int | str) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+def sandbox_namespace(launcher: int) -> str | None:
+    """The pid namespace of the processes ``launcher`` (``unshare --fork``) started, or None
+    when it has no child in a namespace of its own (no pid namespace)."""
+    own = _namespace(launcher)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and _parent(entry) == launcher:
+            found = _namespace(entry)
+            if found is not None and found != own:
+                return found
+    return None
+
+
+def members(namespace: str) -> list[int]:
+    """The processes (seen from here) of a pid namespace."""
+    return [
+        int(entry)
+        for entry in os.listdir("/proc")
+        if entry.isdigit() and _namespace(entry) == namespace
+    ]
+
+
+# launcher -> its namespace, for the launchers stopped this way (a resume looks here only: with
+# a freezer, nothing was stopped by signal and nothing is scanned)
+_STOPPED: dict[int, str] = {}
+
+
+def signal_namespace(launcher: int, sig: int) -> int:
+    """Send ``sig`` to every process of the pid namespace under ``launcher``; how many got it.
+    With SIGSTOP, rounds go on until a round finds no process it had not stopped yet; SIGCONT
+    goes only where a SIGSTOP went."""
+    if sig == signal.SIGSTOP:
+        namespace = _STOPPED.get(launcher) or sandbox_namespace(launcher)
+        if namespace is not None:
+            _STOPPED[launcher] = namespace
+    else:
+        namespace = _STOPPED.pop(launcher, None) if sig == signal.SIGCONT else None
+        namespace = namespace or (sandbox_namespace(launcher) if sig != signal.SIGCONT else None)
+    if namespace is None:
+        return 0
+    done: set[int] = set()
+    for _ in range(PASSES if sig == signal.SIGSTOP else 1):
+        new = [pid for pid in members(namespace) if pid not in done]
+        if not new:
+            break
+        for pid in new:
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+            done.add(pid)
+    return len(done)

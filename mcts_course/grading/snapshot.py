@@ -1,0 +1,257 @@
+"""A private copy of a submission, taken once, before any of its code runs.
+
+The grader (root on Gradescope, or an instructor grading ``/home/alice/sub``) reads a folder
+whose owner may change it while it is graded: rename a subfolder and put a symbolic link to
+``/etc`` or to the hidden tests in its place.  Anything that opened the folder by its path again
+(each new student process copies the sibling modules beside the code) would then copy, as root,
+whatever the link points to.  So the submission is read exactly once, here: every folder opened
+by a descriptor relative to its parent with ``O_NOFOLLOW | O_DIRECTORY`` (a link is never
+followed below the path given), every file with ``O_NOFOLLOW`` and checked by ``fstat``
+(:func:`~mcts_course.grading.sandbox.read_regular`), into a folder of the grader's alone (0700).
+Every later step (finding the exercise files, copying siblings into each sandbox) reads the copy;
+the student's path is never resolved again.
+
+The path the instructor gives may itself go through links (``/home`` on some systems, a folder of
+links to the submissions): a link is followed only where no one but root or the grader can
+change it (its folder belongs to one of them and no one else may write it, or is sticky and the
+link is theirs).  A link the student could have planted is refused with one line.  A folder
+on the way that other users may write gets a warning on the grader's terminal (the copy makes
+it harmless, so it is not refused).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import stat
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcts_course.grading import sandbox
+from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
+
+DEPTH = 6  # folders below the submission copied
+FILES = 2000  # files copied at most
+TOTAL_BYTES = 64 << 20  # bytes copied at most
+NOTEBOOK_CAP = 20 << 20  # bytes of a notebook (as in sources.py)
+_HOPS = 40  # links followed on the given path, at most (as the kernel's ELOOP)
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_WRITE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class SnapshotError(OSError):
+    """The submission's path cannot be read safely (a link its owner could have planted)."""
+
+
+@dataclass
+class Snapshot:
+    """``root``: the private copy; ``target``: what to grade in it (the copy of the folder, or of
+    the single file given); ``origin``: the path given; ``refused``: files of the copy's tree
+    that were not copied (a link, a FIFO, too large) and why; ``warnings``: for the grader."""
+
+    root: Path
+    target: Path
+    origin: Path
+    refused: dict[Path, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def original(self, path: Path) -> Path:
+        """The submitted path a file of the copy came from (for messages)."""
+        try:
+            return self.origin / path.relative_to(self.target)
+        except ValueError:
+            return self.origin.parent / path.relative_to(self.root)
+
+
+def _trusted(folder: os.stat_result) -> bool:
+    """Whether no one but root or the grader may change names in a folder."""
+    mine = folder.st_uid in (0, os.geteuid())
+    return mine and not folder.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _link_trusted(folder: os.stat_result, link: os.stat_result) -> bool:
+    """Whether a link found in ``folder`` was put there by root or the grader and stays so."""
+    if link.st_uid not in (0, os.geteuid()):
+        return False
+    sticky = bool(folder.st_mode & stat.S_ISVTX)
+    return _trusted(folder) or (sticky and folder.st_uid in (0, os.geteuid()))
+
+
+def open_path(path: str | Path) -> tuple[int, str | None, list[str]]:
+    """``(fd, name, warnings)``: a descriptor of the folder ``path`` names (``name`` None) or of
+    the folder holding the file it names (``name`` the file's), reached one component at a time
+    without following a link anyone but root or the grader could have made.  Raises
+    SnapshotError for such a link, OSError for a path that does not exist."""
+    parts = [p for p in os.path.abspath(path).split("/") if p]
+    fd = os.open("/", _DIR)
+    warnings: list[str] = []
+    hops = 0
+    walked = Path("/")
+    try:
+        while parts:
+            name = parts.pop(0)
+            here = os.fstat(fd)
+            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISLNK(info.st_mode) and not parts:
+                return fd, name, warnings  # the file or folder given: a link is refused
+            if stat.S_ISLNK(info.st_mode):
+                hops += 1
+                if hops > _HOPS or not _link_trusted(here, info):
+                    raise SnapshotError(
+                        f"{walked / name} is a symbolic link its owner (uid {info.st_uid}) or "
+                        "another user could change: give the real folder, not a link"
+                    )
+                target = os.readlink(name, dir_fd=fd)
+                if target.startswith("/"):
+                    os.close(fd)
+                    fd, walked = os.open("/", _DIR), Path("/")
+                parts = [p for p in target.split("/") if p and p != "."] + parts
+                continue
+            if not _trusted(here) and not here.st_mode & stat.S_ISVTX:
+                warnings.append(
+                    f"warning: {walked} may be changed by users other than root while it is "
+                    "graded: the submission is graded from a private copy taken before any of "
+                    "its code runs"
+                )
+            if not stat.S_ISDIR(info.st_mode):
+                if parts:
+                    raise NotADirectoryError(f"{walked / name} is not a folder")
+                return fd, name, warnings
+            sub = os.open(name, _DIR, dir_fd=fd)
+            os.close(fd)
+            fd, walked = sub, (walked.parent if name == ".." else walked / name)
+        if not _trusted(os.fstat(fd)):
+            warnings.append(
+                f"warning: {walked} may be changed by users other than root while it is graded: "
+                "the submission is graded from a private copy taken before any of its code runs"
+            )
+        return fd, None, warnings
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class _Copier:
+    """Copies regular files by descriptors into a fresh folder, within the caps."""
+
+    def __init__(self, snap: Snapshot):
+        self.snap = snap
+        self.files = 0
+        self.bytes = 0
+
+    def file(self, src_dir: int, name: str, dest_dir: int, dest: Path) -> None:
+        if self.files >= FILES:
+            return
+        cap = NOTEBOOK_CAP if name.endswith(".ipynb") else FILE_CAP
+        try:
+            data = read_regular(name, cap, dir_fd=src_dir)
+        except NotRegularFile as error:
+            self.snap.refused[dest] = str(error)
+            return
+        except OSError:
+            return
+        if self.bytes + len(data) > TOTAL_BYTES:
+            self.snap.refused[dest] = f"{name} was not read: the submission exceeds its size cap"
+            return
+        self.files += 1
+        self.bytes += len(data)
+        fd = os.open(name, _WRITE, 0o600, dir_fd=dest_dir)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+    def folder(self, src_dir: int, dest_dir: int, dest: Path, level: int) -> None:
+        try:
+            names = sorted(os.listdir(src_dir))
+        except OSError:
+            return
+        for name in names:
+            if name.startswith((".", "__")):
+                continue  # as the search for exercise files does
+            try:
+                info = os.stat(name, dir_fd=src_dir, follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                if level >= DEPTH:
+                    continue
+                try:
+                    sub = os.open(name, _DIR, dir_fd=src_dir)
+                except OSError:
+                    continue
+                try:
+                    os.mkdir(name, 0o700, dir_fd=dest_dir)
+                    new = os.open(name, _DIR, dir_fd=dest_dir)
+                    try:
+                        self.folder(sub, new, dest / name, level + 1)
+                    finally:
+                        os.close(new)
+                finally:
+                    os.close(sub)
+            else:  # a regular file, or one to refuse by name (a link, a FIFO...)
+                self.file(src_dir, name, dest_dir, dest / name)
+
+
+_TAKEN: list[Path] = []
+
+
+def _cleanup() -> None:
+    for folder in _TAKEN:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+atexit.register(_cleanup)
+
+
+def take(submission: str | Path) -> Snapshot:
+    """Copy ``submission`` (a folder, or a file and the files beside it) into a new private
+    folder.  Raises SnapshotError (a link planted on the path) or OSError (no such path)."""
+    origin = Path(os.path.abspath(submission))
+    fd, name, warnings = open_path(origin)
+    # In a batch, inside its root-only folder of sandboxes, which the batch removes at its end
+    # even when this run was killed before its own clean-up.
+    where = str(sandbox._base()) if os.environ.get(sandbox.BASE_ENV) else None
+    root = Path(tempfile.mkdtemp(prefix="mcts-snapshot-", dir=where))  # 0700, the grader's
+    _TAKEN.append(root)
+    try:
+        top = os.open(root, _DIR)
+        try:
+            if name is None:  # a folder: the whole tree
+                snap = Snapshot(root, root, origin, warnings=warnings)
+                _Copier(snap).folder(fd, top, root, 0)
+            else:  # one file: it and the top-level files beside it (its sibling modules)
+                snap = Snapshot(root, root / name, origin, warnings=warnings)
+                _Copier(snap).folder(fd, top, root, DEPTH)
+        finally:
+            os.close(top)
+    finally:
+        os.close(fd)
+    return snap
+
+
+def submission_sources(submission: str | Path) -> dict[str, Any]:
+    """The exercise files of ``submission`` (see :func:`~mcts_course.grading.sources.
+    find_sources`), read from a snapshot: each Source's ``path`` lies in the private copy (its
+    folder is what the sandboxes copy sibling modules from), ``origin`` is the submitted path.
+    A path that cannot be read safely gives no file, with the reason on standard error."""
+    from mcts_course.grading.sources import find_sources
+
+    try:
+        snap = take(submission)
+    except SnapshotError as error:
+        print(f"refused: {error}", file=sys.stderr)
+        return {}
+    except OSError:
+        return {}
+    for line in snap.warnings:
+        print(line, file=sys.stderr)
+    found = find_sources(snap.target, refused=snap.refused)
+    for source in found.values():
+        source.origin = snap.original(source.path)
+    return found

@@ -1,0 +1,80 @@
+"""Without a cgroup freezer, daemons that left the student's process group are stopped too
+between questions (red-team attack 11: as an ordinary user, 30 `setsid` daemons per submission
+kept running while the grader "paused" it).  The freezer is switched off here to take the
+ordinary user's path on any machine that has namespaces."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from mcts_course.grading import confine, pidns, sandbox
+from mcts_course.grading.process import StudentProcess
+
+DAEMON = """
+import os
+
+def _daemon():
+    child = os.fork()
+    if child == 0:
+        os.setsid()  # out of the process group the grader stops
+        if os.fork() == 0:
+            while True:
+                pass
+        os._exit(0)
+    os.waitpid(child, 0)
+
+_daemon()
+
+def f(x):
+    return x + 1
+"""
+
+
+def ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def busy(pids: list[int]) -> list[int]:
+    """The processes among ``pids`` that got CPU time during half a second."""
+    before = {pid: ticks(pid) for pid in pids}
+    time.sleep(0.5)
+    return [pid for pid in pids if ticks(pid) - before[pid] > 1]
+
+
+@pytest.mark.skipif(
+    sandbox.confinement_mode() not in ("namespaces", "userns"),
+    reason="needs the namespace sandbox (a pid namespace per submission)",
+)
+def test_setsid_daemons_are_stopped_between_questions(monkeypatch):
+    monkeypatch.setattr(confine.Cage, "freeze", lambda self: False)  # no freezer
+    monkeypatch.setattr(confine.Cage, "thaw", lambda self: None)
+    public = sandbox.public_package(Path(tempfile.mkdtemp(prefix="public-", dir="/tmp")))
+    public.chmod(0o755)
+    process = StudentProcess(None, "daemon.py", None, ["f"], public, code=DAEMON)
+    try:
+        process.start()
+        assert process.proc is not None
+        call = {"op": "call", "name": "f", "many": False, "calls": [[[1], {"$d": []}]]}
+        reply, _ = process.exchange({**call, "nodes": []}, 5.0, lambda m: {}, "f")
+        assert reply["ok"] == 2
+        namespace = pidns.sandbox_namespace(process.proc.pid)
+        assert namespace is not None
+        inside = pidns.members(namespace)
+        assert len(inside) >= 2  # the server (and its launcher shell) and the daemon
+        assert busy(inside) == []  # paused: the daemon too
+        again, _ = process.exchange({**call, "nodes": []}, 5.0, lambda m: {}, "f")
+        assert again["ok"] == 2  # and resumed for the next question
+        assert busy(pidns.members(namespace)) == []
+    finally:
+        process.kill()
+        shutil.rmtree(public, ignore_errors=True)
+    deadline = time.monotonic() + 5  # the kernel kills a namespace's processes asynchronously
+    while pidns.members(namespace) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pidns.members(namespace) == []  # nothing of it outlives its run
