@@ -57,6 +57,8 @@ SCANNED = (
     "*/pyproject.toml",
     "book/*.md",
     "book/*.ipynb",
+    "book/engine/*.md",
+    "book/engine/*.ipynb",
     "mcts_course/**/*.py",
     "lab/**/*.py",
     "grader/**/*.py",
