@@ -85,6 +85,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         f"$MCTS_GRADESCOPE_TESTS (default {GRADESCOPE_TESTS}) if it exists",
     )
     parser.add_argument(
+        "--force",
+        action="store_true",
+        help="grade into a --out folder that already holds grades: the submissions graded now "
+        "replace their folders and whole rows (a run narrowed by --exercise-set, -k or without "
+        "--tests replaces a full row with a narrower one)",
+    )
+    parser.add_argument(
         "--unconfined",
         action="store_true",
         help="as an ordinary user where user namespaces are not available: run the students' "
@@ -111,10 +118,21 @@ def run(args: argparse.Namespace) -> int:
     for folder in args.tests:
         if not Path(folder).exists():
             raise UsageError(f"--tests {folder}: no such file or folder")
+        untrusted = untrusted_file(Path(folder))
+        if untrusted:  # hidden tests run as the grader, unconfined: a student must not write them
+            raise UsageError(f"--tests {folder}: {untrusted}; refusing to run it as the grader")
+    globbed = option_named_files(args)
+    if globbed:
+        raise UsageError(
+            f"{globbed!r} is an option and also a file or folder here: a shell pattern (*) may "
+            "have turned a submission's name into an option; give the submissions as DIR/* "
+            "(or rename that folder)"
+        )
     due = parse_date(args.due) if args.due else None
     from mcts_grader.preflight import check_runs
 
-    check_runs(args.tests, args.pytest_args)  # a typo in an option is an error, not 0 / 0
+    if not args.gradescope:  # there a failed run is written to results.json, for all to see
+        check_runs(args.tests, args.pytest_args)  # a typo in an option is an error, not 0 / 0
     options = [
         "-q",
         "--timeout-scale",
@@ -146,6 +164,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give at least one SUBMISSION (or --gradescope)")
     if not args.out:
         raise UsageError("--out DIR is required")
+    if (Path(args.out) / "grades.csv").exists() and not args.force:
+        raise UsageError(
+            f"{args.out} already holds grades: give --force to grade into it again (the "
+            "submissions graded now replace their rows), or a new --out"
+        )
     missing = [s for s in args.submissions if not Path(s).exists()]
     if missing:
         raise UsageError(f"no such submission: {missing[0]}")
@@ -177,6 +200,33 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def untrusted_file(path: Path) -> str | None:
+    """Why ``path`` (a test file or a folder of them) may have been written by someone other
+    than the grader: owned by another user, or writable by group or others; None if neither."""
+    me = os.geteuid()
+    found = [path, *sorted(path.rglob("*"))] if path.is_dir() else [path]
+    for item in found:
+        info = item.lstat()
+        if info.st_uid not in (0, me):
+            return f"{item} belongs to user id {info.st_uid}"
+        if info.st_mode & 0o022 and not item.is_symlink():
+            return f"{item} may be written by others (mode {info.st_mode & 0o777:o})"
+    return None
+
+
+def option_named_files(args: argparse.Namespace) -> str | None:
+    """An option given to ``grade`` that is also the name of a file or folder in the current
+    folder (``cd EXPORT && grade * --out O`` with a student's folder named ``--tests=x``)."""
+    given = [*args.pytest_args, *(f"--tests={t}" for t in args.tests)]
+    for name, value in (("--out", args.out), ("--due", args.due), ("--jobs", args.jobs)):
+        if value is not None:
+            given.append(f"{name}={value}")
+    for flag in ("gradescope", "unconfined", "force"):
+        if getattr(args, flag, False):
+            given.append(f"--{flag}")
+    return next((g for g in given if g.startswith("-") and os.path.lexists(g)), None)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,7 +21,11 @@ from mcts_course.grading import invocation
 PREFLIGHT_CAP = 600  # seconds: collecting never takes this long; a hang is an error too
 # pytest's exit statuses meaning "could not run": interrupted (a collection error), internal
 # error, usage error (https://docs.pytest.org/en/stable/reference/exit-codes.html)
-NOT_RUN = {2: "a test file could not be collected", 3: "pytest failed", 4: "usage error"}
+NOT_RUN = {
+    2: "a test file does not import (could not be collected)",
+    3: "pytest failed",
+    4: "usage error",
+}
 
 
 def first_error(output: str) -> str:

@@ -36,6 +36,7 @@ from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
 
 DEPTH = 6  # folders below the submission copied
 FILES = 2000  # files copied at most
+FOLDERS = 500  # folders copied at most (each costs a mkdir and a removal)
 TOTAL_BYTES = 64 << 20  # bytes copied at most
 NOTEBOOK_CAP = 20 << 20  # bytes of a notebook (as in sources.py)
 _HOPS = 40  # links followed on the given path, at most (as the kernel's ELOOP)
@@ -142,6 +143,7 @@ class _Copier:
     def __init__(self, snap: Snapshot):
         self.snap = snap
         self.files = 0
+        self.folders = 0
         self.bytes = 0
 
     def file(self, src_dir: int, name: str, dest_dir: int, dest: Path) -> None:
@@ -179,8 +181,9 @@ class _Copier:
             except OSError:
                 continue
             if stat.S_ISDIR(info.st_mode):
-                if level >= DEPTH:
-                    continue
+                if level >= DEPTH or self.folders >= FOLDERS:
+                    continue  # 50,000 empty folders would cost the batch minutes of copying
+                self.folders += 1
                 try:
                     sub = os.open(name, _DIR, dir_fd=src_dir)
                 except OSError:
@@ -210,7 +213,7 @@ atexit.register(_cleanup)
 
 
 def take(submission: str | Path) -> Snapshot:
-    """Copy ``submission`` (a folder, or a file and the files beside it) into a new private
+    """Copy ``submission`` (a folder, or one file alone) into a new private
     folder.  Raises SnapshotError (a link planted on the path) or OSError (no such path)."""
     origin = Path(os.path.abspath(submission))
     fd, name, warnings = open_path(origin)
@@ -225,9 +228,10 @@ def take(submission: str | Path) -> Snapshot:
             if name is None:  # a folder: the whole tree
                 snap = Snapshot(root, root, origin, warnings=warnings)
                 _Copier(snap).folder(fd, top, root, 0)
-            else:  # one file: it and the top-level files beside it (its sibling modules)
+            else:  # one file: that file alone (each exercise file is checked on its own), never
+                # the files beside it, which may be other students' files in a flat export
                 snap = Snapshot(root, root / name, origin, warnings=warnings)
-                _Copier(snap).folder(fd, top, root, DEPTH)
+                _Copier(snap).file(fd, name, top, root / name)
         finally:
             os.close(top)
     finally:

@@ -260,7 +260,7 @@ def test_chapter_8s_explorer_link_opens_the_search_it_reads_off():
     (hash_,) = re.findall(r'href="16b_explorer\.html#([^"]+)"', text)
     link = {k: v[0] for k, v in parse_qs(hash_, keep_blank_values=True).items()}
     moves, budget, seed = re.search(
-        r'position = Othello\.from_moves\("([^"]+)"\)\nreadout = read_off\(position, (\d+), '
+        r'position = Othello\.from_moves\("([^"]+)"\)\nreadout = (?:\w+\.)?read_off\(position, (\d+), '
         r"seed=(\d+)\)",
         text,
     ).groups()
