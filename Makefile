@@ -74,6 +74,7 @@ play-assets: $(BOOK_STAMP)
 check-book: $(BOOK_STAMP)
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 	$(BIN)/python -m pip install --quiet -e ".[browser]"
+	$(BIN)/python scripts/check_standard.py _build/html
 	$(BIN)/python scripts/check_book.py _build/html --screenshots _build/screenshots
 	$(BIN)/python scripts/check_widget_lab.py
 

@@ -260,8 +260,8 @@ def test_chapter_8s_explorer_link_opens_the_search_it_reads_off():
     (hash_,) = re.findall(r'href="16b_explorer\.html#([^"]+)"', text)
     link = {k: v[0] for k, v in parse_qs(hash_, keep_blank_values=True).items()}
     moves, budget, seed = re.search(
-        r'position = Othello\.from_moves\("([^"]+)"\)\nreadout = (?:\w+\.)?read_off\(position, (\d+), '
-        r"seed=(\d+)\)",
+        r'position = Othello\.from_moves\("([^"]+)"\)\n'
+        r"readout = (?:\w+\.)?read_off\(position, (\d+), seed=(\d+)\)",
         text,
     ).groups()
     assert link["game"] == "othello" and link["t"] == "1" and link["playout"] == ""
