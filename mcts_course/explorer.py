@@ -450,10 +450,11 @@ class Session:
         stats = rec.stats(shown)
         if it is not None and it.expanded is not None and phase in (2, 3):
             stats = {**stats, it.expanded: (0, 0.0)}  # added, not yet counted
-        # The iteration's path is drawn down to the node it adds, whatever the depth asked:
-        # its nodes are opened (the page's "+k" marks and the link keep only the reader's).
+        # While an iteration is stepped through (phases 1-3), its path is drawn down to the node
+        # it adds, whatever the depth asked, so the reader sees expansion's node; once it is
+        # done, the tree is the reader's (by default the root's children) again.
         opened = set(open_keys) | {""}
-        if it is not None:
+        if it is not None and phase < 4:
             opened |= set(it.path if it.expanded is None else it.path[:-1])
         drawn = self._drawn(stats, opened, depth)
         if selected not in stats:

@@ -370,12 +370,23 @@ def phases_html(view: dict[str, Any]) -> str:
     items = ["<b>Selection</b>: " + _esc(" → ".join(["root", *st["path_names"]]))]
     if view["phase"] >= 2:
         added = st["expanded_name"]
-        items.append("<b>Expansion</b>: " + (f"added {_esc(added)}" if added else "no node added"))
-    if view["phase"] >= 3:
-        moves = "(moves not available)" if st["playout"] is None else " ".join(st["playout"])
+        below = st["path_names"][-1] if st["path_names"] else "the root"
         items.append(
-            f"<b>Simulation</b>: random playout {_esc(moves or '(game over)')}; {st['result']}"
+            "<b>Expansion</b>: "
+            + (f"added {_esc(added)} below {_esc(below)}" if added else "no node added")
         )
+    if view["phase"] >= 3:
+        if st["playout"] is None:
+            moves = "random playout (moves not available)"
+        elif st["playout"]:
+            by = st.get("playout_by") or [""] * len(st["playout"])
+            moves = "random playout " + " ".join(
+                f"{i}. {who} {move}".replace("  ", " ")
+                for i, (who, move) in enumerate(zip(by, st["playout"], strict=True), 1)
+            )
+        else:
+            moves = "no playout: the game is already over at this node, so it is scored as it is"
+        items.append(f"<b>Simulation</b>: {_esc(moves)}; {st['result']}")
     if view["phase"] >= 4:
         added = ", ".join(f"{b['move']} +{b['reward']:g}" for b in st["backup"])
         items.append(f"<b>Backpropagation</b>: {_esc(added)}")

@@ -634,8 +634,11 @@
     busy(true);
     const linked = fromHash(location.hash);
     writeSettings();
+    // Opened from a link: the reader came for the explorer, not the page's introduction, so
+    // scroll to it (now, and again once the first screen is drawn and the page has its height).
+    if (linked) root.scrollIntoView({ block: "start" });
     start().then(
-      () => { fresh = true; refresh(); },
+      () => { fresh = true; refresh().then(() => { if (linked) root.scrollIntoView({ block: "start" }); }); },
       (error) => {
         status.textContent = `The explorer could not start: ${error.message}`;
         status.classList.add("mx-error");
