@@ -20,8 +20,8 @@ On ``book/16b_explorer.html`` it checks the page contract (see
 - the same agreement for Connect Four with expansion threshold 10 and for Othello;
 - the keyboard steps a phase, and again (the focus survives the redraw, on a node and on a
   button); at 1280 px the children table fits, the share chart draws every root move, the page
-  says which move MCTS would play; at 390 px a scrolling table shows its hint; the tree exports as an SVG file; at a phone's width (390 px) the
-  explorer does not overflow the page;
+  says which move MCTS would play; the tree exports as an SVG file; at a phone's width (390 px)
+  the explorer does not overflow the page and a table that scrolls shows a hint that it does;
 - no JavaScript error, no console error and no request to another host throughout.
 """
 
