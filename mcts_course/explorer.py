@@ -450,7 +450,13 @@ class Session:
         stats = rec.stats(shown)
         if it is not None and it.expanded is not None and phase in (2, 3):
             stats = {**stats, it.expanded: (0, 0.0)}  # added, not yet counted
-        drawn = self._drawn(stats, set(open_keys) | {""}, depth)
+        # While an iteration is stepped through (phases 1-3), its path is drawn down to the node
+        # it adds, whatever the depth asked, so the reader sees expansion's node; once it is
+        # done, the tree is the reader's (by default the root's children) again.
+        opened = set(open_keys) | {""}
+        if it is not None and phase < 4:
+            opened |= set(it.path if it.expanded is None else it.path[:-1])
+        drawn = self._drawn(stats, opened, depth)
         if selected not in stats:
             selected = ""
         state = rec.state
@@ -481,7 +487,7 @@ class Session:
         }
         # What the page, the widget and the printed chapter draw, by one renderer.
         result["table_html"] = table_html(result)
-        result["tree_svg"] = tree_svg(result, set(open_keys), depth)
+        result["tree_svg"] = tree_svg(result, opened, depth)
         return result
 
     def _drawn(
@@ -534,6 +540,7 @@ class Session:
                 if moves is None
                 else [_move_name(state, moves[: i + 1]) for i in range(len(moves))]
             )
+            step["playout_by"] = None if moves is None else _movers(state, moves)
             step["playout_board"] = board_view(state, moves)
             step["result"] = "draw" if r0 == r1 else f"{names[0 if r0 > r1 else 1]} wins"
         if phase >= 4:
@@ -554,9 +561,13 @@ class Session:
                 counts[it.path[1]] = counts.get(it.path[1], 0) + 1
             if it.number % every == 0 or it.number == k:
                 points.append((it.number, dict(counts)))
-        moves = sorted(counts, key=lambda key: -counts[key])
+        # Every root move tried (each is visited when added), in move order, so that a move
+        # keeps its place from one iteration to the next; the page colours it by its action.
+        moves = sorted(counts, key=int)
         return {
-            "moves": [{"node": key, "move": rec.move_name(key)} for key in moves],
+            "moves": [
+                {"node": key, "move": rec.move_name(key), "action": int(key)} for key in moves
+            ],
             "points": [
                 {"iteration": n, "shares": [c.get(key, 0) / n for key in moves]} for n, c in points
             ],
@@ -609,6 +620,15 @@ def board_view(state: GameState, playout: tuple[int, ...] | None = None) -> dict
         view["playout"] = marks
         view["end"] = [int(v) for row in state.board() for v in row]
     return view
+
+
+def _movers(state: GameState, moves: tuple[int, ...]) -> list[str]:
+    """The name of the player who makes each of ``moves`` from ``state`` (X, O, Black ...)."""
+    names = []
+    for action in moves:
+        names.append(state.PLAYER_NAMES[state.current_player])
+        state = state.play(action)
+    return names
 
 
 def _cell(state: GameState, action: int) -> list[int] | None:

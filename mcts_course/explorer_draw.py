@@ -25,9 +25,33 @@ NEXT_STYLE = "font-weight:bold;background:rgba(245,124,0,0.2)"
 PATH_STYLE = "background:rgba(245,124,0,0.09)"
 
 
-def fmt(value: float | str) -> str:
+def fmt(value: float | str, digits: int = 3) -> str:
     """A term of the UCB value: 3 decimals, or ∞ (JSON carries infinity as the text "inf")."""
-    return "∞" if isinstance(value, str) or math.isinf(value) else f"{value:.3f}"
+    return "∞" if isinstance(value, str) or math.isinf(value) else f"{value:.{digits}f}"
+
+
+def _abbr(short: str, title: str) -> str:
+    """A short column head with its full meaning on hover (and for screen readers)."""
+    return f'<abbr title="{_esc(title)}">{_esc(short)}</abbr>'
+
+
+def _precision(
+    view: dict[str, Any], node: dict[str, Any], by_key: dict[str, dict[str, Any]]
+) -> tuple[int, str]:
+    """The decimals that show a row's UCB sum apart from its parent's next child (3, or 6 when
+    they round alike, so that the ◀ next mark is never contradicted by equal numbers), and, for
+    the next child, the moves that tie with it exactly (selection takes the first in order)."""
+    parent = by_key.get(node["parent"] or "")
+    best = by_key.get(parent["next"]) if parent and parent["next"] else None
+    if best is None or best["ucb"] == "inf" or node["ucb"] == "inf":
+        return 3, ""
+    siblings = [n for n in view["nodes"] if n["parent"] == node["parent"] and n["ucb"] != "inf"]
+    close = [n for n in siblings if fmt(n["ucb"]) == fmt(best["ucb"])]
+    digits = 6 if node in close and len(close) > 1 else 3
+    tied = ""
+    if node is best:
+        tied = ", ".join(n["move"] for n in siblings if n is not best and n["ucb"] == best["ucb"])
+    return digits, tied
 
 
 def wins_text(value: float) -> str:
@@ -109,28 +133,50 @@ def table_html(view: dict[str, Any], *, nested: bool = False, caption: str | Non
         if key == "" and view.get("exact")
         else None
     )
-    head = ["move", "by", "n", "w", "w/n", "exploration c·√(ln N / n)", "UCB = mean + exploration"]
-    head += ["next?", "children"] + (["exact value"] if exact else [])
+    head = [
+        "move",
+        "by",
+        _abbr("n", "visits of this child"),
+        _abbr("w", "wins of the player who made the move (a draw counts ½)"),
+        _abbr("mean", "w / n, the mean reward"),
+        _abbr(
+            "UCB",
+            "UCB value = mean + exploration term c·√(ln N / n), N the parent's visits; "
+            "shown as mean + exploration, and below it their sum",
+        ),
+        _abbr("next", "the child selection takes next: the highest UCB, ties to the first"),
+        _abbr(
+            "kids",
+            "children: k of m = moves tried of the legal moves; leaf (v/t) = v visits of the "
+            "t the expansion threshold asks before it grows",
+        ),
+    ] + ([_abbr("exact", "exact minimax value of the move (perfect play)")] if exact else [])
     rows = []
-    for node, depth in _subtree(view, key, nested):
+    rows_of = _subtree(view, key, nested)
+    for node, depth in rows_of:
         nk = node["node"]
         is_next = by_key[node["parent"]]["next"] == nk
         mark = " ✚" if nk == added else ""
         visited = node["visits"] > 0
+        digits, tied = _precision(view, node, by_key)
         ucb = (
             "∞"
             if node["ucb"] == "inf"
-            else f"{fmt(node['mean'])} + {fmt(node['explore'])} = {fmt(node['ucb'])}"
+            else f'<span class="mx-parts">{fmt(node["mean"])} + {fmt(node["explore"])}</span>'
+            f'<br/><span class="mx-sum" title="{node["ucb"]!r}">= '
+            f"{fmt(node['ucb'], digits)}</span>"
         )
+        next_text = ""
+        if is_next:
+            next_text = "◀ next" + (f" (tie with {tied}: first in move order)" if tied else "")
         cells = [
             "\u00a0" * 3 * depth + _esc(node["move"]) + mark,
             _esc(node["by"]),
             str(node["visits"]),
             wins_text(node["wins"]),
             fmt(node["mean"]) if visited else "—",
-            fmt(node["explore"]),
             ucb,
-            "◀ next" if is_next else "",
+            next_text,
             _children_cell(node, threshold),
         ]
         if exact is not None:
@@ -165,7 +211,7 @@ def table_html(view: dict[str, Any], *, nested: bool = False, caption: str | Non
         '<table class="mx-table"><caption style="caption-side:top;text-align:left">'
         + caption
         + "</caption><thead><tr>"
-        + "".join(f'<th scope="col">{_esc(h)}</th>' for h in head)
+        + "".join(f'<th scope="col">{h}</th>' for h in head)
         + "</tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table>"
@@ -324,12 +370,23 @@ def phases_html(view: dict[str, Any]) -> str:
     items = ["<b>Selection</b>: " + _esc(" → ".join(["root", *st["path_names"]]))]
     if view["phase"] >= 2:
         added = st["expanded_name"]
-        items.append("<b>Expansion</b>: " + (f"added {_esc(added)}" if added else "no node added"))
-    if view["phase"] >= 3:
-        moves = "(moves not available)" if st["playout"] is None else " ".join(st["playout"])
+        below = st["path_names"][-1] if st["path_names"] else "the root"
         items.append(
-            f"<b>Simulation</b>: random playout {_esc(moves or '(game over)')}; {st['result']}"
+            "<b>Expansion</b>: "
+            + (f"added {_esc(added)} below {_esc(below)}" if added else "no node added")
         )
+    if view["phase"] >= 3:
+        if st["playout"] is None:
+            moves = "random playout (moves not available)"
+        elif st["playout"]:
+            by = st.get("playout_by") or [""] * len(st["playout"])
+            moves = "random playout " + " ".join(
+                f"{i}. {who} {move}".replace("  ", " ")
+                for i, (who, move) in enumerate(zip(by, st["playout"], strict=True), 1)
+            )
+        else:
+            moves = "no playout: the game is already over at this node, so it is scored as it is"
+        items.append(f"<b>Simulation</b>: {_esc(moves)}; {st['result']}")
     if view["phase"] >= 4:
         added = ", ".join(f"{b['move']} +{b['reward']:g}" for b in st["backup"])
         items.append(f"<b>Backpropagation</b>: {_esc(added)}")

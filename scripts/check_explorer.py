@@ -18,8 +18,10 @@ On ``book/16b_explorer.html`` it checks the page contract (see
   visits, and exactly one row marked as selection's next child where the node is fully expanded;
 - the page's link, opened in a new tab, restores the same screen (status, nodes, table);
 - the same agreement for Connect Four with expansion threshold 10 and for Othello;
-- the keyboard steps a phase; the tree exports as an SVG file; at a phone's width (390 px) the
-  explorer does not overflow the page;
+- the keyboard steps a phase, and again (the focus survives the redraw, on a node and on a
+  button); at 1280 px the children table fits, the share chart draws every root move, the page
+  says which move MCTS would play; the tree exports as an SVG file; at a phone's width (390 px)
+  the explorer does not overflow the page and a table that scrolls shows a hint that it does;
 - no JavaScript error, no console error and no request to another host throughout.
 """
 
@@ -207,6 +209,59 @@ def check_other_games(page) -> list[str]:
     return problems
 
 
+_ACTIVE = """
+() => { const a = document.activeElement;
+        return a ? [a.id || '', a.dataset ? (a.dataset.node ?? null) : null] : ['', null]; }
+"""
+
+
+def check_focus_kept(page) -> list[str]:
+    """A redraw keeps the focus where it was: a second → or Enter works, on a tree node and on
+    a button (at iteration 1, phase 1: → → phase 2, Enter on the step button twice → done)."""
+    problems: list[str] = []
+    page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    if "phase 2 of 4" not in _status(page) or page.evaluate(_ACTIVE)[1] != "":
+        problems.append(
+            f"a second → on the root: {_status(page)!r}, focus {page.evaluate(_ACTIVE)}"
+        )
+    page.locator("#explorer-step").focus()
+    for _ in range(2):
+        page.keyboard.press("Enter")
+        wait_idle(page)
+    if "iteration 1 (done)" not in _status(page) or page.evaluate(_ACTIVE)[0] != "explorer-step":
+        problems.append(f"Enter twice on step: {_status(page)!r}, focus {page.evaluate(_ACTIVE)}")
+    page.keyboard.press("ArrowRight")  # a shortcut with the focus on a button
+    wait_idle(page)
+    if "iteration 2 (phase 1 of 4" not in _status(page):
+        problems.append(f"→ after Enter on a button: {_status(page)!r}")
+    return problems
+
+
+def check_table_fits(page) -> list[str]:
+    """At 1280 px the children table fits its box; at 390 px it scrolls in its own box with a
+    visible hint, and the share chart draws one line per root move."""
+    problems: list[str] = []
+    page.set_viewport_size({"width": 1280, "height": 900})
+    run_to(page, 40)
+    page.click("#explorer-tree [data-node='']")
+    wait_idle(page)
+    box = page.evaluate(
+        "() => { const w = document.querySelector('.mx-table-wrap');"
+        " return [w.scrollWidth, w.clientWidth]; }"
+    )
+    if box[0] > box[1] + 1:
+        problems.append(f"at 1280 px the children table is cut off: scroll/client {box}")
+    lines = page.locator("#explorer-shares polyline").count()
+    kids = page.locator("#explorer-table tbody tr").count()
+    if lines != kids or kids == 0:
+        problems.append(f"the share chart draws {lines} lines for {kids} root moves")
+    said = page.evaluate("() => document.querySelector('#explorer-play-now')?.textContent || ''")
+    if "would play" not in said:
+        problems.append("the page does not say which move MCTS would play now")
+    return problems
+
+
 def check_keys_export_phone(page) -> list[str]:
     problems: list[str] = []
     page.select_option("#explorer-game", "tictactoe")
@@ -216,6 +271,7 @@ def check_keys_export_phone(page) -> list[str]:
     wait_idle(page)
     if "iteration 1 (phase 1 of 4: selection)" not in _status(page):
         problems.append(f"→ does not step a phase: {_status(page)!r}")
+    problems += check_focus_kept(page)
     with page.expect_download() as download:
         page.click("#explorer-svg")
     text = Path(download.value.path()).read_text()
@@ -229,6 +285,13 @@ def check_keys_export_phone(page) -> list[str]:
     )
     if overflow[0] > overflow[1] + 1 or overflow[2] > 391:
         problems.append(f"at 390 px the explorer overflows: scroll/client/right {overflow}")
+    hint = page.evaluate(
+        "() => { const w = document.querySelector('.mx-table-wrap');"
+        " const h = w.querySelector('.mx-scroll-hint');"
+        " return [w.scrollWidth > w.clientWidth, !!h && getComputedStyle(h).display !== 'none']; }"
+    )
+    if hint[0] and not hint[1]:
+        problems.append("at 390 px the children table scrolls with no hint that it does")
     return problems
 
 
@@ -272,6 +335,7 @@ def check_explorer(context, origin: str, screenshots: Path | None = None) -> lis
         screenshots.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(screenshots / "explorer.png"), full_page=True)
     problems += check_other_games(page)
+    problems += check_table_fits(page)
     problems += check_keys_export_phone(page)
     if screenshots is not None:
         page.screenshot(path=str(screenshots / "explorer_phone.png"), full_page=True)

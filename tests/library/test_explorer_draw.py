@@ -86,14 +86,18 @@ def test_the_table_splits_ucb_and_nests_for_print(session):
     rows = page.findall("./tbody/tr")
     assert [r.get("data-node") for r in rows] == [r["node"] for r in view["table"]]
     for tr, data in zip(rows, view["table"], strict=True):
-        cells = [td.text or "" for td in tr.findall("td")]
+        cells = ["".join(td.itertext()) for td in tr.findall("td")]
         assert int(cells[2]) == data["visits"]
         if data["ucb"] != "inf":
-            mean, explore, total = (float(x) for x in re.findall(r"[\d.]+", cells[6]))
+            mean, explore, total = (float(x) for x in re.findall(r"[\d.]+", cells[5]))
             assert mean + explore == pytest.approx(total, abs=2e-3)
             assert total == pytest.approx(data["ucb"], abs=1e-3)
         assert ("mx-next" in (tr.get("class") or "")) == data["selected_next"]
-    assert len(rows[0].findall("td")) == 10  # tic-tac-toe: the exact value of every root move
+    assert len(rows[0].findall("td")) == 9  # tic-tac-toe: the exact value of every root move
+    # Short heads, each with its meaning spelt out on hover.
+    heads = page.findall("./thead/tr/th")
+    assert len(heads) == 9 and all(len("".join(th.itertext())) <= 5 for th in heads)
+    assert all(th.find("abbr").get("title") for th in heads[2:])
     printed = ET.fromstring(table_html(view, nested=True, caption=iteration_caption(view)))
     keys = [r.get("data-node") for r in printed.findall("./tbody/tr")]
     assert sorted(keys) == sorted(n["node"] for n in view["nodes"][1:])  # every node once
@@ -120,3 +124,73 @@ def test_the_widget_shows_the_pages_svg_and_table():
     page = Session("connect4", [3, 3, 2], math.sqrt(2), 2, 1, None).view(30, 4, [""], 2, "")
     assert widget.view["tree_svg"] == page["tree_svg"]
     assert page["tree_svg"] in widget.screen.value and page["table_html"] in widget.screen.value
+
+
+def test_the_iterations_path_is_drawn_whatever_the_depth():
+    """With only the root's children asked for, an iteration that adds a node deeper down still
+    draws its path to that node (ringed green), so the reader sees what expansion added."""
+    session = Session("tictactoe", [], math.sqrt(2), 1, 3, None)
+    deep = 0
+    for k in range(12, 60):
+        view = session.view(k, 2, [], 1, "")
+        added = view["step"]["expanded"]
+        if added is None:
+            continue
+        nodes = drawn_nodes(view["tree_svg"])
+        assert added in nodes and set(view["step"]["path"]) <= set(nodes)
+        assert nodes[added].find(f"{SVG}circle").get("stroke") == "#2e7d32"
+        deep += added.count(".") >= 1
+    assert deep > 10  # most iterations here add a node below the root's children
+    after = session.view(59, 4, [], 1, "")  # iteration done: the depth asked again
+    assert all(n["node"].count(".") == 0 for n in after["nodes"])
+
+
+def test_ties_on_ucb_say_which_child_is_taken():
+    """When children tie on UCB, the next mark says so (the first in move order is taken), and
+    sums that round alike are shown with more decimals, so the mark never contradicts them."""
+    session = Session("tictactoe", [], math.sqrt(2), 1, 0, None)
+    seen_tie = seen_close = False
+    for k in range(10, 80):
+        view = session.view(k, 4, [], 1, "")
+        rows = ET.fromstring(view["table_html"]).findall("./tbody/tr")
+        sums = {
+            r.get("data-node"): r.find(".//span[@class='mx-sum']").text
+            for r in rows
+            if r.find(".//span[@class='mx-sum']") is not None
+        }
+        table = {r["node"]: r for r in view["table"]}
+        nxt = next((r for r in view["table"] if r["selected_next"]), None)
+        if nxt is None:
+            continue
+        ties = [r for r in view["table"] if r is not nxt and r["ucb"] == nxt["ucb"]]
+        mark = "".join(rows[list(table).index(nxt["node"])].findall("td")[6].itertext())
+        assert ("tie" in mark) == bool(ties)
+        seen_tie |= bool(ties)
+        assert all(int(r["node"]) > int(nxt["node"]) for r in ties)  # the first is taken
+        for key, text in sums.items():  # never a larger number shown than the next child's
+            if key != nxt["node"]:
+                assert float(text.strip("= ")) <= float(sums[nxt["node"]].strip("= "))
+                seen_close |= len(text.split(".")[1]) == 6
+    assert seen_tie and seen_close
+
+
+def test_the_share_chart_keeps_every_root_move_in_move_order():
+    """Every root move tried is charted (nine at tic-tac-toe's start), always in move order, so a
+    move keeps its place and colour from one iteration to the next."""
+    session = Session("tictactoe", [], math.sqrt(2), 1, 2, None)
+    for k in (5, 9, 30, 200):
+        shares = session.view(k, 4, [], 1, "")["shares"]
+        actions = [m["action"] for m in shares["moves"]]
+        assert actions == sorted(actions) == [int(m["node"]) for m in shares["moves"]]
+        assert len(actions) == min(k, 9)
+        assert sum(shares["points"][-1]["shares"]) == pytest.approx(1)
+
+
+def test_the_playouts_moves_say_whose_they_are():
+    session = Session("tictactoe", [4], math.sqrt(2), 1, 5, None)
+    step = session.view(3, 3, [], 1, "")["step"]
+    assert step["playout_by"] and len(step["playout_by"]) == len(step["playout"])
+    depth = step["leaf"].count(".") + 1 if step["leaf"] else 0
+    first = "O" if depth % 2 == 0 else "X"  # after X's centre, O moves at the root
+    assert step["playout_by"][::2] == [first] * len(step["playout_by"][::2])
+    assert set(step["playout_by"][1::2]) <= {"X", "O"} - {first}

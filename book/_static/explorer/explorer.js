@@ -22,7 +22,9 @@
   ];
   const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
   const SVG = "http://www.w3.org/2000/svg";
-  const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+  // Ten colours: a root move keeps its colour (by its action number) from iteration to iteration.
+  const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"];
+  const LIMIT = 20000; // the most iterations the page records (input#explorer-count's max)
 
   // -- the worker ------------------------------------------------------------------------------
   let worker = null;
@@ -96,6 +98,8 @@
     }
   }
   const EXACT = { "1": "win", "0": "draw", "-1": "loss" };
+  // The names of the files (columns) and ranks (rows) the moves are named by, row 0 at the top.
+  const LABELS = { tictactoe: ["abc", "123"], othello: ["abcdefgh", "12345678"], connect4: ["1234567", ""] };
 
   // -- the explorer ----------------------------------------------------------------------------
   function Explorer(root) {
@@ -114,6 +118,7 @@
     };
     let view = null;
     let fresh = true; // the next request starts a new run
+    let notice = ""; // said once in the status after the next answer (a restart, a cap reached)
     let queue = Promise.resolve();
     // The tree is drawn at its natural size when labelled (scroll to see it all), else fitted to
     // the box; the buttons scale it, "fit" fits it, and dragging pans (the box scrolls).
@@ -140,6 +145,7 @@
     const slider = el("input", { id: "explorer-slider", type: "range", min: "0", max: "0", value: "0", step: "1", "aria-label": "Iteration shown (scrub through the recorded run)" });
     const depth = el("select", { id: "explorer-depth", "aria-label": "Tree depth drawn" },
       [["1", "root's children"], ["2", "2 levels"], ["3", "3 levels"], ["4", "4 levels"], ["99", "whole tree"]].map(([v, t]) => el("option", { value: v }, t)));
+    const playNow = el("div", { id: "explorer-play-now", class: "mx-play-now" });
     const status = el("div", { id: "explorer-status", class: "mx-status", role: "status", "aria-live": "polite" }, "Loading Python in your browser…");
     const board = el("div", { class: "mx-board-wrap", id: "explorer-board" });
     const phasePanel = el("div", { id: "explorer-phase", class: "mx-phase", "aria-live": "polite" });
@@ -154,6 +160,7 @@
     const zoomFit = el("button", { type: "button", "aria-label": "Fit the tree", onclick: () => { zoom.scale = 1; zoom.fit = true; applyZoom(); } }, "fit");
     const undo = el("button", { type: "button", onclick: () => { if (S.moves.length) { S.moves.pop(); newRun(); } } }, "undo a move");
 
+    if (!root.hasAttribute("tabindex")) root.tabIndex = -1; // focus can stay in the explorer
     root.append(
       el("div", { class: "mx-row" },
         el("label", {}, "Game ", game), el("label", {}, " position ", preset), undo),
@@ -163,22 +170,48 @@
       el("div", { class: "mx-row" }, back, step, one, el("label", {}, " iterations ", count), run, quick),
       el("div", { class: "mx-row" }, el("label", { class: "mx-slider" }, "iteration ", slider)),
       status,
+      playNow,
       el("div", { class: "mx-main" },
         el("div", { class: "mx-left" }, board, phasePanel),
         el("div", { class: "mx-right" },
           el("div", { class: "mx-row" }, el("label", {}, "draw ", depth), zoomIn, zoomOut, zoomFit, exportSvg, link),
-          treeBox)),
+          treeBox,
+          el("p", { class: "mx-note mx-key-legend" },
+            "Under a node: wins/visits (wins of the player who made its move; at the root, the wins of the player who moved last, ",
+            "i.e. not the player to move: the root's w counts the opponent's results). +k: k children folded (click to open). ",
+            "Orange: this iteration's path; green ring: the node it added (✚ in the table); dashed edge: the child selection takes next. ",
+            "Table: dark shade = the next child, light shade = on this iteration's path; kids \"3 of 8\" = 3 of the 8 legal moves tried, ",
+            "\"leaf (2/3)\" = 2 visits of the 3 the expansion threshold asks before it grows."))),
       el("div", { class: "mx-main" }, tableBox,
         el("div", { class: "mx-charts" }, bars, shares)),
       el("p", { class: "mx-note" },
-        "Keys (outside the input boxes): → or . one phase, ← or , back, i one iteration, r run. " +
+        "Keys, wherever the focus is in the explorer (except inside a number box, list or the slider, which use the arrows themselves): → or . one phase, ← or , back, i one iteration, r run. " +
           "Click a node (or focus it with Tab and press Enter) to list its children; click it again to fold it."),
     );
 
     const controls = [game, preset, c, threshold, playout, seed, restart, back, step, one, count, run, ...quick, slider, depth, undo];
+    // Disabling the focused control while a request runs sends the focus to the page's body, so
+    // the next key press would leave the explorer: remember what had the focus (a control, or a
+    // tree node by its data-node, since the tree is redrawn) and give it back afterwards.
+    let refocus = null;
     function busy(on) {
       root.dataset.busy = on ? "true" : "false";
+      if (on) {
+        const active = document.activeElement;
+        if (active && active !== document.body && root.contains(active)) {
+          const node = active.closest && active.closest(".mx-node");
+          refocus = node ? { node: node.dataset.node } : { element: active };
+        }
+      }
       for (const control of controls) control.disabled = on;
+      if (!on && refocus) {
+        const target = refocus.node !== undefined
+          ? treeBox.querySelector(`.mx-node[data-node="${CSS.escape(refocus.node)}"]`)
+          : refocus.element.isConnected ? refocus.element : null;
+        refocus = null;
+        if (target) target.focus({ preventScroll: true });
+        else root.focus({ preventScroll: true });
+      }
     }
 
     game.addEventListener("change", () => { S.game = game.value; S.moves = []; S.selected = ""; S.open.clear(); newRun(); });
@@ -186,14 +219,28 @@
       const p = (view && view.presets[preset.value]) || null;
       if (!p) return;
       S.moves = p.moves.slice();
+      notice = "New run: the position changed, so the search starts again from iteration 0.";
       if (p.threshold) threshold.value = String(p.threshold);
       if (p.seed !== undefined) seed.value = String(p.seed);
       newRun();
     });
-    for (const input of [c, threshold, playout, seed]) input.addEventListener("change", () => newRun());
+    for (const [input, name] of [[c, "c"], [threshold, "the expansion threshold"], [playout, "the playout"], [seed, "the seed"]]) {
+      input.addEventListener("change", () => {
+        if (input === c && !(parseFloat(c.value) >= 0)) {
+          status.textContent = `c must be a number ≥ 0 (got "${c.value}"): the run is unchanged, c stays ${+S.c.toFixed(4)}.`;
+          status.classList.add("mx-error");
+          c.value = String(+S.c.toFixed(4));
+          return;
+        }
+        notice = `New run: ${name} changed, so the search starts again from iteration 0.`;
+        newRun();
+      });
+    }
     slider.addEventListener("input", () => go(parseInt(slider.value, 10), 4));
     depth.addEventListener("change", () => { S.depth = parseInt(depth.value, 10); refresh(); });
     root.addEventListener("keydown", (event) => {
+      // Keys work wherever the focus is in the explorer, except in a box that uses them itself
+      // (a number box's or a list's arrows, the slider's arrows).
       const tag = (event.target.tagName || "").toLowerCase();
       if (["input", "select", "textarea"].includes(tag) || event.ctrlKey || event.metaKey || event.altKey) return;
       const actions = { ArrowRight: stepPhase, ".": stepPhase, ArrowLeft: stepBack, ",": stepBack, i: () => runCount(1), r: () => run.click() };
@@ -238,6 +285,7 @@
       refresh();
     }
     function stepPhase() {
+      if (S.phase === 4 && S.iteration >= LIMIT) { notice = `The page records at most ${LIMIT.toLocaleString("en")} iterations.`; go(S.iteration, 4); return; }
       if (S.phase === 4) go(S.iteration + 1, 1);
       else go(S.iteration, S.phase + 1);
     }
@@ -248,7 +296,8 @@
     }
     function runCount(n) {
       const done = S.phase === 4 ? S.iteration : S.iteration - 1;
-      go(done + n, 4);
+      if (done + n > LIMIT) notice = `The page records at most ${LIMIT.toLocaleString("en")} iterations: it stopped there.`;
+      go(Math.min(LIMIT, done + n), 4);
     }
 
     // Requests run one after another; each answers the whole screen.
@@ -298,6 +347,13 @@
       const root0 = view.nodes[0];
       status.textContent = `iteration ${view.iteration} (${phaseText}) · ${view.to_move} to move · root visits ${root0.visits} · ` +
         `${view.recorded} recorded · answered in ${Math.round(ms)} ms`;
+      if (notice) status.append(el("div", { class: "mx-notice" }, notice));
+      notice = "";
+      const kids = view.nodes.filter((n) => n.parent === "");
+      const most = kids.reduce((a, b) => (b.visits > a.visits ? b : a), { visits: 0 });
+      playNow.textContent = most.visits
+        ? `MCTS would play ${most.move} now (the root's most visited move: ${most.visits} of ${root0.visits} visits).`
+        : "MCTS would play: nothing yet (no iteration has visited a move).";
       slider.max = String(Math.max(view.recorded, view.iteration));
       slider.value = String(view.phase === 4 ? view.iteration : view.iteration - 1);
       renderPresets();
@@ -346,7 +402,15 @@
             : el("div", { class: cls, role: "gridcell" }, content));
         }
       }
-      return grid;
+      const [files, ranks] = LABELS[view.game] || ["", ""];
+      if (!files) return grid;
+      // Labelled like the move names (a-c and 1-3 for tic-tac-toe), so "b2" can be found.
+      const cell = "var(--mx-cell)";
+      const top = el("div", { class: "mx-files", "aria-hidden": "true", style: `grid-template-columns: ${ranks ? "1.1em " : ""}repeat(${position.cols}, ${cell})` },
+        ranks ? el("span", {}) : null, [...files.slice(0, position.cols)].map((f) => el("span", {}, f)));
+      const side = ranks ? el("div", { class: "mx-ranks", "aria-hidden": "true", style: `grid-template-rows: repeat(${position.rows}, ${cell})` },
+        [...ranks.slice(0, position.rows)].map((r) => el("span", {}, r))) : null;
+      return el("div", { class: "mx-labelled" }, top, el("div", { class: "mx-board-row" }, side, grid));
     }
 
     function renderBoard() {
@@ -375,11 +439,15 @@
         " (at each fully expanded node, the child with the highest UCB value; it stops at a node with untried moves, a leaf, or the end of the game)."));
       if (view.phase >= 2) {
         list.append(el("li", { class: view.phase === 2 ? "mx-now" : "" }, el("b", {}, "Expansion: "),
-          st.expanded !== null && st.expanded !== undefined ? `added ${st.expanded_name} (a new node, no visit yet)` : "no node added (a leaf below the expansion threshold, or the game is over)"));
+          st.expanded !== null && st.expanded !== undefined
+            ? `added ${st.expanded_name} below ${st.path_names.length ? st.path_names[st.path_names.length - 1] : "the root"} (a new node, no visit yet)`
+            : "no node added (a leaf below the expansion threshold, or the game is over)"));
       }
       if (view.phase >= 3) {
-        const moves = st.playout === null ? "(moves not available)" : st.playout.length ? st.playout.join(" ") : "none: the game is over there";
-        list.append(el("li", { class: view.phase === 3 ? "mx-now" : "" }, el("b", {}, "Simulation: "), `random playout ${moves}; ${st.result}.`,
+        const moves = st.playout === null ? "random playout (moves not available)"
+          : st.playout.length ? `random playout ${st.playout.map((m, i) => `${i + 1}. ${st.playout_by ? st.playout_by[i] + " " : ""}${m}`).join(" ")}`
+          : "no playout: the game is already over at this node, so its result is scored as it stands";
+        list.append(el("li", { class: view.phase === 3 ? "mx-now" : "" }, el("b", {}, "Simulation: "), `${moves}; ${st.result}.`,
           el("div", { class: "mx-playout" }, boardGrid(st.playout_board, { marks: st.playout_board.playout || [], end: st.playout_board.end }))));
       }
       if (view.phase >= 4) {
@@ -458,7 +526,7 @@
 
     // The table too is Python's (the step-by-step chapter prints the same tables).
     function renderTable() {
-      tableBox.innerHTML = view.table_html;
+      tableBox.innerHTML = '<div class="mx-scroll-hint">The table scrolls sideways: swipe it for UCB, next and the rest →</div>' + view.table_html;
       tableBox.querySelector("table").id = "explorer-table";
     }
 
@@ -481,23 +549,31 @@
     function renderShares() {
       const data = view.shares;
       shares.replaceChildren(el("div", { class: "mx-caption" }, "Each root move's share of the visits, over the iterations"));
-      if (!data.points.length) return;
+      if (data.points.length < 2) {
+        shares.append(el("p", { class: "mx-note" }, "The chart draws a line from two iterations on: run a few iterations."));
+        if (!data.points.length) return;
+      }
       const W = 420, H = 180, L = 34, B = 22;
       const last = data.points[data.points.length - 1].iteration;
       const X = (i) => L + ((W - L - 8) * i) / Math.max(1, last);
       const Y = (s) => 6 + (H - B - 6) * (1 - s);
       const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: "100%", role: "img", class: "mx-share-svg",
-        "aria-label": "Visit share of each root move over the iterations: " + data.moves.slice(0, PALETTE.length).map((m, i) => `${m.move} ${(100 * data.points[data.points.length - 1].shares[i]).toFixed(0)}%`).join(", ") });
+        "aria-label": "Visit share of each root move over the iterations: " + data.moves.map((m, i) => `${m.move} ${(100 * data.points[data.points.length - 1].shares[i]).toFixed(0)}%`).join(", ") });
       chart.append(svg("line", { x1: L, y1: Y(0), x2: W - 8, y2: Y(0), stroke: "#999" }), svg("line", { x1: L, y1: Y(0), x2: L, y2: Y(1), stroke: "#999" }));
       for (const s of [0, 0.5, 1]) chart.append(svg("text", { x: L - 4, y: Y(s) + 4, "text-anchor": "end", "font-size": 10, fill: "currentColor" }, `${s * 100}%`));
-      chart.append(svg("text", { x: W - 8, y: H - 6, "text-anchor": "end", "font-size": 10, fill: "currentColor" }, `iteration ${last}`));
+      for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+        const it = Math.round(t * last);
+        chart.append(svg("line", { x1: X(it), y1: Y(0), x2: X(it), y2: Y(0) + 4, stroke: "#999" }),
+          svg("text", { x: X(it), y: H - 6, "text-anchor": t === 1 ? "end" : t === 0 ? "start" : "middle", "font-size": 10, fill: "currentColor" }, t === 1 ? `iteration ${it}` : String(it)));
+      }
       const legend = el("div", { class: "mx-legend" });
       const exact = view.exact ? new Map(view.exact.map((r) => [r.node, r.value])) : null;
-      data.moves.slice(0, PALETTE.length).forEach((m, i) => {
+      data.moves.forEach((m, i) => {
+        const colour = PALETTE[m.action % PALETTE.length];
         const pts = data.points.map((p) => `${X(p.iteration).toFixed(1)},${Y(p.shares[i]).toFixed(1)}`).join(" ");
-        chart.append(svg("polyline", { points: pts, fill: "none", stroke: PALETTE[i], "stroke-width": 2 }));
+        chart.append(svg("polyline", { points: pts, fill: "none", stroke: colour, "stroke-width": 2, "data-move": m.move }));
         const ex = exact && exact.has(m.node) ? ` (${EXACT[String(exact.get(m.node))]})` : "";
-        legend.append(el("span", { class: "mx-key" }, el("span", { class: "mx-swatch", style: `background:${PALETTE[i]}` }), m.move + ex));
+        legend.append(el("span", { class: "mx-key" }, el("span", { class: "mx-swatch", style: `background:${colour}` }), m.move + ex));
       });
       shares.append(chart, legend);
     }
@@ -558,8 +634,11 @@
     busy(true);
     const linked = fromHash(location.hash);
     writeSettings();
+    // Opened from a link: the reader came for the explorer, not the page's introduction, so
+    // scroll to it (now, and again once the first screen is drawn and the page has its height).
+    if (linked) root.scrollIntoView({ block: "start" });
     start().then(
-      () => { fresh = true; refresh(); },
+      () => { fresh = true; refresh().then(() => { if (linked) root.scrollIntoView({ block: "start" }); }); },
       (error) => {
         status.textContent = `The explorer could not start: ${error.message}`;
         status.classList.add("mx-error");
