@@ -16,7 +16,10 @@ $(STAMP): pyproject.toml lab/pyproject.toml grader/pyproject.toml | $(BIN)/pytho
 	$(BIN)/python -m pip install --quiet -e ".[test,dask]" -e ./lab -e ./grader
 	touch $(STAMP)
 
+# The explorer's browser test needs Debian's Chromium and npm (Pyodide's core), installed here.
 test: lint
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	command -v npm >/dev/null || (apt-get update && apt-get install -y npm)
 	$(BIN)/python -m pytest -q
 
 test-slow: $(STAMP)
