@@ -85,7 +85,7 @@ def negamax(state: State, alpha: float = -1, beta: float = 1) -> float:
     v = -math.inf
     for a in state.legal_actions():
         child = state.play(a)
-        if child.current_player == state.current_player:  # a pass: the mover moves again
+        if child.current_player == state.current_player:  # a skipped turn: the mover again
             w = negamax(child, alpha, beta)
         else:
             w = -negamax(child, -beta, -alpha)  # the opponent's window, negated and swapped
