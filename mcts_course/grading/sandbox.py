@@ -149,20 +149,14 @@ _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
 
 # -- the package copy the student's process imports ----------------------------------------------
 def public_package(dest: Path) -> Path:
-    """Copy ``mcts_course`` into ``dest`` without the reference solutions and the grading tests;
-    return ``dest`` (the folder to put first on the student's ``sys.path``).  As root the copy is
-    root's and read-only for others: the child imports it before it drops its privileges."""
+    """Write into ``dest`` the copy of ``mcts_course`` the student's process imports: the given
+    code, the games and the grading server, without the reference solutions, the grading tests
+    or any solver of the library (:mod:`mcts_course.grading.studentview`); return ``dest`` (the
+    folder to put first on the student's ``sys.path``).  As root the copy is root's and
+    read-only for others: the child imports it before it drops its privileges."""
+    from mcts_course.grading import studentview
 
-    def ignore(folder: str, names: list[str]) -> set[str]:
-        here = Path(folder)
-        skip = {n for n in names if n == "__pycache__" or n.endswith(".pyc")}
-        if here == PACKAGE:
-            skip.add("solutions")
-        if here == PACKAGE / "grading":
-            skip.add("tests")
-        return skip
-
-    shutil.copytree(PACKAGE, dest / "mcts_course", ignore=ignore, symlinks=True)
+    studentview.write(PACKAGE, dest / "mcts_course")
     for path in [dest, *dest.rglob("*")]:
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)
@@ -190,6 +184,10 @@ def private_files(extra: list[str] | None = None) -> list[Path]:
     student's root shows none of them (:mod:`mcts_course.grading.confine`)."""
     # a folder each: their caches (__pycache__) are inside, so hiding the folder hides them too
     paths = [PACKAGE / "solutions", PACKAGE / "grading" / "tests"]
+    # the library's solvers: a graded run imports the public copy, which has none of them
+    from mcts_course.grading.studentview import SOLVERS
+
+    paths += [PACKAGE / name for name in SOLVERS]
     grader = grader_package()
     if grader is not None:
         paths += [grader / "solutions", grader / "tests"]

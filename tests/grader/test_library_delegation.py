@@ -4,11 +4,13 @@ wrapping ``mcts_course.agents.MCTSAgent`` took 12/99 with no exercise code)."""
 
 from __future__ import annotations
 
+import random
 import shutil
 from pathlib import Path
 
 import mcts_grader
 import pytest
+from grading_fixtures.mutants import DELEGATIONS, build
 from mcts_grader.batch import grade
 
 from mcts_course.grading.delegation import library_delegation
@@ -62,3 +64,60 @@ def test_experiments_beside_the_graded_code_may_use_the_library():
         "def compare():\n    return MCTSAgent(100)\n"
     )
     assert library_delegation(code, "ttt_mcts") is None
+
+
+# -- by mechanism: the graded run cannot reach the library's solvers at all -------------------
+DELEGATED = ("ttt_mcts", "bandits", "alphabeta")
+
+
+@pytest.mark.parametrize("namespaces", [True, False], ids=["namespaces", "uid-only"])
+@pytest.mark.parametrize("name", sorted(DELEGATIONS))
+def test_delegation_by_names_built_at_run_time_earns_nothing(
+    tmp_path, monkeypatch, name, namespaces
+):
+    """Red-team round 2, attack 01: the stubs plus wrappers calling the library's UCB1, bandit
+    rules, MCTSAgent and alpha-beta through ``importlib.import_module("mcts_" + ...)``, or by
+    executing the library's source file found on disk (the grader's own copy, path known),
+    took 29 and 24 points: the static check sees no name.  The student's process now imports
+    a copy of the package without any solver (in namespaces nothing else exists; without
+    them the library's solver files are covered too)."""
+    from mcts_course.grading import confine
+
+    if not namespaces:
+        monkeypatch.setenv(confine.NO_NAMESPACES_ENV, "1")
+    confine.namespaces_allowed.cache_clear()
+    try:
+        sub = build(name, tmp_path / name, files=DELEGATED)
+        sub.chmod(0o700)
+        (result,) = grade([sub], sets=list(DELEGATED))
+    finally:
+        confine.namespaces_allowed.cache_clear()
+    assert result.status == "graded", result.status
+    assert result.score == 0, [(o.name, o.score) for o in result.outcomes if o.score]
+    said = " ".join(o.output for o in result.outcomes)
+    assert ".agents.minimax" in said, said[:500]  # failed for want of the module, not by luck
+
+
+def test_the_student_view_holds_no_solver(tmp_path):
+    """What the copy keeps is the given code's need: the MCTS skeleton for exercise 7 (its
+    bandit rules raise), the games, the grading server; no minimax, exact play, learning."""
+    from mcts_course.grading import sandbox, studentview
+
+    root = sandbox.public_package(tmp_path) / "mcts_course"
+    names = {p.relative_to(root).as_posix() for p in root.rglob("*.py")}
+    assert "agents/minimax.py" not in names and "agents/exact.py" not in names
+    assert not any(n.startswith(("learn/", "lab/", "pictures/")) for n in names), names
+    assert "explorer_functions.py" not in names and "grading/tests/__init__.py" not in names
+    assert {"given.py", "agents/mcts.py", "games/tictactoe.py", "grading/server.py"} <= names
+    ns: dict = {}
+    exec(compile((root / "agents" / "bandits.py").read_text(), "bandits.py", "exec"), ns)
+    calls = {
+        "ucb1": (1.0, 2, 3),
+        "ucb1_arm": ([1.0, 0.0], [2, 1]),
+        "epsilon_greedy": ([1.0, 0.0], [2, 1], random.Random(0)),
+        "softmax": ([1.0, 0.0], [2, 1], random.Random(0)),
+    }
+    assert set(calls) == set(studentview.ANSWERS)
+    for answer, args in calls.items():
+        with pytest.raises(NotImplementedError, match="not available to graded code"):
+            ns[answer](*args)

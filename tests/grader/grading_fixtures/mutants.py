@@ -692,6 +692,117 @@ _take(_steal())
 }
 
 
+# Red-team round 2, attack 01: the STUBS plus wrappers reaching the library's own solvers by
+# module names built at run time (no literal the static check could see), or by executing a
+# copy of the library's source found on disk (``PACKAGE``: the grader's own, where it is).
+_LIBRARY = "mcts_" + "course"
+_RUNTIME = f"""
+
+import importlib as _il
+
+_P = {_LIBRARY!r}
+
+
+def _lib(tail):
+    return _il.import_module(_P + tail)
+"""
+_SOURCE = f"""
+
+import os as _os
+import sys as _sys
+
+_PLACES = [{str(Path(__file__).resolve().parents[3] / "mcts_course")!r}]
+_PLACES += [_os.path.join(_p, {_LIBRARY!r}) for _p in _sys.path]
+
+
+def _lib(tail):
+    rel = tail.strip(".").replace(".", _os.sep)
+    for _place in _PLACES:
+        _base = _os.path.join(_place, rel)
+        for _path in (_base + ".py", _os.path.join(_base, "__init__.py")):
+            try:
+                with open(_path) as _f:
+                    _code = _f.read()
+            except OSError:
+                continue
+            _ns = {{"__name__": "copy"}}
+            try:
+                exec(compile(_code, _path, "exec"), _ns)
+            except BaseException:
+                continue
+            return type("Copy", (), _ns)
+    raise ImportError(tail)
+"""
+_WRAPPERS = {
+    "ttt_mcts": """
+
+def ucb1(wins, visits, parent_visits, c=math.sqrt(2)):  # noqa: F811
+    return _lib(".agents.bandits").ucb1(wins, visits, parent_visits, c)
+
+
+class MCTSPlayer:  # noqa: F811
+    def __init__(self, iterations=1000, c=math.sqrt(2), expand_threshold=1, seed=None):
+        self.name = f"MCTS({iterations})"
+        self._agent = getattr(_lib(".agents.mcts"), "MCTS" + "Agent")(
+            iterations, c=c, expand_threshold=expand_threshold, seed=seed
+        )
+
+    def select_action(self, state):
+        return self._agent.select_action(state)
+""",
+    "bandits": """
+
+def ucb1_choice(counts, sums, c=math.sqrt(2)):  # noqa: F811
+    return _lib(".agents.bandits").ucb1_arm(sums, counts, c)
+
+
+def epsilon_greedy_choice(counts, sums, epsilon, rng):  # noqa: F811
+    if 0 in counts:
+        return list(counts).index(0)
+    return _lib(".agents.bandits").epsilon_greedy(sums, counts, rng, epsilon)
+
+
+def softmax_choice(counts, sums, temperature, rng):  # noqa: F811
+    if 0 in counts:
+        return list(counts).index(0)
+    return _lib(".agents.bandits").softmax(sums, counts, rng, temperature)
+""",
+    "alphabeta": """
+
+def alphabeta(  # noqa: F811
+    state, depth, player, evaluate, alpha=-math.inf, beta=math.inf, stats=None
+):
+    lib = _lib(".agents.minimax")
+    st = lib.SearchStats()
+    v = lib.alphabeta_value(state, depth, evaluate, player, alpha, beta, st, False)
+    if stats is not None:
+        stats["nodes"] = stats.get("nodes", 0) + st.nodes
+    return v
+
+
+def best_move(state, depth, evaluate=disc_difference, stats=None):  # noqa: F811
+    best, best_value = None, -math.inf
+    me = state.current_player
+    for a in state.legal_actions():
+        v = alphabeta(state.play(a), depth - 1, me, evaluate, best_value, math.inf, stats)
+        if best is None or v > best_value:
+            best, best_value = a, v
+    return best, best_value
+""",
+}
+# name: {file: text appended to that file's stub}
+DELEGATIONS = {
+    "delegate_runtime_names": {f: _RUNTIME + w for f, w in _WRAPPERS.items()},
+    "delegate_source_copy": {f: _SOURCE + w for f, w in _WRAPPERS.items()},
+}
+
+
+def stub(file: str) -> str:
+    """The exercise file as handed out, its ``__main__`` block switched off."""
+    text = (EXERCISES / f"{file}.py").read_text()
+    return text.replace('if __name__ == "__main__":', "if False:")
+
+
 def edited(file: str, old: str, new: str) -> str:
     text = (SOLUTIONS / f"{file}.py").read_text()
     assert text.count(old) == 1, f"the edit no longer matches {file}.py: {old!r}"
@@ -700,17 +811,15 @@ def edited(file: str, old: str, new: str) -> str:
 
 def build(name: str, folder: Path, files=SET_FILES) -> Path:
     """A submission folder: the reference files, with the edit of ``name`` (if any) applied;
-    for a cheat, the stub of ttt_mcts.py with the cheat appended."""
+    for a cheat, the stub of ttt_mcts.py with the cheat appended; for a delegation, every stub
+    with its wrappers appended."""
     folder.mkdir(parents=True, exist_ok=True)
     edit = MUTANTS.get(name) or HOSTILE.get(name)
     for file in files:
         if name in CHEATS and file == "ttt_mcts":
-            stub = (
-                (EXERCISES / f"{file}.py")
-                .read_text()
-                .replace('if __name__ == "__main__":', "if False:")
-            )
-            text = stub + CHEATS[name]
+            text = stub(file) + CHEATS[name]
+        elif name in DELEGATIONS:
+            text = stub(file) + DELEGATIONS[name].get(file, "")
         elif edit and edit[0] == file:
             text = edited(edit[0], edit[1], edit[2])
         else:
