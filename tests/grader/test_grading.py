@@ -142,6 +142,7 @@ ISSUE_MUTANTS = [
     "backprop_empties_the_path",
     "connect4_is_win_always_true",
     "alphabeta_is_minimax",
+    "alphabeta_is_minimax_fake_count",  # red-team attack 08: measured leaves
     "best_move_full_window",
     "ucb1_choice_rigs_the_arms",
     "compare_policies_player_seed_is_seed",

@@ -37,20 +37,19 @@ def test_the_connect4_engine_agrees_with_the_reference_rules():
 
 
 def test_the_minimax_engine_agrees_with_the_reference():
-    """values and node counts of minimax, and the node counts of alpha-beta and best_move"""
+    """values and leaves of minimax, and the leaves and node counts of alpha-beta"""
     for state in public_alphabeta.positions(7, 4, 4) + public_alphabeta.positions(7, 2, 4, True):
         for depth in (1, 2, 3):
             for evaluate in (weighted, disc_difference):
-                stats: dict = {"nodes": 0}
-                value = alphabeta.minimax(state, depth, 0, evaluate, stats)
-                assert (value, stats["nodes"]) == public_alphabeta.minimax(
+                leaves = public_alphabeta.Leaves(evaluate)
+                value = alphabeta.minimax(state, depth, 0, leaves)
+                assert (value, len(leaves.seen)) == public_alphabeta.minimax(
                     state, depth, 0, evaluate
                 )
-                stats = {"nodes": 0}
-                alphabeta.alphabeta(state, depth, 0, evaluate, stats=stats)
-                assert stats["nodes"] == public_alphabeta.alphabeta_nodes(
-                    state, depth, 0, evaluate, -math.inf
-                )
+                stats, leaves = {"nodes": 0}, public_alphabeta.Leaves(evaluate)
+                assert alphabeta.alphabeta(state, depth, 0, leaves, stats=stats) == value
+                want = public_alphabeta.alphabeta_leaves(state, depth, 0, evaluate)
+                assert (leaves.seen, stats["nodes"]) == want
 
 
 def test_the_learning_definitions_agree_with_the_reference():

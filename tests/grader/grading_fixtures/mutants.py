@@ -310,6 +310,19 @@ MUTANTS = {
         "    return minimax(state, depth, player, evaluate, stats)\n",
         "alphabeta",
     ),
+    # Red-team attack 08 (both rounds): one node counted, then the given minimax without its
+    # stats: any count 0 < n < minimax's passed; 9 of 11 points before the leaves were measured.
+    "alphabeta_is_minimax_fake_count": (
+        "alphabeta",
+        '    """Minimax with alpha-beta pruning: the same value when minimax\'s lies in (alpha, '
+        'beta)."""\n',
+        '    """Minimax with alpha-beta pruning: the same value when minimax\'s lies in (alpha, '
+        'beta)."""\n'
+        "    if stats is not None:\n"
+        '        stats["nodes"] = stats.get("nodes", 0) + 1\n'
+        "    return minimax(state, depth, player, evaluate)\n",
+        "alphabeta",
+    ),
     # A table of answers recorded on the positions the reference's own grading showed (the
     # positions come from a hash of the code graded), then minimax for whatever it misses: the
     # table's code is another code, so it is graded on other positions.
@@ -495,6 +508,14 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "connect4_is_win_any_player": ("test_is_win_horizontal", "test_is_win_vertical"),
     "connect4_player_reseeds_every_move": ("test_player_follows_the_contract",),
     "alphabeta_is_minimax": (
+        "test_same_value_as_minimax",
+        "test_default_window",
+        "test_endgames",
+        "test_window",
+        "test_node_counts",
+        "test_best_move",
+    ),
+    "alphabeta_is_minimax_fake_count": (
         "test_same_value_as_minimax",
         "test_default_window",
         "test_endgames",
