@@ -46,3 +46,15 @@ def test_the_reference_keeps_full_marks(graded):
     assert reference.score == reference.max_score > 0, [
         (o.test, o.output[:200]) for o in reference.outcomes if not o.passed
     ]
+
+
+def test_a_player_that_does_not_search_scores_nothing_as_a_player(tmp_path):
+    """Red-team round 2, attack 12: a cached negamax posing as MCTSPlayer beside a dummy
+    mcts_search took 8 of the player's 10 points (its strength and interface tests): the player
+    tests now compare its first move with best_action of its own mcts_search's tree.  Only its
+    honest play_game keeps its point."""
+    sub = build("player_without_mcts", tmp_path / "subs" / "negamax", files=("ttt_mcts",))
+    sub.parent.chmod(0o700)
+    (result,) = grade([sub], sets=["ttt_mcts"])
+    scored = {o.test.split("::")[-1]: o.score for o in result.outcomes if o.score > 0}
+    assert scored == {"test_play_game": 1.0}, scored

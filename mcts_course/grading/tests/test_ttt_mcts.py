@@ -648,6 +648,43 @@ def test_experiment_converges(student, submission_seed):
 
 
 # -- exercise 4: a full player ---------------------------------------------------------------
+class Watched:
+    """The student's player, keeping the first position it was asked about and its answer."""
+
+    name = "your MCTSPlayer"
+
+    def __init__(self, player):
+        self.player, self.first = player, None
+
+    def select_action(self, state):
+        action = self.player.select_action(state)
+        if self.first is None:
+            self.first = (state, action)
+        return action
+
+
+def assert_searched(student, first, iterations: int, c: float, seed: int) -> None:
+    """The player's first move is what its contract makes it: ``best_action`` (the most
+    visited child, ties to the smallest action) of the student's own ``mcts_search`` with the
+    same parameters and a generator of the same seed, whose tree holds ``iterations`` visits.
+    Strength alone does not tell MCTS from an exhaustive search (red-team attack 12: a cached
+    negamax beside a dummy mcts_search took 8 points)."""
+    state, action = first
+    root = student.mcts_search(state, iterations, c, 1, random.Random(seed))
+    assert isinstance(root, Node) and root.visits == iterations and root.children, (
+        f"your mcts_search({iterations} iterations) gave a root with "
+        f"{getattr(root, 'visits', '?')} visits and {len(getattr(root, 'children', {}))} children"
+    )
+    visits_add_up(root)
+    most = max(sorted(root.children), key=lambda a: root.children[a].visits)
+    assert action == most, (
+        f"MCTSPlayer(iterations={iterations}, c={c:g}, seed={seed}) first played {action} in\n"
+        f"{state}\nyour mcts_search with the same parameters and random.Random({seed}) makes "
+        f"{most} the most visited move {child_stats(root)}: the player must play "
+        "best_action(mcts_search(...)) with its own generator"
+    )
+
+
 @pytest.mark.points(
     1,
     exercise="ttt_player",
@@ -655,13 +692,16 @@ def test_experiment_converges(student, submission_seed):
 )
 def test_player_interface(student):
     """MCTSPlayer has a name and returns legal moves"""
-    player = student.MCTSPlayer(iterations=50, seed=1)
-    assert isinstance(player.name, str) and player.name, "player.name must be a non-empty str"
+    player = Watched(student.MCTSPlayer(iterations=50, seed=1))
+    assert isinstance(player.player.name, str) and player.player.name, (
+        "player.name must be a non-empty str"
+    )
     rng = random.Random(12)
     for _ in range(10):
         state = random_state(rng)
         assert player.select_action(state) in state.legal_actions()
     assert student.ran("mcts_search"), "MCTSPlayer must choose its moves with your mcts_search"
+    assert_searched(student, player.first, 50, math.sqrt(2), 1)
 
 
 POSITIONS = ("", "b2", "a1 b2 c3", "b2 a1 c1")
@@ -688,7 +728,7 @@ def test_player_uses_its_own_generator(student):
 
 
 @pytest.mark.points(
-    3, exercise="ttt_player", timeout=6, hint="MCTS with 300 iterations should crush random play"
+    3, exercise="ttt_player", timeout=9, hint="MCTS with 300 iterations should crush random play"
 )
 def test_player_beats_random(student):
     """MCTS(300) does not lose to random play and wins most games"""
@@ -696,17 +736,18 @@ def test_player_beats_random(student):
     for game in range(10):
         me = game % 2
         players = [RandomPlayer(game), RandomPlayer(game)]
-        players[me] = student.MCTSPlayer(iterations=300, seed=game)
+        players[me] = watched = Watched(student.MCTSPlayer(iterations=300, seed=game))
         returns = play(players)
         assert returns[me] >= 0, f"game {game}: your MCTS (player {me}) lost to random play"
         wins += returns[me] == 1
+        assert_searched(student, watched.first, 300, math.sqrt(2), game)
     assert wins >= 7, f"your MCTS won only {wins} of 10 games against random play"
 
 
 @pytest.mark.points(
     3,
     exercise="ttt_player",
-    timeout=15,
+    timeout=20,
     hint="with 2000 iterations MCTS should never lose tic-tac-toe",
 )
 def test_player_draws_perfect_play(student):
@@ -714,9 +755,10 @@ def test_player_draws_perfect_play(student):
     for game in range(4):
         me = game % 2
         players = [PerfectPlayer(game), PerfectPlayer(game)]
-        players[me] = student.MCTSPlayer(iterations=2000, c=1.0, seed=game)
+        players[me] = watched = Watched(student.MCTSPlayer(iterations=2000, c=1.0, seed=game))
         returns = play(players)
         assert returns[me] >= 0, f"game {game}: your MCTS (player {me}) lost to perfect play"
+        assert_searched(student, watched.first, 2000, 1.0, game)
 
 
 class FirstLegal:

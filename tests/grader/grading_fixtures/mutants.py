@@ -817,6 +817,47 @@ DELEGATIONS = {
     "delegate_source_copy": {f: _SOURCE + w for f, w in _WRAPPERS.items()},
 }
 
+# Red-team round 2, attack 12: the ttt_mcts stub plus a cached negamax posing as MCTSPlayer (a
+# dummy mcts_search called once, so that the player "ran" it) and an honest play_game: 8 points
+# of the player's tests before they compared its move with its own mcts_search's tree.
+PLAYER_WITHOUT_MCTS = """
+
+_VALUES = {}
+
+
+def _value(state):
+    if state not in _VALUES:
+        if state.is_terminal():
+            _VALUES[state] = state.returns()[state.current_player]
+        else:
+            _VALUES[state] = max(-_value(state.play(a)) for a in state.legal_actions())
+    return _VALUES[state]
+
+
+def mcts_search(state, iterations=1000, c=math.sqrt(2), expand_threshold=1, rng=None):  # noqa: F811
+    return Node(state)
+
+
+class MCTSPlayer:  # noqa: F811
+    def __init__(self, iterations=1000, c=math.sqrt(2), expand_threshold=1, seed=None):
+        self.name = f"MCTS({iterations})"
+
+    def select_action(self, state):
+        mcts_search(state, 1)
+        return max(state.legal_actions(), key=lambda a: -_value(state.play(a)))
+
+
+def play_game(player0, player1, state=None):  # noqa: F811
+    state, moves = state or TicTacToe(), []
+    while not state.is_terminal():
+        action = (player0, player1)[state.current_player].select_action(state)
+        moves.append(action)
+        state = state.play(action)
+    return moves
+"""
+# name: {file: text appended to that file's stub}: submissions built from the stubs
+STUB_PLUS = {**DELEGATIONS, "player_without_mcts": {"ttt_mcts": PLAYER_WITHOUT_MCTS}}
+
 
 def stub(file: str) -> str:
     """The exercise file as handed out, its ``__main__`` block switched off."""
@@ -839,8 +880,8 @@ def build(name: str, folder: Path, files=SET_FILES) -> Path:
     for file in files:
         if name in CHEATS and file == "ttt_mcts":
             text = stub(file) + CHEATS[name]
-        elif name in DELEGATIONS:
-            text = stub(file) + DELEGATIONS[name].get(file, "")
+        elif name in STUB_PLUS:
+            text = stub(file) + STUB_PLUS[name].get(file, "")
         elif edit and edit[0] == file:
             text = edited(edit[0], edit[1], edit[2])
         else:
