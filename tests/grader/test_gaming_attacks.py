@@ -58,3 +58,13 @@ def test_a_player_that_does_not_search_scores_nothing_as_a_player(tmp_path):
     (result,) = grade([sub], sets=["ttt_mcts"])
     scored = {o.test.split("::")[-1]: o.score for o in result.outcomes if o.score > 0}
     assert scored == {"test_play_game": 1.0}, scored
+
+
+def test_bandit_policies_that_know_one_rule_each_score_nothing(tmp_path):
+    """Policies that play the unplayed arm first, then always the best mean (no UCB1 bonus, no
+    exploration, no softmax draw), took 3 of 17 points: each test now also checks the rule of
+    the policy it is not about."""
+    sub = build("bandits_one_rule_each", tmp_path / "subs" / "one-rule", files=("bandits",))
+    sub.parent.chmod(0o700)
+    (result,) = grade([sub], sets=["bandits"])
+    assert result.score == 0, [(o.test, o.score) for o in result.outcomes if o.score]

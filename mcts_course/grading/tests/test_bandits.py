@@ -48,7 +48,10 @@ def close(freq: list[float], probs: list[float], n: int, what: str) -> None:
 
 
 @pytest.mark.points(
-    1, exercise="bandits", hint="an arm never played comes first (the smallest such index)"
+    1,
+    exercise="bandits",
+    timeout=6,
+    hint="an arm never played comes first (the smallest such index); then each policy's rule",
 )
 def test_unplayed_first(student):
     """all three policies play an unplayed arm first"""
@@ -69,6 +72,22 @@ def test_unplayed_first(student):
     for name, chosen in picks.items():
         for (counts, _), want, got in zip(cases, wants, chosen, strict=True):
             assert got == want, f"{name} with counts {counts} chose {got}, expected {want}"
+    # once every arm is played, each policy's own rule decides (a policy that only knows the
+    # unplayed-first rule, or one rule for all three, earns nothing here)
+    played = [arms(rng) for _ in range(60)]
+    ucb = student.ucb1_choice.many(copy.deepcopy([(c, s, 1.0) for c, s in played]))
+    greedy = student.epsilon_greedy_choice.many(
+        copy.deepcopy([(c, s, 0.0, random.Random(0)) for c, s in played])
+    )
+    for (counts, sums), got_ucb, got_greedy in zip(played, ucb, greedy, strict=True):
+        want = ucb1_arm(sums, counts, 1.0)
+        assert got_ucb == want, f"ucb1_choice({counts}, {sums}, c=1) chose {got_ucb}, not {want}"
+        want = first_max([x / n for n, x in zip(counts, sums, strict=True)])
+        assert got_greedy == want, (
+            f"epsilon_greedy_choice({counts}, {sums}, epsilon=0) chose {got_greedy}, not {want}"
+        )
+    hot = student.softmax_choice.repeat(4000, [5, 5, 5, 5], [5.0, 0.0, 2.0, 1.0], 1000.0, rng)
+    close(frequencies(hot, 4), [0.25] * 4, 4000, "softmax with temperature 1000 (near uniform)")
 
 
 @pytest.mark.points(
@@ -88,10 +107,14 @@ def test_ucb1_choice(student):
 
 
 @pytest.mark.points(
-    1, exercise="bandits", hint="with epsilon = 0 always exploit: the best mean, smallest index"
+    1,
+    exercise="bandits",
+    timeout=6,
+    hint="with epsilon = 0 always exploit: the best mean, smallest index; with epsilon = 1 "
+    "always explore (a uniformly random arm)",
 )
 def test_greedy(student):
-    """epsilon-greedy with epsilon 0 is greedy"""
+    """epsilon-greedy with epsilon 0 is greedy, with epsilon 1 uniform"""
     rng = random.Random(3)
     cases = [arms(rng) for _ in range(300)] + [([4, 2, 4], [2.0, 1.0, 2.0])]
     wants = [first_max([x / n for n, x in zip(c, s, strict=True)]) for c, s in cases]
@@ -100,6 +123,10 @@ def test_greedy(student):
     )
     for (counts, sums), want, got in zip(cases, wants, chosen, strict=True):
         assert got == want, f"counts {counts}, sums {sums}: chose {got}, the greedy arm is {want}"
+    # and epsilon is not ignored: with epsilon 1 every choice is a uniformly random arm
+    n = 4000
+    spread = student.epsilon_greedy_choice.repeat(n, [5, 5, 5], [5.0, 0.0, 1.0], 1.0, rng)
+    close(frequencies(spread, 3), [1 / 3] * 3, n, "epsilon-greedy, epsilon 1 (always explores)")
 
 
 @pytest.mark.points(
@@ -138,7 +165,7 @@ def test_softmax_statistics(student):
     1, exercise="bandits", hint="subtract the largest mean before exp() so it cannot overflow"
 )
 def test_softmax_small_temperature(student, submission_seed):
-    """softmax with a tiny temperature picks the best arm (no overflow)"""
+    """softmax with a tiny temperature picks the best arm (no overflow), not at 0.2"""
     rng = random.Random(submission_seed)  # where the best arm is: not a constant
     for _ in range(3):
         means = [2.0, 9.0, 5.0, 0.5]
@@ -150,6 +177,13 @@ def test_softmax_small_temperature(student, submission_seed):
                 f"with counts {counts}, sums {sums} and temperature 0.001 softmax must pick the "
                 f"best arm {best}, chose {got}"
             )
+    # the same rule at a moderate temperature still draws the other arms (not an argmax)
+    n, means = 4000, [0.2, 0.6, 0.4]
+    weights = [math.exp(m / 0.2) for m in means]
+    chosen = student.softmax_choice.repeat(n, [10] * 3, [10 * m for m in means], 0.2, rng)
+    close(
+        frequencies(chosen, 3), [w / sum(weights) for w in weights], n, "softmax, temperature 0.2"
+    )
 
 
 WIN_AT_A3 = "a1 b1 a2 b2"  # X to move wins at a3 (6)

@@ -855,8 +855,35 @@ def play_game(player0, player1, state=None):  # noqa: F811
         state = state.play(action)
     return moves
 """
+# Bandit policies that know one rule each: the unplayed arm first, then always the arm of best
+# mean (no UCB1 bonus, no exploration, no softmax draw).  3 of 17 points before each test also
+# checked the rule it is not about.
+ONE_RULE_EACH = """
+
+def _greedy(counts, sums):
+    if 0 in counts:
+        return list(counts).index(0)
+    means = [s / n for n, s in zip(counts, sums)]
+    return means.index(max(means))
+
+
+def ucb1_choice(counts, sums, c=math.sqrt(2)):  # noqa: F811
+    return list(counts).index(0) if 0 in counts else 0
+
+
+def epsilon_greedy_choice(counts, sums, epsilon, rng):  # noqa: F811
+    return _greedy(counts, sums)
+
+
+def softmax_choice(counts, sums, temperature, rng):  # noqa: F811
+    return _greedy(counts, sums)
+"""
 # name: {file: text appended to that file's stub}: submissions built from the stubs
-STUB_PLUS = {**DELEGATIONS, "player_without_mcts": {"ttt_mcts": PLAYER_WITHOUT_MCTS}}
+STUB_PLUS = {
+    **DELEGATIONS,
+    "player_without_mcts": {"ttt_mcts": PLAYER_WITHOUT_MCTS},
+    "bandits_one_rule_each": {"bandits": ONE_RULE_EACH},
+}
 
 
 def stub(file: str) -> str:
