@@ -5,7 +5,6 @@ wrapping ``mcts_course.agents.MCTSAgent`` took 12/99 with no exercise code)."""
 from __future__ import annotations
 
 import random
-import shutil
 from pathlib import Path
 
 import mcts_grader
@@ -16,14 +15,12 @@ from mcts_grader.batch import grade
 from mcts_course.grading.delegation import library_delegation
 from mcts_course.grading.sets import SETS
 
-ATTACK = Path(__file__).parent / "attacks" / "library-delegation"
 SOLUTIONS = Path(mcts_grader.__file__).parent / "solutions"
 EXERCISES = Path(__file__).parents[2] / "exercises"
 
 
 def test_the_delegating_submission_earns_nothing(tmp_path):
-    sub = tmp_path / "delegate"
-    shutil.copytree(ATTACK, sub, ignore=shutil.ignore_patterns("README.txt"))
+    sub = build("delegate_static_imports", tmp_path / "delegate", files=("ttt_mcts", "bandits"))
     sub.chmod(0o700)
     results = grade([sub], sets=["ttt_mcts", "bandits"])
     (result,) = results

@@ -878,8 +878,35 @@ def epsilon_greedy_choice(counts, sums, epsilon, rng):  # noqa: F811
 def softmax_choice(counts, sums, temperature, rng):  # noqa: F811
     return _greedy(counts, sums)
 """
+# Red-team round 1, attack 09: the stubs plus literal imports of the library's answers (12 of
+# 99 points before the static check of grading.delegation named the line).
+STATIC_DELEGATION = {
+    "ttt_mcts": """
+
+from mcts_course.agents import MCTSAgent as _Agent
+from mcts_course.agents.bandits import ucb1  # noqa: F811  identical contract
+
+
+class MCTSPlayer:  # noqa: F811
+    def __init__(self, iterations=1000, c=math.sqrt(2), expand_threshold=1, seed=None):
+        self.name = "library-mcts"
+        self._agent = _Agent(iterations, c=c, expand_threshold=expand_threshold, seed=seed)
+
+    def select_action(self, state):
+        return self._agent.select_action(state)
+""",
+    "bandits": """
+
+from mcts_course.agents.bandits import ucb1_arm as _ucb1_arm
+
+
+def ucb1_choice(counts, sums, c=math.sqrt(2)):  # noqa: F811
+    return _ucb1_arm(sums, counts, c)
+""",
+}
 # name: {file: text appended to that file's stub}: submissions built from the stubs
 STUB_PLUS = {
+    "delegate_static_imports": STATIC_DELEGATION,
     **DELEGATIONS,
     "player_without_mcts": {"ttt_mcts": PLAYER_WITHOUT_MCTS},
     "bandits_one_rule_each": {"bandits": ONE_RULE_EACH},
