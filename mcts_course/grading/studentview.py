@@ -65,6 +65,42 @@ from mcts_course.agents.mcts import MCTSAgent, Node
 __all__ = ["Agent", "MCTSAgent", "Node", "RandomAgent"]
 '''
 REFUSED = "not available to graded code: the library's answer to an exercise"
+# Appended to the copy's mcts_course/__init__.py: importing what was left out says why (a
+# finder consulted last, once the copy's own folders had no such module).
+LEFT_OUT = """
+
+def _say_what_is_left_out() -> None:
+    import sys
+
+    class LeftOut:
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if name.startswith("mcts_course."):
+                raise ModuleNotFoundError(
+                    f"{name} is not part of a graded run: the library's solvers, experiments "
+                    "and pictures are left out of the package a submission is graded with; "
+                    "import it inside a function that is not graded, or under "
+                    "if __name__ == '__main__'",
+                    name=name,
+                )
+            return None
+
+    sys.meta_path.append(LeftOut())
+
+
+_say_what_is_left_out()
+"""
+AGENTS_LEFT_OUT = """
+
+def __getattr__(name: str):
+    if name.startswith("__"):  # hasattr(), inspect...: the usual answer
+        raise AttributeError(name)
+    raise ImportError(
+        f"mcts_course.agents.{name} is not part of a graded run: of the library's agents only "
+        "MCTSAgent (the skeleton the given code subclasses), Node, Agent and RandomAgent are; "
+        "import it inside a function that is not graded, or under if __name__ == '__main__'"
+    )
+"""
 
 
 def _without_answers(source: str) -> str:
@@ -108,4 +144,6 @@ def write(package: Path, dest: Path) -> None:
             shutil.copyfile(source, target)
     bandits = dest / "agents" / "bandits.py"
     bandits.write_text(_without_answers((package / "agents" / "bandits.py").read_text()))
-    (dest / "agents" / "__init__.py").write_text(AGENTS_INIT)
+    (dest / "agents" / "__init__.py").write_text(AGENTS_INIT + AGENTS_LEFT_OUT)
+    init = dest / "__init__.py"
+    init.write_text(init.read_text() + LEFT_OUT)

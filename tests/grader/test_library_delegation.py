@@ -118,3 +118,52 @@ def test_the_student_view_holds_no_solver(tmp_path):
     for answer, args in calls.items():
         with pytest.raises(NotImplementedError, match="not available to graded code"):
             ns[answer](*args)
+
+
+def test_what_the_view_leaves_out_says_so(tmp_path):
+    """A submission importing a left-out module or agent at its top is told why, and the
+    skeleton the given code of exercise 7 subclasses still searches once it chooses children."""
+    import subprocess
+    import sys
+
+    from mcts_course.grading import sandbox
+
+    root = sandbox.public_package(tmp_path)
+    code = (
+        "from mcts_course.agents import MCTSAgent\n"
+        "from mcts_course.games import TicTacToe\n"
+        "for stmt in ('import mcts_course.arena', 'from mcts_course.agents import PerfectAgent',"
+        " 'import mcts_course.agents.minimax'):\n"
+        "    try:\n        exec(stmt)\n    except ImportError as e:\n        print(e)\n"
+        "class First(MCTSAgent):\n"
+        "    def select_child(self, node):\n"
+        "        return min(node.children.values(), key=lambda c: c.action)\n"
+        "print('move', First(30, seed=1).select_action(TicTacToe()))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", f"import sys; sys.path[:0] = [{str(root)!r}]\n{code}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and len(lines) == 4, done
+    assert all("not part of a graded run" in line for line in lines[:3]), lines
+    assert lines[3].startswith("move "), lines
+
+
+def test_a_notebook_importing_left_out_modules_still_loads():
+    """Notebook cells import the arena or the library's agents for experiments (chapters 17
+    and 18): those imports are guarded, so the definitions beside them are still graded."""
+    from mcts_course.grading.sources import notebook_code
+
+    cells = [
+        "from mcts_course.arena import match\nfrom mcts_course.agents import MonteCarloAgent",
+        "from mcts_course.given import Node\n\ndef ucb1(w, v, p, c=1.4):\n    return w / v",
+    ]
+    notebook = {"cells": [{"cell_type": "code", "source": c} for c in cells]}
+    code, _, _ = notebook_code(notebook)
+    namespace: dict = {}
+    exec(compile(code, "notebook", "exec"), namespace)  # the grader's full package: all load
+    assert "try:" in code and "from mcts_course.arena import match" in code
+    assert "try:\n    from mcts_course.given" not in code  # the given code is always there
