@@ -68,3 +68,13 @@ def test_bandit_policies_that_know_one_rule_each_score_nothing(tmp_path):
     sub.parent.chmod(0o700)
     (result,) = grade([sub], sets=["bandits"])
     assert result.score == 0, [(o.test, o.score) for o in result.outcomes if o.score]
+
+
+def test_learning_code_that_knows_one_rule_each_scores_nothing(tmp_path):
+    """The temperature-0 target always, an unvisited child's score always, the smallest action
+    always: 3 of 15 points before the limit, fpu and tie tests also asked about the general
+    rule."""
+    sub = build("learning_one_rule_each", tmp_path / "subs" / "one-rule", files=("learning",))
+    sub.parent.chmod(0o700)
+    (result,) = grade([sub], sets=["learning"])
+    assert result.score == 0, [(o.test, o.score) for o in result.outcomes if o.score]

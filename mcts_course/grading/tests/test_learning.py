@@ -208,7 +208,9 @@ def test_policy_target_temperature_zero(student):
     rng = random.Random(3)
     roots = [root_visits(rng, most=12) for _ in range(100)]
     roots += [{0: 5, 1: 9, 2: 9}, {3: 7, 5: 7, 6: 7, 7: 2}, {2: 1, 4: 0}]
-    _check_many(student, roots, [0.0] * len(roots))
+    # beside them, roots at temperature 1: a target that knows only the limit earns nothing
+    shares = [root_visits(rng) for _ in range(20)]
+    _check_many(student, roots + shares, [0.0] * len(roots) + [1.0] * len(shares))
 
 
 @pytest.mark.points(
@@ -297,11 +299,13 @@ def test_puct_score_values(student):
 def test_puct_score_unvisited(student):
     """an unvisited child scores fpu plus its prior's bonus"""
     cases = [(0.0, 0, 9, 0.25, 1.0, 0.5), (0.0, 0, 16, 0.5, 2.0, 1.0), (0.0, 0, 1, 0.1, 1.5, 0.3)]
+    # and visited children beside them: a score that is always fpu's earns nothing
+    cases += [(3.0, 4, 9, 0.25, 1.0, 0.5), (1.5, 6, 16, 0.5, 2.0, 1.0), (0.0, 2, 5, 0.1, 1.5, 0.3)]
     for args, got in zip(cases, student.puct_score.many(cases), strict=True):
         want = puct_formula(*args)
         assert isinstance(got, int | float) and math.isclose(got, want, rel_tol=1e-9), (
-            "puct_score(wins={}, visits={}, parent_visits={}, prior={}, c={}, fpu={}) of a "
-            "child never visited = {!r}, expected {:g}".format(*args, got, want)
+            "puct_score(wins={}, visits={}, parent_visits={}, prior={}, c={}, fpu={}) = {!r}, "
+            "expected {:g}".format(*args, got, want)
         )
 
 
@@ -327,3 +331,6 @@ def test_puct_select_ties(student):
     rng = random.Random(9)
     cases = [(*tree_with_priors(rng, shuffle=True, ties=True), 1.0, 0.5) for _ in range(60)]
     _check_selection(student, cases, "equal scores, children shown in the order added: ")
+    # trees without ties beside them: "the smallest action" alone earns nothing
+    cases = [(*tree_with_priors(rng, shuffle=True), 1.0, 0.5) for _ in range(20)]
+    _check_selection(student, cases, "children shown in the order added: ")

@@ -904,8 +904,27 @@ def ucb1_choice(counts, sums, c=math.sqrt(2)):  # noqa: F811
     return _ucb1_arm(sums, counts, c)
 """,
 }
+# Exercise 8 by one rule each: the temperature-0 target always, an unvisited child's score
+# always, the child of smallest action always.  3 of the learning points before each of those
+# tests also asked about the general rule.
+LEARNING_ONE_RULE_EACH = """
+
+def policy_target(visits, temperature):  # noqa: F811
+    top = max(visits.values())
+    best = [a for a in visits if visits[a] == top]
+    return {a: (1 / len(best) if a in best else 0.0) for a in visits}
+
+
+def puct_score(wins, visits, parent_visits, prior, c, fpu=0.5):  # noqa: F811
+    return fpu + c * prior * math.sqrt(parent_visits) / (1 + visits)
+
+
+def puct_select(node, priors, c, fpu=0.5):  # noqa: F811
+    return node.children[min(node.children)]
+"""
 # name: {file: text appended to that file's stub}: submissions built from the stubs
 STUB_PLUS = {
+    "learning_one_rule_each": {"learning": LEARNING_ONE_RULE_EACH},
     "delegate_static_imports": STATIC_DELEGATION,
     **DELEGATIONS,
     "player_without_mcts": {"ttt_mcts": PLAYER_WITHOUT_MCTS},
