@@ -19,6 +19,7 @@ import pytest
 
 from mcts_course.agents.minimax import SearchStats, alphabeta_value, minimax_value
 from mcts_course.games import Othello
+from mcts_course.games.base import GameState
 from mcts_course.grading.public import disc_difference, weighted
 
 # The positions are drawn from a seed derived from the submission's code (the plugin's
@@ -42,7 +43,7 @@ class Salted:
     def __init__(self, evaluate):
         self.evaluate, self.__name__ = evaluate, evaluate.__name__
 
-    def __call__(self, state: Othello, player: int) -> float:
+    def __call__(self, state: GameState, player: int) -> float:
         return self.evaluate(state, player) + hash((SALT, state, player)) % 5 - 2
 
 
@@ -54,9 +55,9 @@ class Leaves:
 
     def __init__(self, evaluate):
         self.evaluate, self.__name__ = SALTED[evaluate.__name__], evaluate.__name__
-        self.seen: list[Othello] = []
+        self.seen: list[GameState] = []
 
-    def __call__(self, state: Othello, player: int) -> float:
+    def __call__(self, state: GameState, player: int) -> float:
         self.seen.append(state)
         return self.evaluate(state, player)
 
@@ -71,7 +72,7 @@ def minimax(state: Othello, depth: int, player: int, evaluate) -> tuple[float, i
 
 def alphabeta_leaves(
     state: Othello, depth: int, player: int, evaluate, alpha: float = -math.inf
-) -> tuple[list[Othello], int]:
+) -> tuple[list[GameState], int]:
     """The leaves alpha-beta evaluates, in order, and the nodes it visits, with the moves in
     legal_actions() order and the window (alpha, inf): the library's alpha-beta without its
     move ordering."""

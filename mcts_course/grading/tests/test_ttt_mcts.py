@@ -16,6 +16,7 @@ import copy
 import functools
 import math
 import random
+from typing import Any
 
 import pytest
 
@@ -735,7 +736,7 @@ def test_player_beats_random(student):
     wins = 0
     for game in range(10):
         me = game % 2
-        players = [RandomPlayer(game), RandomPlayer(game)]
+        players: list[Any] = [RandomPlayer(game), RandomPlayer(game)]
         players[me] = watched = Watched(student.MCTSPlayer(iterations=300, seed=game))
         returns = play(players)
         assert returns[me] >= 0, f"game {game}: your MCTS (player {me}) lost to random play"
@@ -754,7 +755,7 @@ def test_player_draws_perfect_play(student):
     """MCTS(2000 iterations, c=1) never loses to perfect play"""
     for game in range(4):
         me = game % 2
-        players = [PerfectPlayer(game), PerfectPlayer(game)]
+        players: list[Any] = [PerfectPlayer(game), PerfectPlayer(game)]
         players[me] = watched = Watched(student.MCTSPlayer(iterations=2000, c=1.0, seed=game))
         returns = play(players)
         assert returns[me] >= 0, f"game {game}: your MCTS (player {me}) lost to perfect play"
