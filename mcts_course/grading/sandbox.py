@@ -486,15 +486,24 @@ def confinement() -> str:
 
     found = confinement_mode()
     if found in ("namespaces", "userns"):
-        return confine.describe(found, found == "namespaces" and confine.cgroups_allowed(), None)
+        cgroups = found == "namespaces" and confine.cgroups_allowed()
+        return confine.describe(found, cgroups, None) + f"; {LIBRARY_NAMESPACES}"
     if found == UID_ONLY:
         return (
             "user id and permissions only (no namespaces here: one submission at a time; "
-            "its processes killed by user id; no private /tmp, network open)"
+            f"its processes killed by user id; no private /tmp, network open); {LIBRARY_UID}"
         )
     if os.environ.get(UNCONFINED_ENV) == "1":
         return UNCONFINED_WARNING
     return "none: refused (pass --unconfined to run the code as your user)"
+
+
+# What a graded run can reach of the library (see grading.studentview), by mode.
+LIBRARY_NAMESPACES = "the library's solvers do not exist there (a copy without them)"
+LIBRARY_UID = (
+    "the library's solvers left out of the copy it imports, the installed ones hidden or "
+    "unreadable (other copies on this machine are not)"
+)
 
 
 UNCONFINED_WARNING = (
