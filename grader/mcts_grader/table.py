@@ -15,13 +15,37 @@ import csv
 import io
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 
-from mcts_course.grading.report import Outcome, grades_csv, outcomes_of
+from mcts_course.grading.report import Outcome, grades_csv, outcomes_of, spreadsheet_safe
 
 RESULTS_CAP = 64 << 20  # bytes of one earlier results.json read back
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
+# Every control character (C0 with tab and newline, DEL, C1): a folder's name may hold any of
+# them, and a name is shown on one line, in a terminal or a CSV cell.  Lone surrogates too: the
+# bytes of a name that is not UTF-8, as os.listdir gives them, cannot be written as UTF-8.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def one_line(text: str) -> str:
+    """``text`` (a submission's name, a path a student chose) printable on one terminal line:
+    each control character is written as its escape (``\\n``, ``\\x1b``), so a name with a
+    newline cannot print a line of its own, nor an escape sequence move the cursor."""
+    return _CONTROLS.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def csv_cell(text: str) -> str:
+    """A cell of grades.csv: without control characters (an ESC byte would reach the terminal
+    of whoever runs ``cat grades.csv``; a newline splits a row for line-based tools), then
+    escaped if a spreadsheet would read it as a formula (after the stripping: a name such as
+    ``"\\x01=cmd"`` must not become a formula once stripped)."""
+    return spreadsheet_safe(_CONTROLS.sub(_stripped, text))
+
+
+def _stripped(match: re.Match[str]) -> str:
+    return "\ufffd" if "\ud800" <= match.group() <= "\udfff" else ""
 
 
 @dataclass
@@ -39,7 +63,8 @@ def table(rows: list[Row]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     for cells, status in zip(plain, ["status", *(r.status for r in rows)], strict=True):
-        writer.writerow([cells[0], status, *cells[1:]])
+        # grades_csv escaped the formulas it saw, csv_cell those a control byte hid
+        writer.writerow([csv_cell(c) for c in [cells[0], status, *cells[1:]]])
     return out.getvalue()
 
 

@@ -55,7 +55,8 @@ class Outcome:
     @classmethod
     def from_json(cls, data: dict[Any, Any]) -> Outcome:
         extra = data.get("extra_data") or {}
-        (exercise,) = data["tags"]
+        # a test held back until the due date keeps its exercise where students never look
+        (exercise,) = data["tags"] or [extra["exercise"]]
         name = data["name"].removeprefix(f"[{exercise}] ")
         return cls(
             name,
