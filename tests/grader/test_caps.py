@@ -95,10 +95,11 @@ def wait(seconds):
 
 @needs_cgroups
 def test_a_daemon_is_stopped_at_the_cpu_cap_not_when_the_next_answer_comes(public):
-    """A function starts a detached CPU burner (a daemon that forks again before each process's
-    own CPU limit) and returns at once; the next question takes 40 s of sleep.  The cage's watcher kills the whole submission as soon as its processes
-    together pass the cap (1 s), during that question: the seconds reported are the cap's,
-    not the many more the daemon would burn until an answer came."""
+    """A function starts a detached CPU burner (a daemon that forks again before each
+    process's own CPU limit) and returns at once; the next question takes 40 s of sleep.
+    The cage's watcher kills the whole submission as soon as its processes together pass the
+    cap (1 s), during that question: the seconds reported are the cap's, not the many more
+    the daemon would burn until an answer came."""
     process = StudentProcess(
         None, "b.py", None, ["start", "wait"], public, cpu_seconds=1, code=BURNER
     )
