@@ -19,21 +19,19 @@ import re
 import stat
 from dataclasses import dataclass
 
-from mcts_course.grading.report import Outcome, grades_csv, outcomes_of, spreadsheet_safe
+from mcts_course.grading.report import (
+    CONTROLS,
+    Outcome,
+    grades_csv,
+    one_line,
+    outcomes_of,
+    spreadsheet_safe,
+)
+
+__all__ = ["Row", "csv_cell", "earlier_rows", "one_line", "table"]
 
 RESULTS_CAP = 64 << 20  # bytes of one earlier results.json read back
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
-# Every control character (C0 with tab and newline, DEL, C1): a folder's name may hold any of
-# them, and a name is shown on one line, in a terminal or a CSV cell.  Lone surrogates too: the
-# bytes of a name that is not UTF-8, as os.listdir gives them, cannot be written as UTF-8.
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def one_line(text: str) -> str:
-    """``text`` (a submission's name, a path a student chose) printable on one terminal line:
-    each control character is written as its escape (``\\n``, ``\\x1b``), so a name with a
-    newline cannot print a line of its own, nor an escape sequence move the cursor."""
-    return _CONTROLS.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def csv_cell(text: str) -> str:
@@ -41,7 +39,7 @@ def csv_cell(text: str) -> str:
     of whoever runs ``cat grades.csv``; a newline splits a row for line-based tools), then
     escaped if a spreadsheet would read it as a formula (after the stripping: a name such as
     ``"\\x01=cmd"`` must not become a formula once stripped)."""
-    return spreadsheet_safe(_CONTROLS.sub(_stripped, text))
+    return spreadsheet_safe(CONTROLS.sub(_stripped, text))
 
 
 def _stripped(match: re.Match[str]) -> str:

@@ -124,6 +124,18 @@ def printable(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+# Every control character (C0 with tab and newline, DEL, C1), and the lone surrogates that stand
+# for the bytes of a name that is not UTF-8 (os.listdir's): a folder's name may hold any of them.
+CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def one_line(text: str) -> str:
+    """``text`` (a submission's name, a path a student chose) printable on one terminal line:
+    each control character is written as its escape (``\\n``, ``\\x1b``), so a name with a
+    newline cannot print a line of its own, nor an escape sequence move the cursor."""
+    return CONTROLS.sub(lambda m: repr(m.group())[1:-1], text)
+
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as a formula
 
 

@@ -188,3 +188,11 @@ def test_gradescope_runs_the_pre_run_too(tmp_path, monkeypatch, capsys):
     data = json.loads(results.read_text())
     assert data["tests"] == [] and data["extra_data"]["status"] == "crashed"
     assert "test_wrong_arm" not in json.dumps(data)  # the student's view names no test
+
+
+def test_an_error_naming_a_folder_is_one_line(tmp_path, capsys):
+    name = str(tmp_path / "no\nsuch\x1b[2J")
+    assert main(["grade", "--out", str(tmp_path / "o"), "--", name]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "\x1b" not in err
+    assert "no\\nsuch\\x1b[2J" in err
