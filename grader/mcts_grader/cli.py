@@ -130,12 +130,6 @@ def run(args: argparse.Namespace) -> int:
     from mcts_grader.batch import GRADED, could_not_grade, grade, grade_one, write_beside
     from mcts_grader.table import one_line
 
-    if args.unconfined:
-        from mcts_course.grading import sandbox
-
-        os.environ[sandbox.UNCONFINED_ENV] = "1"  # read by every run's sandboxes
-        if sandbox.confinement_mode() == "none":
-            print(f"warning: confinement: {sandbox.UNCONFINED_WARNING}", file=sys.stderr)
     # first: a word the shell made of a student's folder decides nothing, reads nothing
     refused = next((w for w in args.words or () if refused_word(w, args.submissions)), None)
     if refused is not None:
@@ -149,6 +143,12 @@ def run(args: argparse.Namespace) -> int:
             "name into an option; give the submissions after -- (grade --out DIR -- *) or as "
             "DIR/* (or rename that folder)"
         )
+    if args.unconfined:
+        from mcts_course.grading import sandbox
+
+        os.environ[sandbox.UNCONFINED_ENV] = "1"  # read by every run's sandboxes
+        if sandbox.confinement_mode() == "none":
+            print(f"warning: confinement: {sandbox.UNCONFINED_WARNING}", file=sys.stderr)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.timeout_scale <= 0:
@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             data, log = grade_one(submission, tests, options, due)
         except UsageError as error:  # the pre-run: the options or the hidden tests are broken
-            print(f"mcts-course grade: error: {error}", file=sys.stderr)
+            print(f"mcts-course grade: error: {one_line(str(error))}", file=sys.stderr)
             data, log = could_not_grade("the grading's own tests or options are broken"), str(error)
         write_beside(results, json.dumps(data, indent=2))
         write_beside(results.parent / "pytest.log", log)
