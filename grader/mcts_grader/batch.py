@@ -271,12 +271,13 @@ def grade(
     of submissions graded there before (:mod:`mcts_grader.table`).
 
     ``extra_tests`` are the instructor's test files or folders, checked against the reference
-    solutions first (:func:`mcts_grader.vet.vet`: a faulty one raises BadTests, and nothing is
-    graded or written); ``sets`` and ``exercises`` keep the tests of those exercise sets or
+    solutions first, with the options, in one pre-run (:func:`mcts_grader.vet.vet`: a faulty
+    test raises BadTests, an option pytest refuses UsageError, and nothing is graded or
+    written); ``sets`` and ``exercises`` keep the tests of those exercise sets or
     exercises; ``pytest_args`` go to every pytest run; ``due`` is the date after which students
     see the hidden tests (the top-level output of each results.json holds them back before it);
     ``run_cap`` caps each run's seconds (default :data:`RUN_CAP`); ``check_tests=False`` skips
-    the check of the hidden tests (a probe that is meant to fail on the reference, in this
+    the pre-run (options and hidden tests on the reference, :func:`mcts_grader.vet.vet`) (a probe that is meant to fail on the reference, in this
     project's own attack tests; the command line has no such option).  A run that fails (its
     ``status`` is one of :data:`RUN_FAILURES`) still gets its row; the caller says so.
     Raises SandboxError (and writes nothing) when student code cannot be confined, or when, as
