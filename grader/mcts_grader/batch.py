@@ -275,10 +275,11 @@ def grade(
     test raises BadTests, an option pytest refuses UsageError, and nothing is graded or
     written); ``sets`` and ``exercises`` keep the tests of those exercise sets or
     exercises; ``pytest_args`` go to every pytest run; ``due`` is the date after which students
-    see the hidden tests (the top-level output of each results.json holds them back before it);
+    see the hidden tests (before it, each results.json holds them back: only their points);
     ``run_cap`` caps each run's seconds (default :data:`RUN_CAP`); ``check_tests=False`` skips
-    the pre-run (options and hidden tests on the reference, :func:`mcts_grader.vet.vet`) (a probe that is meant to fail on the reference, in this
-    project's own attack tests; the command line has no such option).  A run that fails (its
+    the pre-run (options and hidden tests on the reference, :func:`mcts_grader.vet.vet`): a
+    probe meant to fail on the reference, in this project's own attack tests; the command line
+    has no such option.  A run that fails (its
     ``status`` is one of :data:`RUN_FAILURES`) still gets its row; the caller says so.
     Raises SandboxError (and writes nothing) when student code cannot be confined, or when, as
     root, other users can read the submissions of a batch or the output folder is not the
