@@ -72,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (UsageError, MissingExtra) as error:
-        print(f"mcts-course {args.command}: error: {error}", file=sys.stderr)
+        from mcts_course.grading.report import one_line  # a message may quote a folder's name
+
+        print(f"mcts-course {args.command}: error: {one_line(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -83,5 +85,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if not isinstance(error, SandboxError):
             raise
-        print(f"mcts-course {args.command}: refused: {error}", file=sys.stderr)
+        from mcts_course.grading.report import one_line
+
+        print(f"mcts-course {args.command}: refused: {one_line(str(error))}", file=sys.stderr)
         return 3

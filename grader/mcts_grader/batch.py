@@ -48,7 +48,7 @@ from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
 from mcts_course.grading.report import Outcome, by_exercise, outcomes_of, printable
 from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
 from mcts_grader.feedback import with_student_output
-from mcts_grader.table import Row, earlier_rows, table
+from mcts_grader.table import Row, earlier_rows, one_line, table
 from mcts_grader.vet import vet
 
 RUN_CAP = 3600  # seconds of one submission's pytest run, whatever its tests allow
@@ -183,18 +183,24 @@ def run_one(
         if proc.returncode == REFUSED:
             raise SandboxError(_refusal(log)) from None
         # pytest's output stays in pytest.log, the instructor's: it may name hidden tests
-        data = {
-            "score": 0.0,
-            "output": f"the grader could not grade this submission ({ended}); "
-            "the instructor has the log",
-            "stdout_visibility": "hidden",
-            "tests": [],
-        }
+        data = could_not_grade(ended)
     if data.get("refused") or proc.returncode == REFUSED:
         raise SandboxError(str(data.get("refused") or _refusal(log)))
     extra = data.setdefault("extra_data", {})
     extra["status"] = run_status(proc.returncode, timed_out, data)
     return data, log
+
+
+def could_not_grade(why: str) -> dict:
+    """The results.json of a run that graded nothing: 0 points, ``why`` in a few words (never
+    pytest's output, which may name hidden tests: that is the instructor's, in pytest.log)."""
+    return {
+        "score": 0.0,
+        "output": f"the grader could not grade this submission ({why}); the instructor has the log",
+        "stdout_visibility": "hidden",
+        "tests": [],
+        "extra_data": {"status": "crashed"},
+    }
 
 
 def run_status(returncode: int, timed_out: bool, data: dict) -> str:
@@ -219,9 +225,12 @@ def grade_one(
     due: datetime | None = None,
 ) -> tuple[dict, str]:
     """One submission (Gradescope's): ``(results.json data, pytest's output)``, from a run
-    prepared as a batch's are (see :func:`_batch_env`); the top-level output shows what the
-    student may see before the ``due`` date (:mod:`mcts_grader.feedback`)."""
+    prepared as a batch's are (see :func:`_batch_env`), after the same pre-run (the options and
+    hidden tests on the reference: :func:`mcts_grader.vet.vet`, which raises UsageError); the
+    top-level output shows what the student may see before the ``due`` date
+    (:mod:`mcts_grader.feedback`)."""
     with _batch_env() as (private, env):
+        vet(tests, options, env, private)
         data, log = run_one(Path(submission), private / "run", tests, options, env)
     return with_student_output(data, due=due), log
 
@@ -262,13 +271,15 @@ def grade(
     of submissions graded there before (:mod:`mcts_grader.table`).
 
     ``extra_tests`` are the instructor's test files or folders, checked against the reference
-    solutions first (:func:`mcts_grader.vet.vet`: a faulty one raises BadTests, and nothing is
-    graded or written); ``sets`` and ``exercises`` keep the tests of those exercise sets or
+    solutions first, with the options, in one pre-run (:func:`mcts_grader.vet.vet`: a faulty
+    test raises BadTests, an option pytest refuses UsageError, and nothing is graded or
+    written); ``sets`` and ``exercises`` keep the tests of those exercise sets or
     exercises; ``pytest_args`` go to every pytest run; ``due`` is the date after which students
-    see the hidden tests (the top-level output of each results.json holds them back before it);
+    see the hidden tests (before it, each results.json holds them back: only their points);
     ``run_cap`` caps each run's seconds (default :data:`RUN_CAP`); ``check_tests=False`` skips
-    the check of the hidden tests (a probe that is meant to fail on the reference, in this
-    project's own attack tests; the command line has no such option).  A run that fails (its
+    the pre-run (options and hidden tests on the reference, :func:`mcts_grader.vet.vet`): a
+    probe meant to fail on the reference, in this project's own attack tests; the command line
+    has no such option.  A run that fails (its
     ``status`` is one of :data:`RUN_FAILURES`) still gets its row; the caller says so.
     Raises SandboxError (and writes nothing) when student code cannot be confined, or when, as
     root, other users can read the submissions of a batch or the output folder is not the
@@ -292,10 +303,10 @@ def grade(
     now = datetime.now(timezone.utc)
     try:
         with _batch_env() as (private, env):
-            # Before any student code runs, or any file is written: every hidden test (whatever
-            # --exercise or -k keep of them), under the batch's limits.
+            # Before any student code runs, or any file is written: the options, and every
+            # hidden test (whatever --exercise or -k keep of them), on the reference.
             if check_tests:
-                vet(tests, limits, env, private)
+                vet(tests, options, env, private)
             # The output folders, made (or checked) and held open before any student code runs.
             if out_dir is not None:
                 outputs = Outputs(Path(out_dir), [g.name for g in graded])
@@ -318,7 +329,7 @@ def grade(
                     outputs.write_submission(g.name, json.dumps(data, indent=2), log)
                 if progress is not None:
                     failed = "" if g.status == GRADED else f" ({g.status})"
-                    progress(f"{printable(g.name)}: {g.score:g} / {g.max_score:g}{failed}")
+                    progress(f"{one_line(g.name)}: {g.score:g} / {g.max_score:g}{failed}")
                 return g
 
             workers = max(1, n_jobs or os.cpu_count() or 1)
@@ -374,7 +385,8 @@ def _check_batch_private(submissions: list[Path]) -> None:
     if open_:
         more = f" and {len(open_) - 1} more" if open_[1:] else ""
         raise SandboxError(
-            f"other users can read {open_[0]}{more}: one student's code could read another's.  "
+            f"other users can read {one_line(open_[0])}{more}: one student's code could read "
+            "another's.  "
             "Keep the submissions in a folder only root can enter (chmod 700 on it) and grade again"
         )
 
@@ -409,11 +421,15 @@ class Outputs:
         try:
             fd = os.open(path, _DIR_FLAGS, dir_fd=dir_fd)
         except OSError as error:
-            raise SandboxError(f"{shown}: not a folder of its own ({error.strerror})") from None
+            raise SandboxError(
+                f"{one_line(shown)}: not a folder of its own ({error.strerror})"
+            ) from None
         info = os.fstat(fd)
         if info.st_uid != os.geteuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
             os.close(fd)
-            raise SandboxError(f"{shown}: the output folder must be yours, writable by you alone")
+            raise SandboxError(
+                f"{one_line(shown)}: the output folder must be yours, writable by you alone"
+            )
         return fd
 
     def write_submission(self, name: str, results: str, log: str) -> None:

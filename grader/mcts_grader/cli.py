@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 from mcts_course.grading.sandbox import MEMORY_MB
@@ -22,9 +23,28 @@ GRADESCOPE_RESULTS = "/autograder/results/results.json"
 GRADESCOPE_TESTS = "/autograder/source/tests"
 
 
+class _GradeParser(argparse.ArgumentParser):
+    """``grade``'s parser, which keeps what it parsed: a shell pattern (``grade *``) turns the
+    names of students' folders into arguments, and only the words themselves tell a folder
+    named ``--tests=x`` from an option.  Everything after ``--`` is a SUBMISSION, whatever it
+    starts with; before it, :func:`refused_word` judges each word."""
+
+    def _parse_known_args(self, arg_strings, namespace, *rest):  # type: ignore[no-untyped-def]
+        head, tail = arg_strings, []
+        if "--" in arg_strings:
+            cut = arg_strings.index("--")
+            head, tail = arg_strings[:cut], arg_strings[cut + 1 :]
+        namespace, extras = super()._parse_known_args(head, namespace, *rest)
+        namespace.words = list(head)  # the words before "--", as the shell gave them
+        namespace.submissions = [*(namespace.submissions or []), *tail]
+        return namespace, extras
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "grade",
+        # no abbreviations: a folder named --jo=3 must not be taken for --jobs=3
+        allow_abbrev=False,
         help="grade submissions: grades.csv and Gradescope results.json files",
         description="Grade each SUBMISSION (a folder with a student's exercise files or "
         "notebooks, or one such file), one pytest run each. Writes DIR/grades.csv "
@@ -34,8 +54,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "Student code runs in separate processes with time and memory limits. Hidden tests "
         "(--tests) are first checked against the reference solutions. The exit status is 1 "
         "when a submission's run crashed, was killed, timed out or graded no test (its row's "
-        "status says so). Options not listed here go to pytest (e.g. --exercise ttt_backprop).",
+        "status says so). Options not listed here go to pytest (e.g. --exercise ttt_backprop). "
+        "Every word after -- is a SUBMISSION (grade --out DIR -- *: a folder a student named "
+        "like an option stays a submission); before --, a SUBMISSION may not start with '-', "
+        "and an option that is also the name of a file or folder here is refused.",
     )
+    parser.__class__ = type("GradeParser", (_GradeParser, type(parser)), {})
     parser.add_argument("submissions", nargs="*", metavar="SUBMISSION")
     parser.add_argument("--out", metavar="DIR", help="output folder (required unless --gradescope)")
     parser.add_argument(
@@ -71,10 +95,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--due",
         metavar="DATE",
-        help="the due date (ISO 8601, e.g. 2026-12-01T23:59+01:00): the top-level output of "
-        "each results.json shows the after_due_date tests only when graded after it (default: "
-        "never; with --gradescope, the assignment's due date in Gradescope's "
-        "submission_metadata.json)",
+        help="the due date, with its time zone (ISO 8601, e.g. 2026-12-01T23:59+01:00): "
+        "before it, what a student sees of each results.json names none of the after_due_date "
+        "tests (their points count); default: never shown; with --gradescope, the "
+        "assignment's due date in Gradescope's submission_metadata.json, whose zone also "
+        "completes a --due given without one",
     )
     parser.add_argument(
         "--gradescope",
@@ -97,14 +122,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="as an ordinary user where user namespaces are not available: run the students' "
         "code as your own user, unconfined (it can read and change whatever you can)",
     )
-    parser.set_defaults(func=run, pytest_args=[], passes_options_on=True)
+    parser.set_defaults(func=run, pytest_args=[], passes_options_on=True, words=None)
 
 
 def run(args: argparse.Namespace) -> int:
     from mcts_course.errors import UsageError
-    from mcts_grader.batch import GRADED, grade, grade_one, write_beside
-    from mcts_grader.feedback import METADATA, due_date_of, parse_date
+    from mcts_grader.batch import GRADED, could_not_grade, grade, grade_one, write_beside
+    from mcts_grader.table import one_line
 
+    # first: a word the shell made of a student's folder decides nothing, reads nothing
+    refused = next((w for w in args.words or () if refused_word(w, args.submissions)), None)
+    if refused is not None:
+        what = (
+            "is an option and also a file or folder here"
+            if os.path.lexists(refused)
+            else "is a SUBMISSION that starts with '-', like an option"
+        )
+        raise UsageError(
+            f"{one_line(refused)!r} {what}: a shell pattern (*) may have turned a submission's "
+            "name into an option; give the submissions after -- (grade --out DIR -- *) or as "
+            "DIR/* (or rename that folder)"
+        )
     if args.unconfined:
         from mcts_course.grading import sandbox
 
@@ -117,22 +155,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--timeout-scale must be positive")
     for folder in args.tests:
         if not Path(folder).exists():
-            raise UsageError(f"--tests {folder}: no such file or folder")
+            raise UsageError(f"--tests {one_line(folder)}: no such file or folder")
         untrusted = untrusted_file(Path(folder))
         if untrusted:  # hidden tests run as the grader, unconfined: a student must not write them
-            raise UsageError(f"--tests {folder}: {untrusted}; refusing to run it as the grader")
-    globbed = option_named_files(args)
-    if globbed:
-        raise UsageError(
-            f"{globbed!r} is an option and also a file or folder here: a shell pattern (*) may "
-            "have turned a submission's name into an option; give the submissions as DIR/* "
-            "(or rename that folder)"
-        )
-    due = parse_date(args.due) if args.due else None
-    from mcts_grader.preflight import check_runs
-
-    if not args.gradescope:  # there a failed run is written to results.json, for all to see
-        check_runs(args.tests, args.pytest_args)  # a typo in an option is an error, not 0 / 0
+            raise UsageError(
+                f"--tests {one_line(folder)}: {one_line(untrusted)}; "
+                "refusing to run it as the grader"
+            )
+    due = due_date(args)
     options = [
         "-q",
         "--timeout-scale",
@@ -150,10 +180,12 @@ def run(args: argparse.Namespace) -> int:
             tests.append(hidden)
         if not submission.exists():
             raise UsageError(f"no submission at {submission}")
-        if due is None:
-            due = due_date_of(os.environ.get("MCTS_GRADESCOPE_METADATA", METADATA))
         # SandboxError (student code not confinable) goes up: no results.json, exit status 3
-        data, log = grade_one(submission, tests, options, due)
+        try:
+            data, log = grade_one(submission, tests, options, due)
+        except UsageError as error:  # the pre-run: the options or the hidden tests are broken
+            print(f"mcts-course grade: error: {one_line(str(error))}", file=sys.stderr)
+            data, log = could_not_grade("the grading's own tests or options are broken"), str(error)
         write_beside(results, json.dumps(data, indent=2))
         write_beside(results.parent / "pytest.log", log)
         most = sum(t.get("max_score", 0) for t in data["tests"])
@@ -171,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         )
     missing = [s for s in args.submissions if not Path(s).exists()]
     if missing:
-        raise UsageError(f"no such submission: {missing[0]}")
+        raise UsageError(f"no such submission: {one_line(missing[0])}")
     started = time.perf_counter()
     grades = grade(
         args.submissions,
@@ -190,9 +222,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"graded {count} in {seconds:.1f} s -> {Path(args.out) / 'grades.csv'}")
     failed = [g for g in grades if g.status != GRADED]
     if failed:  # never quietly: a failed run's row is a zero no student earned
-        from mcts_course.grading.report import printable
-
-        names = ", ".join(f"{printable(g.name)} ({g.status})" for g in failed)
+        names = ", ".join(f"{one_line(g.name)} ({g.status})" for g in failed)
         print(
             f"mcts-course grade: {len(failed)} of {count} not graded: {names}; "
             "see their pytest.log",
@@ -216,17 +246,27 @@ def untrusted_file(path: Path) -> str | None:
     return None
 
 
-def option_named_files(args: argparse.Namespace) -> str | None:
-    """An option given to ``grade`` that is also the name of a file or folder in the current
-    folder (``cd EXPORT && grade * --out O`` with a student's folder named ``--tests=x``)."""
-    given = [*args.pytest_args, *(f"--tests={t}" for t in args.tests)]
-    for name, value in (("--out", args.out), ("--due", args.due), ("--jobs", args.jobs)):
-        if value is not None:
-            given.append(f"{name}={value}")
-    for flag in ("gradescope", "unconfined", "force"):
-        if getattr(args, flag, False):
-            given.append(f"--{flag}")
-    return next((g for g in given if g.startswith("-") and os.path.lexists(g)), None)
+def refused_word(word: str, submissions: list[str]) -> bool:
+    """Whether ``word``, given before ``--``, may be a student's folder taken for something it
+    is not: an option (``--tests=x``, pytest's ``-kx``, or ``--tests`` followed by ``x``) that
+    is also the name of a file or folder here, or a SUBMISSION that starts with ``-`` (argparse
+    takes ``-5`` for one), which belongs after ``--``."""
+    if not word.startswith("-") or word == "-":
+        return False
+    return os.path.lexists(word) or word in submissions
+
+
+def due_date(args: argparse.Namespace) -> datetime | None:
+    """The due date of ``--due``, or with ``--gradescope`` of Gradescope's metadata (whose
+    zone completes a ``--due`` given without one); None: no date, nothing held back is shown."""
+    from mcts_grader.feedback import METADATA, due_date_of, parse_date
+
+    metadata = None
+    if args.gradescope:
+        metadata = due_date_of(os.environ.get("MCTS_GRADESCOPE_METADATA", METADATA))
+    if args.due is None:
+        return metadata
+    return parse_date(args.due, zone=metadata.tzinfo if metadata is not None else None)
 
 
 def main(argv: list[str] | None = None) -> int:

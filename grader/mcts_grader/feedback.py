@@ -12,7 +12,7 @@ the date is taken as not passed (nothing held back is shown early).
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +22,29 @@ from mcts_course.grading.report import outcomes_of, points_table
 METADATA = "/autograder/submission_metadata.json"  # Gradescope's, beside the submission
 
 
-def parse_date(text: str) -> datetime:
-    """An ISO 8601 date and time (a date alone is its midnight; no zone is UTC)."""
+def parse_date(text: str, zone: tzinfo | None = None) -> datetime:
+    """An ISO 8601 date and time with its time zone; one without a zone takes ``zone`` (the
+    zone of Gradescope's due date), or is refused: a due date read in the wrong zone shows the
+    hidden tests hours early."""
+    if not text.strip():
+        raise UsageError("--due is empty: give the due date, e.g. 2026-12-01T23:59+01:00")
     try:
         when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
         raise UsageError(f"not a date: {text!r} (write e.g. 2026-12-01T23:59+01:00)") from None
-    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+    if when.tzinfo is not None:
+        return when
+    if zone is None:
+        raise UsageError(
+            f"the due date {text!r} has no time zone: add a zone, e.g. 2026-12-01T23:59+01:00 "
+            "(or 2026-12-01T23:59Z for UTC)"
+        )
+    return when.replace(tzinfo=zone)
 
 
 def due_date_of(metadata: str | Path) -> datetime | None:
-    """The assignment's due date in Gradescope's submission metadata, or None (no file, or no
-    date in it: then nothing held back is shown)."""
+    """The assignment's due date in Gradescope's submission metadata, or None (no file, no
+    date in it, or a date without a zone: then nothing held back is shown)."""
     try:
         data = json.loads(Path(metadata).read_text(encoding="utf-8"))
         return parse_date(str(data["assignment"]["due_date"]))
@@ -65,12 +76,41 @@ def student_output(data: dict[str, Any], now: datetime, due: datetime | None) ->
     return text
 
 
+HELD_BACK = "a test shown after the due date"  # the name of a held-back test's entry
+
+
+def held_back(test: dict[str, Any]) -> dict[str, Any]:
+    """The entry of ``test`` (a results.json test) that a student may see before it is shown:
+    its points (they count in the score), nothing of its name, exercise, output or hints.  The
+    exercise stays in ``extra_data``, which Gradescope stores and never shows, for grades.csv."""
+    (exercise,) = test.get("tags") or ["?"]
+    return {
+        "name": HELD_BACK,
+        "number": test.get("number", ""),
+        "score": test.get("score", 0.0),
+        "max_score": test.get("max_score", 0.0),
+        "output": "",
+        "visibility": test.get("visibility", "after_due_date"),
+        "tags": [],
+        "extra_data": {"exercise": exercise, "status": "held back"},
+    }
+
+
 def with_student_output(
     data: dict[str, Any], now: datetime | None = None, due: datetime | None = None
 ) -> dict[str, Any]:
-    """``data`` with its top-level output limited to what a student sees at ``now`` (default:
-    the clock)."""
+    """``data`` as a student may see it at ``now`` (default: the clock): the top-level output
+    limited to the tests they see, and each test not shown yet (``after_due_date`` before the
+    date, ``hidden``) reduced to its points (:func:`held_back`): Gradescope hides such tests by
+    their visibility, but nothing of them is written where a setting could show it early."""
     if not data.get("tests"):
         return data  # a run that graded nothing: its output says why, and names no test
     now = now or datetime.now(timezone.utc)
-    return {**data, "output": student_output(data, now, due)}
+    tests = [
+        held_back(t)
+        if t.get("visibility") in ("after_due_date", "hidden")
+        and not shown(t["visibility"], now, due)
+        else t
+        for t in data["tests"]
+    ]
+    return {**data, "output": student_output(data, now, due), "tests": tests}

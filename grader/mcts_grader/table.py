@@ -15,13 +15,35 @@ import csv
 import io
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 
-from mcts_course.grading.report import Outcome, grades_csv, outcomes_of
+from mcts_course.grading.report import (
+    CONTROLS,
+    Outcome,
+    grades_csv,
+    one_line,
+    outcomes_of,
+    spreadsheet_safe,
+)
+
+__all__ = ["Row", "csv_cell", "earlier_rows", "one_line", "table"]
 
 RESULTS_CAP = 64 << 20  # bytes of one earlier results.json read back
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
+
+
+def csv_cell(text: str) -> str:
+    """A cell of grades.csv: without control characters (an ESC byte would reach the terminal
+    of whoever runs ``cat grades.csv``; a newline splits a row for line-based tools), then
+    escaped if a spreadsheet would read it as a formula (after the stripping: a name such as
+    ``"\\x01=cmd"`` must not become a formula once stripped)."""
+    return spreadsheet_safe(CONTROLS.sub(_stripped, text))
+
+
+def _stripped(match: re.Match[str]) -> str:
+    return "\ufffd" if "\ud800" <= match.group() <= "\udfff" else ""
 
 
 @dataclass
@@ -39,7 +61,8 @@ def table(rows: list[Row]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     for cells, status in zip(plain, ["status", *(r.status for r in rows)], strict=True):
-        writer.writerow([cells[0], status, *cells[1:]])
+        # grades_csv escaped the formulas it saw, csv_cell those a control byte hid
+        writer.writerow([csv_cell(c) for c in [cells[0], status, *cells[1:]]])
     return out.getvalue()
 
 

@@ -1,14 +1,20 @@
-"""The instructor's hidden tests, checked against the reference solutions before they grade
-anyone (``grade --tests``, the Gradescope builder's ``--tests``).
+"""The one pre-run of a grading: before any student code runs, one pytest run on a copy of the
+reference solutions checks that pytest accepts the grading's options and collects its tests,
+and runs the instructor's hidden tests (``grade --tests``, ``grade --gradescope``'s hidden
+folder, the Gradescope builder's ``--tests``) on the reference.
 
-A hidden test with a bug would otherwise be every student's failure: one that fails on the
-reference, a file that does not import (a syntax error), a test without a ``points`` marker
-(or with a bad one) would cost every submission its points, or grade nothing, quietly.
-:func:`vet` runs the hidden tests alone on a copy of the reference solutions, through the same
-pytest run a student's submission gets (the same plugin, confinement and options), with this
-module loaded as a second plugin (``-p mcts_grader.vet``) to record what the grading plugin
-does not: collection errors and tests without a marker.  Any fault raises :class:`BadTests`
-naming the tests, before anything is written.
+``grade`` passes the options it does not know to every pytest run: a typo (``--bogus-flag``,
+``check``'s ``--set`` for ``grade``'s ``--exercise-set``) made each run end with pytest's usage
+error, recorded as every student's 0 / 0.  A hidden test with a bug would be every student's
+failure: one that fails on the reference, a file that does not import (a syntax error), a test
+without a ``points`` marker (or with a bad one) would cost every submission its points, or
+grade nothing, quietly.  :func:`vet` runs the command a submission's run gets (the same
+arguments, plugin, confinement and options) on the reference, with this module loaded as a
+second plugin (``-p mcts_grader.vet``) that keeps the hidden tests only (all of them, whatever
+``-k`` or ``--exercise`` select: each must grade fairly) and records what the grading plugin
+does not: collection errors and tests without a marker.  A fault of the tests raises
+:class:`BadTests` naming them, one of the options a :class:`UsageError` quoting pytest, before
+anything is written.
 """
 
 from __future__ import annotations
@@ -19,17 +25,25 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mcts_course.errors import UsageError
+from mcts_course.grading import invocation
 
 SOLUTIONS = Path(__file__).resolve().parent / "solutions"
 REPORT_OPTION = "--vet-report"
 VET_CAP = 1800  # seconds of the whole check (the reference passes each test well within its own)
+# pytest's exit statuses meaning "could not run": interrupted (a collection error), internal
+# error, usage error (https://docs.pytest.org/en/stable/reference/exit-codes.html)
+NOT_RUN = {
+    2: "a test file does not import (could not be collected)",
+    3: "pytest failed",
+    4: "usage error",
+}
 
 
 class BadTests(UsageError):
@@ -45,41 +59,46 @@ def reference_copy(folder: Path) -> Path:
     return folder
 
 
+def first_error(output: str) -> str:
+    """The line of pytest's output that says what went wrong."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    for marks in (("error:",), ("E   ",), ("ERROR",)):
+        for line in reversed(lines) if marks == ("error:",) else lines:
+            if any(m in line for m in marks):
+                return line[:300]
+    return lines[-1][:300] if lines else "no output"
+
+
 def vet(
     tests: Iterable[str | Path],
     options: Iterable[str] = (),
     env: dict[str, str] | None = None,
     scratch: Path | None = None,
 ) -> int:
-    """Check the hidden ``tests`` against the reference solutions; the number of hidden tests
-    checked.  Raises BadTests (one message naming each faulty test) when a test file is missing
-    or does not import, a test has no usable ``points`` marker or fails on the reference, or
-    there is no test at all."""
+    """The pre-run: check that pytest runs with ``options`` and the hidden ``tests`` against
+    the reference solutions; the number of hidden tests checked.  Raises BadTests (one message
+    naming each faulty test) when a test file is missing or does not import, a test has no
+    usable ``points`` marker or fails on the reference, or a given file holds no test; raises
+    UsageError (pytest's own line) when pytest cannot run with ``options``."""
     paths = [Path(t) for t in tests]
     missing = [str(t) for t in paths if not t.exists()]
     if missing:
         raise BadTests(f"--tests {missing[0]}: no such file or folder")
-    if not paths:
-        return 0
+    # Without hidden tests nothing needs running: collecting checks the options.
+    collect = [] if paths else ["--collect-only"]
     with tempfile.TemporaryDirectory(prefix="mcts-vet-", dir=scratch) as tmp:
         os.chmod(tmp, 0o700)
         work = Path(tmp)
         reference = reference_copy(work / "reference")
         report, results = work / "vet.json", work / "results.json"
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "mcts_grader.vet",
-            *[str(t.resolve()) for t in paths],
-            f"--submission={reference}",
-            f"--results-json={results}",
-            f"{REPORT_OPTION}={report}",
-            *options,
-        ]
+        args = invocation.pytest_args(
+            reference,
+            reference=True,
+            tests=paths,
+            results_json=results,
+            options=[f"{REPORT_OPTION}={report}", *options, *collect],
+        )
+        command = [sys.executable, "-m", "pytest", "-p", "mcts_grader.vet", *args]
         try:
             done = subprocess.run(
                 command,
@@ -93,17 +112,20 @@ def vet(
             )
         except subprocess.TimeoutExpired:
             raise BadTests(
-                f"the hidden tests took more than {VET_CAP} s on the reference solutions"
+                f"the grading tests took more than {VET_CAP} s on the reference solutions"
             ) from None
         found = _read(report)
         graded = _read(results)
-    faults = faults_of(found, graded)
-    if found is None and not faults:
-        last = (done.stdout + done.stderr).strip().splitlines()[-1:] or ["no output"]
-        faults = [f"pytest ended with status {done.returncode} ({last[0]})"]
+    faults = faults_of(found, graded if paths else {"tests": []}, hidden=bool(paths))
     if faults:
         raise BadTests(
             "the hidden tests cannot grade fairly, nothing was graded: " + "; ".join(faults)
+        )
+    if done.returncode in NOT_RUN or (paths and found is None):
+        why = NOT_RUN.get(done.returncode, f"exit status {done.returncode}")
+        raise UsageError(
+            f"pytest cannot run with these options and tests ({why}, nothing graded): "
+            + first_error(done.stdout + "\n" + done.stderr)
         )
     return len(found["items"]) if found else 0
 
@@ -115,9 +137,11 @@ def _read(path: Path) -> Any:
         return None
 
 
-def faults_of(found: dict[str, Any] | None, graded: dict[str, Any] | None) -> list[str]:
+def faults_of(
+    found: dict[str, Any] | None, graded: dict[str, Any] | None, hidden: bool = True
+) -> list[str]:
     """What is wrong with the hidden tests, one phrase per test, from this plugin's record
-    (``found``) and the grading plugin's results (``graded``)."""
+    (``found``) and the grading plugin's results (``graded``); ``hidden``: some were given."""
     if found is None:
         return []
     faults = [f"{where} does not import ({why})" for where, why in found["errors"]]
@@ -135,7 +159,7 @@ def faults_of(found: dict[str, Any] | None, graded: dict[str, Any] | None) -> li
             faults.append(
                 f"{nodeid} {t['extra_data']['status']} on the reference solutions ({first[0]})"
             )
-    if not found["items"] and not found["errors"]:
+    if hidden and not found["items"] and not found["errors"]:
         faults.append("no test found in --tests")
     return faults
 
@@ -156,20 +180,32 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
         _RECORD["errors"].append((report.nodeid, why or (lines[-1] if lines else "?")))
 
 
-@pytest.hookimpl(trylast=True)  # after the grading plugin has read (and checked) the markers
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> Generator[None, Any, None]:
+    """Around every other plugin's selection (``-k``, ``--exercise``: an unknown name is their
+    error, which this run must meet as the students' runs would): then keep every hidden test,
+    whatever they selected, and none of the course's own."""
     from mcts_course.grading.plugin import POINTS, is_shipped
 
-    record = _RECORD
-    for item in items:
-        if is_shipped(Path(str(item.path)).resolve()):
-            continue
-        record["items"].append(item.nodeid)
+    collected = list(items)
+    outcome = yield
+    if outcome.excinfo is not None:
+        return
+    hidden = [i for i in collected if not is_shipped(Path(str(i.path)).resolve())]
+    kept = set(map(id, hidden))
+    dropped = [i for i in items if id(i) not in kept]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = hidden
+    for item in hidden:
+        _RECORD["items"].append(item.nodeid)
         points = item.stash.get(POINTS, None)
         if points is None:
-            record["unmarked"].append((item.nodeid, "has no @pytest.mark.points(...) marker"))
+            _RECORD["unmarked"].append((item.nodeid, "has no @pytest.mark.points(...) marker"))
         elif isinstance(points, str):
-            record["unmarked"].append((item.nodeid, f"has a bad marker ({points})"))
+            _RECORD["unmarked"].append((item.nodeid, f"has a bad marker ({points})"))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -36,6 +36,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from importlib import metadata
 from pathlib import Path
@@ -339,6 +340,8 @@ class Cage:
         if self.mode == "none":
             raise ConfineError("namespaces are not available here")
         self.cgroups: dict[str, Path] = {}
+        self.cpu_exceeded: float | None = None  # CPU seconds seen when watch_cpu killed it all
+        self._watching: threading.Event | None = None
         if cgroups_allowed():
             remove_stale_once()
             self._make_cgroups(name)
@@ -425,6 +428,28 @@ class Cage:
         except (OSError, ValueError):
             return None
 
+    def watch_cpu(self, cap: float, every: float = 0.1) -> None:
+        """Kill every process of the submission as soon as together they have used more than
+        ``cap`` CPU seconds (``cpu_exceeded`` then holds the seconds seen), whenever that
+        happens: a detached daemon burns CPU while the grader waits, not only when a question is
+        answered.  A thread of the grader's reads ``cpuacct.usage`` every ``every`` seconds
+        until :meth:`close`; nothing without a cpuacct cgroup."""
+        if "cpuacct" not in self.cgroups:
+            return
+        stop = self._watching = threading.Event()
+
+        def watch() -> None:
+            while not stop.wait(every):
+                used = self.cpu_seconds()
+                if used is None:  # closed
+                    return
+                if used > cap:
+                    self.cpu_exceeded = used
+                    self.kill()
+                    return
+
+        threading.Thread(target=watch, name="mcts-cpu-watch", daemon=True).start()
+
     def pids(self) -> list[int]:
         pids: set[int] = set()
         for folder in self.cgroups.values():
@@ -452,6 +477,8 @@ class Cage:
             time.sleep(0.005)
 
     def close(self) -> None:
+        if self._watching is not None:
+            self._watching.set()
         self.kill()
         for folder in self.cgroups.values():
             for _ in range(200):
@@ -498,6 +525,7 @@ def remove_stale() -> list[str]:
                 found.setdefault(folder.name, []).append(folder)
     for folders in found.values():
         stale = object.__new__(Cage)  # only its cgroups: kill() and close() need nothing else
+        stale._watching = None
         stale.cgroups = {str(i): folder for i, folder in enumerate(folders)}
         freezers = [f for f in folders if (f / "freezer.state").exists()]
         if freezers:

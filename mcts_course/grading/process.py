@@ -259,6 +259,8 @@ class StudentProcess:
             env=_child_env(job, str(self.box.work)),
             start_new_session=True,  # its own process group: stopped and killed as one
         )
+        if self.box.cage is not None:  # all its processes' CPU seconds, at every moment
+            self.box.cage.watch_cpu(self.cpu_seconds)
         os.close(from_grader)
         os.close(to_grader)
         os.set_blocking(to_child, False)
@@ -439,6 +441,11 @@ class StudentProcess:
             return "your process closed its channel to the grader"
         if self.box is not None and self.box.cage is not None and 128 < code < 128 + 65:
             code = 128 - code  # the namespace's shell reports its child's signal as 128 + n
+        cage = self.box.cage if self.box is not None else None
+        exceeded = cage.cpu_exceeded if cage is not None else None
+        if exceeded is not None:  # the cage's watcher killed every process of the submission
+            self.kill()
+            return self._too_much_cpu(exceeded)
         if code < 0:
             name = signal.Signals(-code).name
             reason = f"the process was killed by {name}"
@@ -507,11 +514,13 @@ class StudentProcess:
         used = cage.cpu_seconds() if cage is not None else None
         if used is not None and used > self.cpu_seconds:
             self.kill()
-            why = (
-                f"your processes together used {used:.0f} s of CPU time, more than the "
-                f"{self.cpu_seconds} s this exercise set allows (processes left running?)"
-            )
-            raise StudentGone(function, why, "crashed")
+            raise StudentGone(function, self._too_much_cpu(used), "crashed")
+
+    def _too_much_cpu(self, used: float) -> str:
+        return (
+            f"your processes together used {used:.0f} s of CPU time, more than the "
+            f"{self.cpu_seconds} s this exercise set allows (processes left running?)"
+        )
 
     def _overrun(self, function: str, budget: float) -> NoReturn:
         where = blame(self.stack(), function, budget)

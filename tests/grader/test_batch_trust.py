@@ -19,7 +19,7 @@ from grading_fixtures.mutants import build
 from grading_fixtures.points import most
 from mcts_grader import batch, gradescope
 from mcts_grader.batch import grade
-from mcts_grader.feedback import due_date_of, shown, student_output
+from mcts_grader.feedback import HELD_BACK, due_date_of, shown, student_output
 from mcts_grader.vet import BadTests, vet
 
 from mcts_course.cli import main
@@ -260,7 +260,17 @@ def test_before_the_due_date_the_output_holds_the_hidden_points_back(tmp_path):
     assert "worth 5 more points are shown after the due date" in data["output"]
     assert data["score"] == public + 5  # the grade itself is whole
     (extra,) = [t for t in data["tests"] if t["visibility"] == "after_due_date"]
-    assert "picks the best mean" in extra["name"]  # Gradescope shows it by its own visibility
+    # its points count, but nothing else of it is written before the date (Gradescope's own
+    # hiding is one setting away from showing it)
+    assert extra["name"] == HELD_BACK and extra["output"] == "" and extra["tags"] == []
+    assert (extra["score"], extra["max_score"]) == (5, 5)
+    assert "best mean" not in json.dumps(extra) + data["output"]
+
+
+def test_after_the_due_date_each_hidden_test_is_shown_whole(tmp_path):
+    data = _hidden_results(tmp_path, datetime.now(timezone.utc) - timedelta(days=1))
+    (extra,) = [t for t in data["tests"] if t["visibility"] == "after_due_date"]
+    assert "picks the best mean" in extra["name"] and extra["tags"] == ["bandits"]
 
 
 def test_after_the_due_date_the_output_shows_every_point(tmp_path):

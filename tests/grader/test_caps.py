@@ -6,6 +6,7 @@ run code unless told --unconfined (the capability check simulated)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -67,6 +68,56 @@ def test_cpu_time_is_counted_for_all_the_submissions_processes(public):
         with pytest.raises(StudentGone, match="together used .* CPU time, more than the 1 s"):
             for _ in range(60):
                 process.exchange(request, 30.0, lambda m: {}, "report")
+        assert not process.alive()
+    finally:
+        process.kill()
+
+
+BURNER = """
+import os, time
+
+def start():
+    if os.fork() == 0:
+        os.setsid()  # a daemon: out of the process group, which the grader signals
+        while True:  # each generation burns 0.3 s, under its own RLIMIT_CPU, then forks
+            end = time.process_time() + 0.3
+            while time.process_time() < end:
+                pass
+            if os.fork() != 0:
+                os._exit(0)
+    return 1
+
+def wait(seconds):
+    time.sleep(seconds)  # the server uses no CPU while the daemon burns
+    return 1
+"""
+
+
+@needs_cgroups
+def test_a_daemon_is_stopped_at_the_cpu_cap_not_when_the_next_answer_comes(public):
+    """A function starts a detached CPU burner (a daemon that forks again before each
+    process's own CPU limit) and returns at once; the next question takes 40 s of sleep.
+    The cage's watcher kills the whole submission as soon as its processes together pass the
+    cap (1 s), during that question: the seconds reported are the cap's, not the many more
+    the daemon would burn until an answer came."""
+    process = StudentProcess(
+        None, "b.py", None, ["start", "wait"], public, cpu_seconds=1, code=BURNER
+    )
+    process.start()
+    ask = {"op": "call", "many": False, "nodes": []}
+    try:
+        reply, _ = process.exchange(
+            {**ask, "name": "start", "calls": [[[], {"$d": []}]]}, 30.0, lambda m: {}, "start"
+        )
+        with pytest.raises(StudentGone, match="together used .* CPU time") as gone:
+            process.exchange(
+                {**ask, "name": "wait", "calls": [[[40.0], {"$d": []}]]},
+                60.0,
+                lambda m: {},
+                "wait",
+            )
+        used = int(re.search(r"together used (\d+) s", str(gone.value)).group(1))
+        assert used <= 2  # the watcher reads the cgroup ten times a second
         assert not process.alive()
     finally:
         process.kill()
