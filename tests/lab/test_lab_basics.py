@@ -94,3 +94,19 @@ def test_negamax_agrees_with_minimax_on_tictactoe():
     assert basics.negamax_agreement(positions) == 4
     assert basics.game_result(TicTacToe.from_moves("a1 b1 a2 b2 a3"), 0) == 1.0
     assert basics.game_result(TicTacToe(), 0) == 0.0
+
+
+def test_perfect_nodes_is_what_a_perfectly_ordered_search_visits():
+    # A tree whose leaves are all equal is perfectly ordered whatever the order: alpha-beta
+    # then visits exactly Knuth and Moore's minimal tree, inner nodes included.
+    from mcts_course.agents.minimax import SearchStats, alphabeta_value
+    from mcts_course.trees import ExplicitTree
+
+    zeros = [[[[0] * 3] * 3] * 3] * 3  # b = 3, depth 4
+    stats = SearchStats()
+    alphabeta_value(
+        ExplicitTree.from_nested(zeros), 4, lambda s, p: s.value(), 0, stats=stats, order=False
+    )
+    counts = basics.NodeCounts("zeros", 1, {}, branching=3)
+    assert counts.perfect_leaves(4) == 17
+    assert counts.perfect_nodes(4) == 1 + 3 + 5 + 11 + 17 == stats.nodes
