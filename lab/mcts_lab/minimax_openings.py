@@ -49,8 +49,13 @@ def distinct_openings(openings: int = OPENINGS) -> int:
 def main() -> None:  # pragma: no cover - about a minute of games
     result = play()
     text = json.dumps(
-        {"openings": OPENINGS, "plies": list(PLIES), "seed": SEED,
-         "names": list(result.names), "scores": result.scores},
+        {
+            "openings": OPENINGS,
+            "plies": list(PLIES),
+            "seed": SEED,
+            "names": list(result.names),
+            "scores": result.scores,
+        },
         indent=0,
     )
     (resources.files("mcts_lab") / "data" / FILE).write_text(text + "\n")  # type: ignore[union-attr]

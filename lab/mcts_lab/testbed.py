@@ -9,8 +9,9 @@ The policies carry the library's names and parameters (:mod:`mcts_course.agents`
 ``"uniform"`` (round robin), ``"egreedy"`` (``epsilon``), ``"softmax"`` (``temperature``) and
 ``"ucb1"`` (``c``); two more, not in the library, for the chapter's comparison with Sutton and
 Barto's policies: ``"thompson"`` (Thompson sampling with a uniform Beta prior) and
-``"optimistic"`` (greedy on means that start with ``optimism`` imaginary wins).  As in the library, every arm is pulled once before a policy chooses, and
-ties go to the smallest arm.  What is recorded at each step, averaged over the runs:
+``"optimistic"`` (greedy on means that start with ``optimism`` imaginary wins).  As in the
+library, every arm is pulled once before a policy chooses, and ties go to the smallest arm.
+What is recorded at each step, averaged over the runs:
 
 * ``reward``: the reward received (1 or 0);
 * ``optimal``: whether the best arm was pulled;
