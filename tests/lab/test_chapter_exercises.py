@@ -14,6 +14,7 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mcts_course.agents import MCTSAgent, MonteCarloAgent, RandomAgent, ucb1
@@ -296,6 +297,14 @@ def test_chapter_6():
         f"{pct(sum(shares) / 10, 0)} on average",
         f"only {min(worse)} to {max(worse)} pulls",
     )
+    # 6.5: A won 7 of 10, B 0 of 1; optimistic greedy with m = 5, Thompson's chance of B
+    optimistic = [(7 + 5) / (10 + 5), (0 + 5) / (1 + 5)]
+    assert optimistic[1] > optimistic[0] and 7 / 10 > 0
+    states(6, f"$(7 + 5)/(10 + 5) = {optimistic[0]:.1f}$", f"\\approx {optimistic[1]:.2f}$")
+    draws = np.random.default_rng(0)
+    b_first = np.mean(draws.beta(1, 2, 10**6) > draws.beta(8, 4, 10**6))
+    assert abs(b_first - 20 / 156) < 0.002
+    states(6, f"= 20/156 \\approx {20 / 156:.3f}$")
 
 
 def test_chapter_7():
