@@ -224,6 +224,13 @@ class NodeCounts:
         b = self.branching
         return self.positions * (b ** math.ceil(depth / 2) + b ** (depth // 2) - 1)
 
+    def perfect_nodes(self, depth: int) -> float:
+        """All the nodes (root, inner nodes, leaves) of Knuth and Moore's perfectly ordered
+        search to ``depth``, per position set: its nodes at depth k are the leaves of the
+        perfectly ordered search to depth k, so the total sums :meth:`perfect_leaves` over
+        k = 0..depth.  This is what compares with a search's count of nodes visited."""
+        return sum(self.perfect_leaves(k) for k in range(depth + 1))
+
     def plot(self, ax=None):
         """Nodes against depth on a log scale, integer depth ticks."""
         import matplotlib.pyplot as plt
@@ -242,10 +249,10 @@ class NodeCounts:
             )
             ax.semilogy(
                 self.depths,
-                [self.perfect_leaves(d) for d in self.depths],
+                [self.perfect_nodes(d) for d in self.depths],
                 color="#999999",
                 linestyle="--",
-                label="perfect ordering (Knuth and Moore, leaves)",
+                label="perfect ordering (Knuth and Moore), all nodes",
             )
         for (label, by_depth), marker in zip(self.counts.items(), "os^v", strict=False):
             ax.semilogy(list(by_depth), list(by_depth.values()), marker=marker, label=label)
@@ -415,3 +422,47 @@ def negamax_agreement(positions: Sequence[GameState]) -> int:
     return sum(
         exact_value(s) == minimax_value(s, depth, game_result, s.current_player) for s in positions
     )
+
+
+# -- two agents over paired openings ---------------------------------------------------------
+@dataclass
+class OpeningPairs:
+    """Agent A against agent B from the same openings, each opening played twice with the
+    colours swapped; ``scores[i]`` is A's mean result on opening ``i`` (win 1, draw 1/2)."""
+
+    names: tuple[str, str]
+    scores: list[float]
+
+    @property
+    def openings(self) -> int:
+        return len(self.scores)
+
+    @property
+    def score(self) -> float:
+        return float(np.mean(self.scores))
+
+    def interval(self, seed: int = 0) -> tuple[float, float]:
+        """The 95% bootstrap interval of A's score, resampling openings (the unit: both games
+        of an opening share it, so they are not two independent samples)."""
+        from mcts_course.stats import bootstrap_interval
+
+        return bootstrap_interval(self.scores, seed=seed)
+
+
+def opening_pairs(
+    agent_a, agent_b, game: type[GameState], openings: int, plies: tuple[int, int], seed: int
+) -> OpeningPairs:
+    """Play A against B from ``openings`` distinct random openings (``random_positions``), A
+    first with one colour, then with the other.  Deterministic agents give one game per
+    colour and opening, so the openings are where the variety comes from."""
+    from mcts_course.arena import play_game
+
+    scores = []
+    for start in random_positions(game, openings, plies, seed):
+        total = 0.0
+        for a_player in (0, 1):
+            pair = (agent_a, agent_b) if a_player == 0 else (agent_b, agent_a)
+            final = play_game(start, *pair).final
+            total += (game_result(final, a_player) + 1) / 2
+        scores.append(total / 2)
+    return OpeningPairs((agent_a.name, agent_b.name), scores)

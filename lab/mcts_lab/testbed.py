@@ -7,8 +7,11 @@ arrays, so a few hundred runs of a few thousand steps take a fraction of a secon
 
 The policies carry the library's names and parameters (:mod:`mcts_course.agents`):
 ``"uniform"`` (round robin), ``"egreedy"`` (``epsilon``), ``"softmax"`` (``temperature``) and
-``"ucb1"`` (``c``).  As in the library, every arm is pulled once before a policy chooses, and
-ties go to the smallest arm.  What is recorded at each step, averaged over the runs:
+``"ucb1"`` (``c``); two more, not in the library, for the chapter's comparison with Sutton and
+Barto's policies: ``"thompson"`` (Thompson sampling with a uniform Beta prior) and
+``"optimistic"`` (greedy on means that start with ``optimism`` imaginary wins).  As in the
+library, every arm is pulled once before a policy chooses, and ties go to the smallest arm.
+What is recorded at each step, averaged over the runs:
 
 * ``reward``: the reward received (1 or 0);
 * ``optimal``: whether the best arm was pulled;
@@ -32,7 +35,8 @@ import numpy as np
 from mcts_course.agents.bandits import EPSILON, SQRT2, TEMPERATURE
 from mcts_course.stats import mean_interval
 
-POLICIES = ("uniform", "egreedy", "softmax", "ucb1")
+POLICIES = ("uniform", "egreedy", "softmax", "ucb1", "thompson", "optimistic")
+OPTIMISM = 5.0  # imaginary wins per arm of the optimistic greedy policy
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,7 @@ def choose_arms(
     c: float,
     epsilon: float,
     temperature: float,
+    optimism: float = OPTIMISM,
 ) -> np.ndarray:
     """The arm each run pulls at step ``t`` (every arm has been pulled at least once)."""
     runs, k = counts.shape
@@ -103,6 +108,15 @@ def choose_arms(
         cumulative = np.cumsum(weights, axis=1)
         draws = rng.random(runs) * cumulative[:, -1]
         return np.minimum((cumulative <= draws[:, None]).sum(axis=1), k - 1)
+    if policy == "thompson":
+        # One draw from each arm's posterior, Beta(1 + wins, 1 + losses) (a draw counts half
+        # each way), and the arm whose draw is highest: an arm is pulled with the posterior
+        # probability that it is the best.
+        return np.argmax(rng.beta(1 + sums, 1 + counts - sums), axis=1)
+    if policy == "optimistic":
+        # Greedy, but every arm's mean starts as if it had won `optimism` extra times: an arm
+        # pulled rarely keeps a high mean until its own results pull it down.
+        return np.argmax((sums + optimism) / (counts + optimism), axis=1)
     raise ValueError(f"unknown policy {policy!r}; choose one of: {', '.join(POLICIES)}")
 
 
@@ -121,6 +135,7 @@ def run_bandit(
     checkpoints: Sequence[int] = (),
     seed: int | None = 0,
     label: str | None = None,
+    optimism: float = OPTIMISM,
 ) -> BanditRun:
     """Run ``policy`` for ``steps`` steps on the bandits of ``win`` (runs, k): arm ``i`` of run
     ``r`` pays 1 with probability ``win[r, i]``, 1/2 with probability ``draw[r, i]`` (default
@@ -148,7 +163,7 @@ def run_bandit(
         if t < k:
             arms = np.full(runs, t)  # every arm once, in order
         else:
-            arms = choose_arms(policy, t, sums, counts, rng, c, epsilon, temperature)
+            arms = choose_arms(policy, t, sums, counts, rng, c, epsilon, temperature, optimism)
         p, d = win[rows, arms], draw[rows, arms]
         u = rng.random(runs)
         r = (u < p) + 0.5 * ((u >= p) & (u < p + d))
@@ -163,7 +178,7 @@ def run_bandit(
             at_regret[t + 1] = cumulative.copy()
             at_choice[t + 1] = np.argmax(sums / counts, axis=1)
             at_counts[t + 1] = counts.copy()
-    name = label or policy_label(policy, c, epsilon, temperature)
+    name = label or policy_label(policy, c, epsilon, temperature, optimism)
     return BanditRun(name, reward, optimal, np.cumsum(loss), runs, at_regret, at_choice, at_counts)
 
 
@@ -179,6 +194,7 @@ def run_testbed(
     checkpoints: Sequence[int] = (),
     seed: int | None = 0,
     label: str | None = None,
+    optimism: float = OPTIMISM,
 ) -> BanditRun:
     """Run ``policy`` on ``runs`` random ``k``-armed Bernoulli bandits for ``steps`` steps.
 
@@ -198,6 +214,7 @@ def run_testbed(
         checkpoints=checkpoints,
         seed=None if seed is None else seed + 1,
         label=label,
+        optimism=optimism,
     )
 
 
@@ -208,9 +225,19 @@ def testbed_problems(runs: int, k: int = 10, seed: int | None = 0) -> np.ndarray
 
 
 def policy_label(
-    policy: str, c: float = SQRT2, epsilon: float = EPSILON, temperature: float = TEMPERATURE
+    policy: str,
+    c: float = SQRT2,
+    epsilon: float = EPSILON,
+    temperature: float = TEMPERATURE,
+    optimism: float = OPTIMISM,
 ) -> str:
     """The short name of a policy and its parameter, as tables and figures show it."""
+    if policy == "thompson":
+        return "Thompson"
+    if policy == "optimistic":
+        return f"greedy, optimistic m={optimism:g}"
+    if policy == "egreedy" and epsilon == 0:
+        return "greedy"
     if policy == "egreedy":
         return f"ε-greedy ε={epsilon:g}"
     if policy == "softmax":
@@ -457,3 +484,20 @@ def compare_policies(
     longest = max(ends)
     long_marks = tuple(s for s in marks if s <= longest)
     return Testbed(results, runs, short, long_marks, testbed_problems(runs, k, seed))
+
+
+# -- Sutton and Barto's other policies -----------------------------------------------------------
+# Thompson sampling and optimistic initial values (Sutton and Barto, 2018, sections 2.6 and 2.9),
+# beside plain greedy and the best UCB1 of the chapter's testbed, on the same bandits.
+MORE_SETTINGS: tuple[tuple[str, dict, int], ...] = (
+    ("egreedy", {"epsilon": 0.0}, SHORT),
+    ("optimistic", {"optimism": OPTIMISM}, SHORT),
+    ("thompson", {}, SHORT),
+    ("ucb1", {"c": 0.5}, SHORT),
+)
+
+
+def compare_more(runs: int = 300, seed: int = 0) -> Testbed:
+    """The policies of :data:`MORE_SETTINGS` on the testbed's bandits (the same ``seed`` gives
+    the same bandits as :func:`compare_policies`), ``SHORT`` steps each."""
+    return compare_policies(runs, seed, MORE_SETTINGS, checkpoints=(1000, SHORT))

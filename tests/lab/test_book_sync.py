@@ -34,10 +34,23 @@ CHAPTERS = sync.chapter_sources()
 
 
 def _toc_files() -> list[str]:
+    """Every file of the table of contents, sections (nested under a chapter) included."""
+
+    def walk(entries: list[dict]) -> list[str]:
+        return [f for e in entries for f in [e["file"], *walk(e.get("sections", []))]]
+
     files = [TOC["root"]]
     for part in TOC.get("parts", []):
-        files += [chapter["file"] for chapter in part["chapters"]]
+        files += walk(part["chapters"])
     return files
+
+
+def test_toc_numbers_are_the_file_numbers():
+    # The numbered parts number their chapters on from one part to the next; the reader must
+    # see the number the file names carry (16b and 20a/20b are sections, not chapters).
+    chapters = [c["file"] for p in TOC["parts"] if p.get("numbered") for c in p["chapters"]]
+    numbers = [int(Path(f).name.split("_")[0]) for f in chapters]
+    assert numbers == list(range(1, len(chapters) + 1)), numbers
 
 
 def _cells(notebook) -> list[tuple[str, str, list[str]]]:

@@ -14,6 +14,7 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mcts_course.agents import MCTSAgent, MonteCarloAgent, RandomAgent, ucb1
@@ -296,6 +297,14 @@ def test_chapter_6():
         f"{pct(sum(shares) / 10, 0)} on average",
         f"only {min(worse)} to {max(worse)} pulls",
     )
+    # 6.5: A won 7 of 10, B 0 of 1; optimistic greedy with m = 5, Thompson's chance of B
+    optimistic = [(7 + 5) / (10 + 5), (0 + 5) / (1 + 5)]
+    assert optimistic[1] > optimistic[0] and 7 / 10 > 0
+    states(6, f"$(7 + 5)/(10 + 5) = {optimistic[0]:.1f}$", f"\\approx {optimistic[1]:.2f}$")
+    draws = np.random.default_rng(0)
+    b_first = np.mean(draws.beta(1, 2, 10**6) > draws.beta(8, 4, 10**6))
+    assert abs(b_first - 20 / 156) < 0.002
+    states(6, f"= 20/156 \\approx {20 / 156:.3f}$")
 
 
 def test_chapter_7():
@@ -360,14 +369,23 @@ def test_chapter_8():
 def test_chapter_9():
     root_children = {"a": (12, 15), "b": (2, 5)}
     at_root = {k: ucb1(w, n, 20) for k, (w, n) in root_children.items()}
-    below = {k: ucb1(w, n, 5) for k, (w, n) in {"b1": (1, 2), "b2": (2, 3)}.items()}
+    replies = {"b1": (1, 1), "b2": (2, 3)}  # wins counted for O
+    below = {k: ucb1(w, n, 5) for k, (w, n) in replies.items()}
+    # the counts fit: b's visits are its own playout and its replies'; X's wins at b are the
+    # replies O lost plus b's own playout (no draws)
+    b_wins, b_visits = root_children["b"]
+    assert b_visits == 1 + sum(n for _, n in replies.values())
+    assert b_wins == sum(n - w for w, n in replies.values()) + 1
+    assert sum(n for _, n in root_children.values()) == 20
     assert max(at_root, key=at_root.get) == "b" and max(below, key=below.get) == "b1"
     states(9, f"$\\ln 20 = {math.log(20):.3f}$", f"$\\ln 5 = {math.log(5):.3f}$")
     for (w, n), v in zip(
-        [*root_children.values(), (1, 2), (2, 3)], [*at_root.values(), *below.values()], strict=True
+        [*root_children.values(), *replies.values()],
+        [*at_root.values(), *below.values()],
+        strict=True,
     ):
         states(9, f"{w / n:.3f} + {v - w / n:.3f} = {v:.3f}")
-    states(9, "the root 21 visits", "b 3/6, b1 1/3", "the new node 1/1")
+    states(9, "the root 21 visits", "b 3/6", "b1 1/2", "the new node 1/1")
     # the threshold: a node with 4 moves gets its children at visits 4 to 7
     agent = MCTSAgent(expand_threshold=3, seed=0)
     node = Node(tic("a1 b2 c3 a2 c1"))  # O to move, four empty cells

@@ -94,3 +94,39 @@ def test_negamax_agrees_with_minimax_on_tictactoe():
     assert basics.negamax_agreement(positions) == 4
     assert basics.game_result(TicTacToe.from_moves("a1 b1 a2 b2 a3"), 0) == 1.0
     assert basics.game_result(TicTacToe(), 0) == 0.0
+
+
+def test_perfect_nodes_is_what_a_perfectly_ordered_search_visits():
+    # A tree whose leaves are all equal is perfectly ordered whatever the order: alpha-beta
+    # then visits exactly Knuth and Moore's minimal tree, inner nodes included.
+    from mcts_course.agents.minimax import SearchStats, alphabeta_value
+    from mcts_course.trees import ExplicitTree
+
+    zeros = [[[[0] * 3] * 3] * 3] * 3  # b = 3, depth 4
+    stats = SearchStats()
+    alphabeta_value(
+        ExplicitTree.from_nested(zeros), 4, lambda s, p: s.value(), 0, stats=stats, order=False
+    )
+    counts = basics.NodeCounts("zeros", 1, {}, branching=3)
+    assert counts.perfect_leaves(4) == 17
+    assert counts.perfect_nodes(4) == 1 + 3 + 5 + 11 + 17 == stats.nodes
+
+
+def test_opening_pairs_score_each_opening_with_both_colours():
+    from mcts_course.agents import CellScoreAgent, RandomAgent
+
+    pairs = basics.opening_pairs(CellScoreAgent(), RandomAgent(seed=0), Othello, 4, (2, 4), seed=0)
+    assert pairs.openings == 4 and set(pairs.scores) <= {0.0, 0.25, 0.5, 0.75, 1.0}
+    same = basics.opening_pairs(CellScoreAgent(), CellScoreAgent(), Othello, 3, (2, 4), seed=0)
+    # an agent against itself: each opening's two games are the same game, colours swapped
+    assert same.scores == [0.5, 0.5, 0.5]
+
+
+def test_the_stored_minimax_openings_replay():
+    from mcts_lab import minimax_openings
+
+    stored = minimax_openings.load()
+    assert stored.openings == minimax_openings.OPENINGS
+    assert minimax_openings.recheck(stored, 2)
+    low, high = stored.interval()
+    assert low < stored.score < high

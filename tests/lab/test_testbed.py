@@ -47,7 +47,7 @@ def test_the_same_seed_gives_the_same_problems_and_results():
 
 def test_bad_arguments():
     with pytest.raises(ValueError):
-        run_testbed("thompson")
+        run_testbed("exp3")
     with pytest.raises(ValueError):
         run_testbed("ucb1", steps=5)
 
@@ -127,3 +127,33 @@ def test_compare_policies_tables_and_figures():
     tb.long_figure()
     # uniform's regret per step is the average gap (a random arm each step, in expectation)
     assert tb["uniform"].slope(10, 100) == pytest.approx(tb.average_gap, rel=0.15)
+
+
+def test_thompson_pulls_an_arm_with_its_posterior_probability_of_being_the_best():
+    # Arm 0 won 7 of 10, arm 1 0 of 1: P(Beta(1, 2) > Beta(8, 4)) = E[(1 - X)^2] with
+    # 1 - X ~ Beta(4, 8), i.e. 4 * 5 / (12 * 13) (exercise 6.5).
+    from mcts_lab.testbed import choose_arms
+
+    runs = 20_000
+    sums = np.tile([7.0, 0.0], (runs, 1))
+    counts = np.tile([10.0, 1.0], (runs, 1))
+    arms = choose_arms("thompson", 11, sums, counts, np.random.default_rng(0), 1.0, 0.0, 1.0)
+    assert abs(np.mean(arms == 1) - 20 / 156) < 0.01
+
+
+def test_optimism_makes_greedy_retry_an_arm_that_lost_once():
+    from mcts_lab.testbed import choose_arms
+
+    sums, counts = np.array([[7.0, 0.0]]), np.array([[10.0, 1.0]])
+    rng = np.random.default_rng(0)
+    assert choose_arms("egreedy", 11, sums, counts, rng, 1.0, 0.0, 1.0)[0] == 0  # plain greedy
+    assert choose_arms("optimistic", 11, sums, counts, rng, 1.0, 0.0, 1.0, optimism=5)[0] == 1
+    assert choose_arms("optimistic", 11, sums, counts, rng, 1.0, 0.0, 1.0, optimism=0.5)[0] == 0
+
+
+def test_thompson_and_optimism_learn_where_plain_greedy_gets_stuck():
+    greedy = run_testbed("egreedy", epsilon=0.0, runs=200, steps=1000, seed=4)
+    for policy in ("thompson", "optimistic"):
+        result = run_testbed(policy, runs=200, steps=1000, seed=4)
+        assert result.regret[-1] < greedy.regret[-1]
+        assert result.optimal[-100:].mean() > greedy.optimal[-100:].mean()
