@@ -62,11 +62,13 @@ def tictactoe_positions() -> Positions:
     return Positions(numbers, [truth.states[k] for k in numbers], optimal)
 
 
-def mistakes(spec: str, positions: Positions, picks: list[int] | None = None) -> np.ndarray:
+def mistakes(
+    spec: str, positions: Positions, picks: list[int] | None = None, iterations: int = ITERATIONS
+) -> np.ndarray:
     """One flag per position (or per picked index): is the move of ``spec`` not optimal?"""
     flags = []
     for i in range(len(positions.numbers)) if picks is None else picks:
-        agent = make_agent(with_params(spec, iterations=ITERATIONS, seed=positions.numbers[i]))
+        agent = make_agent(with_params(spec, iterations=iterations, seed=positions.numbers[i]))
         flags.append(agent.select_action(positions.states[i]) not in positions.optimal[i])
     return np.array(flags, dtype=bool)
 
@@ -157,18 +159,27 @@ def scan_table(scan: Scan, tests: dict[str, tuple[float, tuple[float, float], fl
     return Table(columns, rows, {"tuning half": ".1%"}, right=columns[2:])
 
 
+def _short(spec: str) -> str:
+    """A setting as the figure names it: "K=300, c=0.7" from "mcts:rave=300,c=0.7"."""
+    params = dict(p.split("=") for p in spec.split(":")[1].split(","))
+    words = [f"K={params['rave']}"] if "rave" in params else []
+    return ", ".join([*words, f"c={float(params['c']):g}"])
+
+
 def figure(scan: Scan) -> Any:
     """Left: RAVE's weight on the AMAF mean against the parent's visits, for the scanned K.
     Right: each tuned agent's mistake rate on the test positions, with 95% bootstrap intervals
     over the positions."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import PercentFormatter
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
     visits = np.arange(0, 3001)
     for k in K_VALUES:
         left.plot(visits, np.sqrt(k / (3 * visits + k)), label=f"K = {k:,}")
     left.axvline(ITERATIONS, color="grey", linestyle=":", label=f"N = {ITERATIONS}")
-    left.set(xlabel="parent's visits N", ylabel="β, the weight on AMAF", xscale="symlog")
+    left.set(xlabel="parent's visits N", ylabel="β, the weight on AMAF", xlim=(0, 3000))
+    left.set_xscale("symlog", linthresh=1)
     left.set_title("RAVE's schedule", fontsize=10)
     left.legend(frameon=False)
     names = list(AGENTS)
@@ -181,9 +192,10 @@ def figure(scan: Scan) -> Any:
         ]
     )
     right.errorbar(range(len(names)), rates, yerr=errors, fmt="o", capsize=4)
-    labels = [f"{a.split(' (')[0]}\n{scan.tuned(a).split(':')[1]}" for a in names]
+    labels = [f"{a.split(' (')[0]}\n{_short(scan.tuned(a))}" for a in names]
     right.set_xticks(range(len(names)), labels, fontsize=8)
-    right.set(ylabel="mistake rate, test positions", ylim=(0, None))
+    right.set(ylabel="mistake rate, test positions", ylim=(0, None), xlim=(-0.5, len(names) - 0.5))
+    right.yaxis.set_major_formatter(PercentFormatter(1.0))
     right.set_title(f"Tic-tac-toe, {ITERATIONS} iterations, tuned settings", fontsize=10)
     fig.tight_layout()
     return fig
