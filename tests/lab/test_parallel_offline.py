@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mcts_course.agents.parallel import shutdown_workers
 from mcts_lab import parallel_offline
+
+from mcts_course.agents.parallel import shutdown_workers
 
 
 def test_the_shipped_match_is_what_its_settings_and_seed_give():
