@@ -194,6 +194,11 @@ class AmafAgreement:
     mean_gap: float
     amaf_per_visit: float  # AMAF samples per visit, averaged over the root's children
 
+    @property
+    def same_interval(self) -> tuple[float, float]:
+        """95% Wilson interval of the share of positions where AMAF's best is UCT's move."""
+        return wilson_interval(self.same_best / self.positions, self.positions)
+
 
 def amaf_agreement(positions: list[GameState], iterations: int, seed: int = 0) -> AmafAgreement:
     """Compare each root move's AMAF mean with its own mean after a UCT search."""
@@ -225,6 +230,7 @@ def agreement_table(rows: list[AmafAgreement]) -> Table:
             "positions",
             "iterations",
             "AMAF's best = UCT's move",
+            "95% interval",
             "mean gap, AMAF mean to own mean",
             "AMAF samples per visit",
         ],
@@ -234,6 +240,7 @@ def agreement_table(rows: list[AmafAgreement]) -> Table:
                 r.positions,
                 f"{r.iterations:,}",
                 r.same_best / r.positions,
+                "{:.0%} to {:.0%}".format(*r.same_interval),
                 r.mean_gap,
                 r.amaf_per_visit,
             ]
@@ -248,6 +255,7 @@ def agreement_table(rows: list[AmafAgreement]) -> Table:
             "positions",
             "iterations",
             "AMAF's best = UCT's move",
+            "95% interval",
             "mean gap, AMAF mean to own mean",
             "AMAF samples per visit",
         ],
