@@ -47,7 +47,9 @@ class Stored:
         return sign_flip_p_value(self.result.a_returns)
 
 
-def play(game: str, label: str, seed: int, games: int = GAMES, n_jobs: int | None = 1):
+def play(
+    game: str, label: str, seed: int, games: int = GAMES, n_jobs: int | None = 1
+) -> MatchResult:
     first, second = PAIRINGS[label]
     return match(
         GAME_CLASSES[game],
@@ -149,7 +151,7 @@ def main() -> None:  # pragma: no cover - tens of minutes of matches
             print(game, label, result.score, result.interval, flush=True)
     folder = resources.files("mcts_lab") / "data"
     text = json.dumps({"iterations": ITERATIONS, "games": GAMES, "matches": rows}, indent=0)
-    (folder / FILE).write_text(text + "\n")  # type: ignore[union-attr]
+    (folder / FILE).write_text(text + "\n")  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":
