@@ -333,20 +333,34 @@ class FlipResult:
         rates = (self.with_flip if flip else self.without_flip)[budget]
         return sum(rates) / len(rates)
 
-    def table(self):  # type: ignore[no-untyped-def]
-        """Mistake rates with their bootstrap intervals over positions, one row per budget."""
-        from mcts_course.stats import bootstrap_interval, paired_interval
+    def difference(self, budget: int, confidence: float) -> tuple[float, float]:
+        """The paired bootstrap interval over positions of (mistakes without the flip) minus
+        (mistakes with it) at ``budget``: the one interval the table shows and the prose quotes."""
+        from mcts_course.stats import paired_interval
+
+        return paired_interval(self.without_flip[budget], self.with_flip[budget], confidence)
+
+    def table(self, confidence: float):  # type: ignore[no-untyped-def]
+        """Mistake rates with their bootstrap intervals over positions, one row per budget, and
+        the paired difference's interval, all at ``confidence``."""
+        from mcts_course.stats import bootstrap_interval
 
         rows = []
         for b in self.budgets:
             cells = [f"{b:,}"]
             for rates in (self.with_flip[b], self.without_flip[b]):
-                low, high = bootstrap_interval(rates)
+                low, high = bootstrap_interval(rates, confidence)
                 cells.append(f"{sum(rates) / len(rates):.1%} ({low:.1%} to {high:.1%})")
-            low, high = paired_interval(self.without_flip[b], self.with_flip[b])
+            low, high = self.difference(b, confidence)
             cells.append(f"{low:+.1%} to {high:+.1%}")
             rows.append(cells)
-        header = ["iterations", "mistakes with the flip", "without the flip", "paired difference"]
+        level = f"{confidence:.1%}".replace(".0%", "%")
+        header = [
+            "iterations",
+            f"mistakes with the flip ({level} interval)",
+            "without the flip",
+            "paired difference",
+        ]
         return Table(header, rows)
 
 

@@ -13,6 +13,7 @@ from mcts_course.agents.solver import MCTSSolverAgent
 from mcts_course.games import ConnectFour, GameState
 from mcts_course.games.base import random_position
 from mcts_lab.ffo import SolvedPosition
+from mcts_lab.present import Table
 
 WORDS = {1.0: "win", 0.5: "draw", 0.0: "loss"}  # MCTS-Solver's values for the player to move
 
@@ -138,3 +139,60 @@ def winning_with_losing_moves(positions: list[GameState]) -> GameState:
         if max(values.values()) == 1 and min(values.values()) == -1:
             return state
     raise ValueError("no position is won with some moves losing")
+
+
+@dataclass
+class SolverAgainstUCT:
+    """MCTS-Solver and plain UCT on the same solved positions, at the same budgets and seeds:
+    per position, the share of searches that play a move other than the single right one."""
+
+    budgets: tuple[int, ...]
+    seeds: int
+    solver: dict[int, list[float]]
+    uct: dict[int, list[float]]
+
+    def mistakes(self, budget: int, solver: bool = True) -> float:
+        rates = (self.solver if solver else self.uct)[budget]
+        return sum(rates) / len(rates)
+
+    def difference(self, budget: int, confidence: float) -> tuple[float, float]:
+        """Paired bootstrap interval over positions of UCT's mistake rate minus the solver's."""
+        from mcts_course.stats import paired_interval
+
+        return paired_interval(self.uct[budget], self.solver[budget], confidence)
+
+    def table(self, confidence: float) -> Table:
+        level = f"{confidence:.1%}".replace(".0%", "%")
+        rows = []
+        for b in self.budgets:
+            low, high = self.difference(b, confidence)
+            rows.append(
+                [f"{b:,}", self.mistakes(b, False), self.mistakes(b), f"{low:+.1%} to {high:+.1%}"]
+            )
+        return Table(
+            ["iterations", "UCT's mistakes", "MCTS-Solver's", f"UCT minus solver ({level})"],
+            rows,
+            {"UCT's mistakes": ".1%", "MCTS-Solver's": ".1%"},
+            right=["UCT's mistakes", "MCTS-Solver's", f"UCT minus solver ({level})"],
+        )
+
+
+def solver_against_uct(
+    positions: list[SolvedPosition], budgets: tuple[int, ...], seeds: int
+) -> SolverAgainstUCT:
+    """Search every position with MCTS-Solver and with the package's UCT (same c, same
+    playouts), ``seeds`` seeds each, at every budget; a mistake is any move but the right one."""
+    from mcts_course.agents import MCTSAgent
+
+    rates: dict[bool, dict[int, list[float]]] = {True: {}, False: {}}
+    for use_solver, agent in ((True, MCTSSolverAgent), (False, MCTSAgent)):
+        for budget in budgets:
+            rates[use_solver][budget] = [
+                sum(
+                    agent(budget, seed=s).select_action(p.state) not in p.best_moves
+                    for s in range(seeds)
+                )
+                / seeds
+                for p in positions
+            ]
+    return SolverAgainstUCT(budgets, seeds, rates[True], rates[False])
