@@ -219,7 +219,7 @@ HIDDEN_PROBE = """
 import pytest
 
 
-@pytest.mark.points(1, exercise="connect4")
+@pytest.mark.points(1, exercise="connect4", visibility="visible")
 def test_a_board_given_comes_back_emptied(student):
     board = [[0, 1], [1], [], [], [], [], []]
     student.is_win(board, 0)
