@@ -1,0 +1,203 @@
+"""What the search adds to the network, measured on tic-tac-toe's solved positions.
+
+Matches against a perfect player cannot show it: the trained policy alone already holds the
+draw there.  Here every position where the choice matters (:class:`mcts_lab.learning.Truth`) is
+one unit: each agent picks a move there, and the move is a *mistake* if it is not optimal.  The
+agents, all at the same number of iterations and the same exploration constant:
+
+* the network's policy alone (its most probable move, no search);
+* PUCT with the network as prior and as the leaves' value (AlphaZero's search);
+* PUCT with a uniform prior and the network's value (the prior taken away);
+* PUCT with the network's prior and random playouts (the value head taken away);
+* PUCT with a uniform prior and random playouts (both taken away).
+
+Each search on position ``k`` is seeded by ``k``, so the agents are paired over the positions
+and the table repeats exactly; the differences from AlphaZero's search are paired bootstrap
+intervals over the positions, with Holm's correction over the comparisons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcts_course.agents.puct import PUCTAgent, uniform_prior
+from mcts_course.learn.network import NetGuide, Predictor
+from mcts_course.stats import (
+    corrected_confidence,
+    paired_interval,
+    sign_flip_p_value,
+    wilson_interval,
+)
+from mcts_lab.learning import PolicyAgent, Truth
+from mcts_lab.present import Table
+
+POLICY = "network's policy alone"
+FULL = "PUCT: net prior + net value"
+ARMS = (
+    POLICY,
+    FULL,
+    "PUCT: uniform prior + net value",
+    "PUCT: net prior + playouts",
+    "PUCT: uniform prior + playouts",
+)
+
+
+def _choices(truth: Truth) -> list[int]:
+    """The indices of the positions where the choice matters."""
+    matters: Any = truth.matters
+    return [k for k in range(truth.positions) if matters[k]]
+
+
+def _agent(
+    arm: str, guide: NetGuide, predictor: Predictor, iterations: int, seed: int, c: float
+) -> Any:
+    if arm == POLICY:
+        return PolicyAgent(predictor)
+    prior = uniform_prior if "uniform prior" in arm else guide.prior
+    evaluator = guide if "net value" in arm else None  # None: the random playout
+    return PUCTAgent(iterations, c=c, prior=prior, evaluator=evaluator, seed=seed)
+
+
+@dataclass
+class Ablation:
+    """Mistakes (1) and optimal moves (0) of each arm, position by position (same order)."""
+
+    iterations: int
+    mistakes: dict[str, list[int]]
+
+    @property
+    def positions(self) -> int:
+        return len(self.mistakes[FULL])
+
+    def rate(self, arm: str) -> float:
+        return sum(self.mistakes[arm]) / self.positions
+
+    def interval(self, arm: str) -> tuple[float, float]:
+        """95% Wilson interval of the arm's mistake rate over the positions."""
+        return wilson_interval(self.rate(arm), self.positions)
+
+    def differences(self) -> dict[str, tuple[float, tuple[float, float], float]]:
+        """Each other arm against AlphaZero's search: (difference of mistake rates, its paired
+        bootstrap interval, Bonferroni-corrected so that all of them hold together at 95%, and
+        the sign-flip p-value, for Holm's correction)."""
+        others = [arm for arm in self.mistakes if arm != FULL]
+        confidence = corrected_confidence(len(others))
+        full = [float(x) for x in self.mistakes[FULL]]
+        out = {}
+        for arm in others:
+            a = [float(x) for x in self.mistakes[arm]]
+            out[arm] = (
+                self.rate(arm) - self.rate(FULL),
+                paired_interval(a, full, confidence=confidence),
+                sign_flip_p_value([x - y for x, y in zip(a, full, strict=True)]),
+            )
+        return out
+
+    def table(self) -> Table:
+        """Each arm's mistakes (count, share, 95% Wilson interval) and its difference from
+        AlphaZero's search with the simultaneous paired interval."""
+        diffs = self.differences()
+        rows = []
+        for arm in self.mistakes:
+            lo, hi = self.interval(arm)
+            d = diffs.get(arm)
+            versus = "" if d is None else f"{d[0]:+.2%} ({d[1][0]:+.2%} to {d[1][1]:+.2%})"
+            rows.append(
+                [arm, sum(self.mistakes[arm]), self.rate(arm), f"{lo:.2%} to {hi:.2%}", versus]
+            )
+        columns = ["agent", "mistakes", "share", "95% interval", "minus PUCT+net (interval)"]
+        return Table(columns, rows, {"share": ".2%"}, right=columns[1:])
+
+
+def ablation(
+    predictor: Predictor,
+    truth: Truth,
+    iterations: int = 25,
+    c: float = 1.0,
+    sample: int | None = None,
+    seed: int = 0,
+    arms: tuple[str, ...] = ARMS,
+) -> Ablation:
+    """Every arm of ``arms`` (default: all of :data:`ARMS`) on the positions of ``truth`` where
+    the choice matters (or a seeded sample of ``sample`` of them), each search on position ``k``
+    seeded by ``seed + k``."""
+    import random
+
+    indices = _choices(truth)
+    if sample is not None:
+        indices = sorted(random.Random(seed).sample(indices, sample))
+    mistakes: dict[str, list[int]] = {arm: [] for arm in arms}
+    guide = NetGuide(predictor)  # one cache of predictions: the same network for every arm
+    for k in indices:
+        state = truth.states[k]
+        for arm in arms:
+            move = _agent(arm, guide, predictor, iterations, seed + k, c).select_action(state)
+            mistakes[arm].append(int(not truth.optimal[k, move]))
+    return Ablation(iterations, mistakes)
+
+
+def c_scan(
+    predictor: Predictor, truth: Truth, values: tuple[float, ...], iterations: int = 25
+) -> dict[float, list[int]]:
+    """PUCT with the network at each exploration constant ``c`` of ``values``: its mistakes
+    (1) on every position where the choice matters, the search on position ``k`` seeded by ``k``
+    (paired over the positions and over the values of ``c``)."""
+    indices = _choices(truth)
+    guide = NetGuide(predictor)
+    out: dict[float, list[int]] = {}
+    for c in values:
+        out[c] = [
+            int(
+                not truth.optimal[
+                    k,
+                    _agent(FULL, guide, predictor, iterations, k, c).select_action(truth.states[k]),
+                ]
+            )
+            for k in indices
+        ]
+    return out
+
+
+@dataclass
+class Strength:
+    """PUCT with the network of each kept generation against a fixed opponent: the
+    :class:`~mcts_course.arena.MatchResult` of each generation's match."""
+
+    opponent: str
+    iterations: int
+    results: dict[int, Any]
+
+    def draw(self, ax: Any) -> None:
+        """The scores with their 95% Wilson intervals, by generation, on ``ax``."""
+        generations = sorted(self.results)
+        scores = [self.results[g].score for g in generations]
+        low = [s - self.results[g].interval[0] for g, s in zip(generations, scores, strict=True)]
+        high = [self.results[g].interval[1] - s for g, s in zip(generations, scores, strict=True)]
+        ax.errorbar(generations, scores, yerr=[low, high], marker="o", capsize=3, gid="strength")
+        ax.axhline(0.5, color="grey", linestyle=":", linewidth=1)
+        ax.set_xlabel("generation")
+        ax.set_ylabel(f"score against {self.opponent}")
+        ax.set_ylim(0, 1)
+        ax.set_title(f"PUCT with each generation's network against {self.opponent}")
+
+
+def strength_curve(
+    run: Any, iterations: int = 25, games: int = 200, seed: int = 31, n_jobs: int | None = 1
+) -> Strength:
+    """PUCT with the network of each generation ``run`` kept (:attr:`LearningRun.snapshots`),
+    ``iterations`` a move, against UCT with the same iterations (the same opponent, seeded the
+    same way, for every generation), ``games`` games each, colours alternating."""
+    from mcts_course.agents.mcts import MCTSAgent
+    from mcts_course.arena import match
+    from mcts_course.games import TicTacToe
+    from mcts_lab.learning import net_agent
+
+    results = {}
+    for generation in sorted(run.snapshots):
+        net = net_agent(run.predictor(generation), iterations)
+        uct = MCTSAgent(iterations, seed=seed)
+        results[generation] = match(
+            TicTacToe, net, uct, games=games, seed=seed, n_jobs=n_jobs, keep_moves=False
+        )
+    return Strength(f"UCT({iterations})", iterations, results)
