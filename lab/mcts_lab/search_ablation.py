@@ -110,6 +110,48 @@ class Ablation:
         return Table(columns, rows, {"share": ".2%"}, right=columns[1:])
 
 
+def _arm_mistakes(
+    arm: str,
+    predictor: Predictor,
+    iterations: int,
+    c: float,
+    seeds: list[int],
+    states: list[Any],
+    optimal: Any,
+) -> list[int]:
+    """One arm's mistakes (1) on ``states``, the search on ``states[i]`` seeded by
+    ``seeds[i]``; ``optimal[i, a]`` says whether move ``a`` is optimal there."""
+    guide = NetGuide(predictor)  # one cache of predictions for all the positions
+    return [
+        int(not optimal[i, _agent(arm, guide, predictor, iterations, seed, c).select_action(state)])
+        for i, (seed, state) in enumerate(zip(seeds, states, strict=True))
+    ]
+
+
+def _run(
+    tasks: list[tuple[str, Predictor, float]],
+    truth: Truth,
+    indices: list[int],
+    iterations: int,
+    seed: int,
+    n_jobs: int | None,
+) -> list[list[int]]:
+    """The mistakes of each (arm, predictor, c) task on the positions ``indices`` of ``truth``,
+    the tasks shared among ``n_jobs`` processes (each task is one process's whole job, so the
+    results do not depend on how many there are)."""
+    from joblib import Parallel, delayed
+
+    states = [truth.states[k] for k in indices]
+    optimal = truth.optimal[indices]
+    seeds = [seed + k for k in indices]
+    return list(
+        Parallel(n_jobs=n_jobs)(
+            delayed(_arm_mistakes)(arm, predictor, iterations, c, seeds, states, optimal)
+            for arm, predictor, c in tasks
+        )
+    )
+
+
 def ablation(
     predictor: Predictor,
     truth: Truth,
@@ -118,45 +160,45 @@ def ablation(
     sample: int | None = None,
     seed: int = 0,
     arms: tuple[str, ...] = ARMS,
+    n_jobs: int | None = 1,
 ) -> Ablation:
     """Every arm of ``arms`` (default: all of :data:`ARMS`) on the positions of ``truth`` where
     the choice matters (or a seeded sample of ``sample`` of them), each search on position ``k``
-    seeded by ``seed + k``."""
+    seeded by ``seed + k``, the arms shared among ``n_jobs`` processes."""
     import random
 
     indices = _choices(truth)
     if sample is not None:
         indices = sorted(random.Random(seed).sample(indices, sample))
-    mistakes: dict[str, list[int]] = {arm: [] for arm in arms}
-    guide = NetGuide(predictor)  # one cache of predictions: the same network for every arm
-    for k in indices:
-        state = truth.states[k]
-        for arm in arms:
-            move = _agent(arm, guide, predictor, iterations, seed + k, c).select_action(state)
-            mistakes[arm].append(int(not truth.optimal[k, move]))
-    return Ablation(iterations, mistakes)
+    tasks = [(arm, predictor, c) for arm in arms]
+    results = _run(tasks, truth, indices, iterations, seed, n_jobs)
+    return Ablation(iterations, dict(zip(arms, results, strict=True)))
+
+
+def by_generation(
+    run: Any, truth: Truth, iterations: int = 25, n_jobs: int | None = 1
+) -> dict[int, list[int]]:
+    """AlphaZero's search with the network of each generation ``run`` kept: its mistakes on
+    every position where the choice matters (seeded as :func:`ablation` seeds them)."""
+    generations = sorted(run.snapshots)
+    tasks = [(FULL, run.predictor(g), 1.0) for g in generations]
+    results = _run(tasks, truth, _choices(truth), iterations, 0, n_jobs)
+    return dict(zip(generations, results, strict=True))
 
 
 def c_scan(
-    predictor: Predictor, truth: Truth, values: tuple[float, ...], iterations: int = 25
+    predictor: Predictor,
+    truth: Truth,
+    values: tuple[float, ...],
+    iterations: int = 25,
+    n_jobs: int | None = 1,
 ) -> dict[float, list[int]]:
     """PUCT with the network at each exploration constant ``c`` of ``values``: its mistakes
     (1) on every position where the choice matters, the search on position ``k`` seeded by ``k``
     (paired over the positions and over the values of ``c``)."""
-    indices = _choices(truth)
-    guide = NetGuide(predictor)
-    out: dict[float, list[int]] = {}
-    for c in values:
-        out[c] = [
-            int(
-                not truth.optimal[
-                    k,
-                    _agent(FULL, guide, predictor, iterations, k, c).select_action(truth.states[k]),
-                ]
-            )
-            for k in indices
-        ]
-    return out
+    tasks = [(FULL, predictor, c) for c in values]
+    results = _run(tasks, truth, _choices(truth), iterations, 0, n_jobs)
+    return dict(zip(values, results, strict=True))
 
 
 @dataclass

@@ -81,3 +81,25 @@ def test_the_strength_curve_plays_each_kept_generation(predictor):
     curve.draw(ax)
     assert any(a.get_gid() == "strength" for a in ax.get_children())
     plt.close(fig)
+
+
+def test_processes_do_not_change_the_mistakes(predictor, truth):
+    one = sa.ablation(predictor, truth, iterations=10, sample=30, seed=5, arms=sa.ARMS[:3])
+    two = sa.ablation(
+        predictor, truth, iterations=10, sample=30, seed=5, arms=sa.ARMS[:3], n_jobs=2
+    )
+    assert one.mistakes == two.mistakes
+
+
+def test_by_generation_searches_each_kept_network(predictor, truth):
+    class Run:
+        snapshots = {3: "weights", 1: "weights"}
+
+        def predictor(self, generation):
+            return predictor
+
+    found = sa.by_generation(Run(), truth, iterations=5)
+    assert list(found) == [1, 3] and found[1] == found[3]
+    assert (
+        found[1] == sa.ablation(predictor, truth, iterations=5, arms=(sa.FULL,)).mistakes[sa.FULL]
+    )
