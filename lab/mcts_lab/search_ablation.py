@@ -43,6 +43,14 @@ ARMS = (
 )
 
 
+def sign_flip_p(a: list[float] | list[int], b: list[float] | list[int]) -> float:
+    """The sign-flip p-value of mean(a - b) = 0 over paired units.  Units with no difference
+    change nothing whichever sign they get, so only the others are flipped: the same test, far
+    cheaper when most positions agree (1.0 when none differ)."""
+    differences = [float(x - y) for x, y in zip(a, b, strict=True) if x != y]
+    return sign_flip_p_value(differences) if differences else 1.0
+
+
 def _choices(truth: Truth) -> list[int]:
     """The indices of the positions where the choice matters."""
     matters: Any = truth.matters
@@ -90,7 +98,7 @@ class Ablation:
             out[arm] = (
                 self.rate(arm) - self.rate(FULL),
                 paired_interval(a, full, confidence=confidence),
-                sign_flip_p_value([x - y for x, y in zip(a, full, strict=True)]),
+                sign_flip_p(a, full),
             )
         return out
 

@@ -103,3 +103,12 @@ def test_by_generation_searches_each_kept_network(predictor, truth):
     assert (
         found[1] == sa.ablation(predictor, truth, iterations=5, arms=(sa.FULL,)).mistakes[sa.FULL]
     )
+
+
+def test_the_sign_flip_test_ignores_positions_that_agree():
+    same = [0, 1, 1, 0]
+    assert sa.sign_flip_p(same, same) == 1.0
+    a = [0] * 500 + [1] * 12
+    b = [0] * 500 + [0] * 12
+    assert sa.sign_flip_p(a, b) < 0.01  # twelve differences, all one way
+    assert sa.sign_flip_p(a, b) == sa.sign_flip_p([1] * 12, [0] * 12)
