@@ -232,22 +232,115 @@ class Strength:
         ax.set_title(f"PUCT with each generation's network against {self.opponent}")
 
 
+def match_uct(
+    predictor: Predictor, iterations: int, games: int, seed: int, n_jobs: int | None = 1
+) -> Any:
+    """PUCT with ``predictor`` against UCT, both with ``iterations`` a move, colours alternating:
+    the :class:`~mcts_course.arena.MatchResult`."""
+    from mcts_course.agents.mcts import MCTSAgent
+    from mcts_course.arena import match
+    from mcts_course.games import TicTacToe
+    from mcts_lab.learning import net_agent
+
+    net, uct = net_agent(predictor, iterations), MCTSAgent(iterations, seed=seed)
+    return match(TicTacToe, net, uct, games=games, seed=seed, n_jobs=n_jobs, keep_moves=False)
+
+
 def strength_curve(
     run: Any, iterations: int = 25, games: int = 200, seed: int = 31, n_jobs: int | None = 1
 ) -> Strength:
     """PUCT with the network of each generation ``run`` kept (:attr:`LearningRun.snapshots`),
     ``iterations`` a move, against UCT with the same iterations (the same opponent, seeded the
     same way, for every generation), ``games`` games each, colours alternating."""
-    from mcts_course.agents.mcts import MCTSAgent
-    from mcts_course.arena import match
-    from mcts_course.games import TicTacToe
-    from mcts_lab.learning import net_agent
 
-    results = {}
-    for generation in sorted(run.snapshots):
-        net = net_agent(run.predictor(generation), iterations)
-        uct = MCTSAgent(iterations, seed=seed)
-        results[generation] = match(
-            TicTacToe, net, uct, games=games, seed=seed, n_jobs=n_jobs, keep_moves=False
-        )
+    results = {
+        generation: match_uct(run.predictor(generation), iterations, games, seed, n_jobs)
+        for generation in sorted(run.snapshots)
+    }
     return Strength(f"UCT({iterations})", iterations, results)
+
+
+# -- computed once, offline: the measures over generations and the scan of c ------------------
+OFFLINE = "learning_offline.json"
+KEEP = (1, 2, 3, 5, 8, 13, 20, 30, 40)  # the generations whose networks are measured
+C_VALUES = (0.25, 0.5, 1.0, 1.5, 2.0, 4.0, 16.0)
+STRENGTH = dict(iterations=25, games=100, seed=31)
+
+
+@dataclass
+class Score:
+    """A match's result as the figure needs it (wins, draws, losses of the first agent)."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.score, self.games)
+
+
+def offline_measures(run: Any, truth: Truth, n_jobs: int | None = 2) -> dict[str, Any]:
+    """What :data:`OFFLINE` holds, from a training run that kept the networks of :data:`KEEP`:
+    AlphaZero's search with each kept network (its mistakes, as position numbers among the
+    positions where the choice matters), each one's match against UCT (:func:`strength_curve`),
+    and the final network's mistakes at each exploration constant of :data:`C_VALUES`."""
+    searched = by_generation(run, truth, n_jobs=n_jobs)
+    strength = strength_curve(run, n_jobs=n_jobs, **STRENGTH)
+    scan = c_scan(run.predictor(), truth, C_VALUES, n_jobs=n_jobs)
+
+    def where(mistakes: list[int]) -> list[int]:
+        return [i for i, m in enumerate(mistakes) if m]
+
+    return {
+        "generations": {str(g): where(m) for g, m in searched.items()},
+        "strength": {str(g): [r.wins, r.draws, r.losses] for g, r in strength.results.items()},
+        "c_scan": {str(c): where(m) for c, m in scan.items()},
+    }
+
+
+def load_offline(positions: int) -> tuple[dict[int, list[int]], Strength, dict[float, list[int]]]:
+    """The shipped measures (``data/learning_offline.json``) as mistake vectors over the
+    ``positions`` where the choice matters, the strength curve, and the scan of c."""
+    import json
+    from importlib import resources
+
+    data = json.loads((resources.files("mcts_lab") / "data" / OFFLINE).read_text())
+
+    def vector(where: list[int]) -> list[int]:
+        marks = set(where)
+        return [int(i in marks) for i in range(positions)]
+
+    generations = {int(g): vector(w) for g, w in data["generations"].items()}
+    results = {int(g): Score(*wdl) for g, wdl in data["strength"].items()}
+    strength = Strength(f"UCT({STRENGTH['iterations']})", STRENGTH["iterations"], results)
+    return generations, strength, {float(c): vector(w) for c, w in data["c_scan"].items()}
+
+
+def main() -> None:  # pragma: no cover - the book's training run and its measures: minutes
+    """Train tic-tac-toe's network with the book's recipe (as the chapter does, seeded, one
+    BLAS thread) keeping :data:`KEEP`, then write :data:`OFFLINE`."""
+    import json
+    import os
+    from pathlib import Path
+
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
+    from mcts_lab.learning import train_tictactoe
+
+    truth = Truth()
+    run = train_tictactoe(truth=truth, keep=KEEP, n_jobs=2)
+    out = Path(__file__).parent / "data" / OFFLINE
+    out.write_text(json.dumps(offline_measures(run, truth)) + "\n")
+
+
+if __name__ == "__main__":
+    main()
