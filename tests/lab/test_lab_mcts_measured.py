@@ -169,20 +169,18 @@ def test_reference_searches_on_a_small_budget():
     }
 
 
-def test_stored_duels_and_reference_load_and_replay():
+def test_stored_reference_loads_and_duels_replay():
     data = offline.load()
-    c4 = offline.connect4_duel(data)
-    assert set(c4) == set(mm.CURVE_BUDGETS)
-    assert all(c4[b].games == mm.CURVE_GAMES[b] for b in c4)
-    assert offline.recheck_duel(c4, 10, games=2) == 2
-    oth = offline.othello_duel(data)
-    assert set(oth) == set(mm.OTHELLO_BUDGETS)
-    assert all(oth[b].games == mm.OTHELLO_GAMES[b] for b in oth)
-    # A stored game that the code would not play is caught by the replay.
-    forged = c4[10]
-    forged.moves[0] = list(reversed(forged.moves[0]))
-    assert offline.recheck_duel(c4, 10, games=1) == 0
     stored = data["reference"]
     assert stored["iterations"] == ref.REFERENCE_ITERATIONS
     assert len(stored["searches"]) == ref.REFERENCE_SEEDS
     assert set(map(int, stored["alphabeta"])) == set(ref.ALPHABETA_DEPTHS)
+    # The replay check: a seeded duel's first games come out move for move ...
+    games = mm.duel(ConnectFour, budgets=(5,), games=2, seed=3, n_jobs=1, keep_moves=True)
+    assert offline.recheck_duel(games, 5, games=2) == 2
+    # ... and a stored game the code would not play is caught.
+    games[5].moves[0] = list(reversed(games[5].moves[0]))
+    assert offline.recheck_duel(games, 5, games=1) == 0
+    # Round trip through the file's format.
+    back = offline._duel(ConnectFour, offline._duel_json(games))
+    assert back[5].returns == games[5].returns and back[5].names == games[5].names
