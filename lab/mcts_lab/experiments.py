@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -75,6 +75,8 @@ class Tournament:
     games: np.ndarray
     ratings: Ratings
     seconds: float
+    # per pair (i, j), with openings: agent i's score from each opening (two games, both colours)
+    by_opening: dict[tuple[int, int], list[float]] = field(default_factory=dict)
 
     @property
     def scores(self) -> np.ndarray:
@@ -85,35 +87,95 @@ class Tournament:
             )
 
 
+def distinct_openings(
+    game: type[GameState], count: int, plies: int, seed: int, attempts: int = 100_000
+) -> list[GameState]:
+    """``count`` different positions, each reached by ``plies`` uniformly random legal moves
+    from the start (seeded; a sequence that ends the game is dropped).  Used as the unit of a
+    match between deterministic agents, which would otherwise replay one game over and over."""
+    rng = random.Random(seed)
+    seen: set[tuple[int, ...]] = set()
+    out: list[GameState] = []
+    for _ in range(attempts):
+        if len(out) == count:
+            return out
+        state, moves = game(), []
+        for _ in range(plies):
+            action = rng.choice(list(state.legal_actions()))
+            moves.append(action)
+            state = state.play(action)
+            if state.is_terminal():
+                break
+        if not state.is_terminal() and tuple(moves) not in seen:
+            seen.add(tuple(moves))
+            out.append(state)
+    raise ValueError(f"found only {len(out)} distinct openings of {plies} plies")
+
+
+def _opening_pair(opening: GameState, a: Player, b: Player, seed: int) -> MatchResult:
+    """Two games from one opening, each agent once with each colour."""
+    return match(opening, a, b, games=2, seed=seed, n_jobs=1, keep_moves=True, progress=False)
+
+
+def _merged(parts: Sequence[MatchResult]) -> MatchResult:
+    """One result holding the games of ``parts`` (their own starts are kept in the parts)."""
+    first = parts[0]
+    return MatchResult(
+        game=first.game,
+        names=first.names,
+        a_player=[p for r in parts for p in r.a_player],
+        returns=[x for r in parts for x in r.returns],
+        seed=first.seed,
+        player_names=first.player_names,
+        moves=[m for r in parts for m in r.moves],
+        start=None,
+        seconds=sum(r.seconds for r in parts),
+    )
+
+
 def round_robin(
     game: type[GameState],
     agents: Sequence[Player],
     games: int,
     seed: int,
     n_jobs: int | None = N_JOBS,
+    openings: Sequence[GameState] | None = None,
 ) -> Tournament:
-    """Every agent against every other, ``games`` games per pair with colours alternated."""
+    """Every agent against every other, ``games`` games per pair with colours alternated; or,
+    with ``openings``, two games per opening and pair (each agent once with each colour), so
+    that the unit is the opening and no game is a replay of another (``games`` is then
+    ignored)."""
     names = [agent.name for agent in agents]
-    results, table = {}, {}
+    results, table, by_opening = {}, {}, {}
     k = 0
     for i in range(len(agents)):
         for j in range(i + 1, len(agents)):
-            r = match(
-                game,
-                agents[i],
-                agents[j],
-                games=games,
-                seed=seed + k,
-                n_jobs=n_jobs,
-                keep_moves=False,
-            )
+            if openings is None:
+                r = match(
+                    game,
+                    agents[i],
+                    agents[j],
+                    games=games,
+                    seed=seed + k,
+                    n_jobs=n_jobs,
+                    keep_moves=False,
+                )
+            else:
+                from joblib import Parallel, delayed
+
+                parts = Parallel(n_jobs=n_jobs)(
+                    delayed(_opening_pair)(o, agents[i], agents[j], seed + 1000 * k + n)
+                    for n, o in enumerate(openings)
+                )
+                by_opening[(i, j)] = [p.score for p in parts]
+                r = _merged(parts)
             results[(i, j)] = r
             table[(i, j)] = (r.wins + r.draws / 2, r.games)
             k += 1
     points, played = crosstable(names, table)
     ratings = bradley_terry(names, points, played)
     seconds = sum(r.seconds for r in results.values())
-    return Tournament(names, results, points, played, ratings, seconds)
+    return Tournament(names, results, points, played, ratings, seconds, by_opening)
 
 
 # -- tic-tac-toe, solved ---------------------------------------------------------------------------

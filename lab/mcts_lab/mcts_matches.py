@@ -25,7 +25,7 @@ from mcts_course.arena import MatchResult, match, play_game
 from mcts_course.games import ConnectFour, GameState, Othello
 from mcts_lab import N_JOBS
 from mcts_lab.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
-from mcts_lab.experiments import Tournament, round_robin
+from mcts_lab.experiments import Tournament, distinct_openings, round_robin
 from mcts_lab.present import earlier_table, error_bars, inside, told_apart
 
 # The sizes the chapter uses (tests/test_book_claims.py checks the promised minimums).
@@ -40,7 +40,9 @@ OTHELLO_BUDGETS = (100, 300, 1000)
 OTHELLO_GAMES = {100: 100, 300: 100, 1000: 40}
 OTHELLO_SEED = 21
 TIME_PER_MOVE = 0.01  # seconds, for each agent that can use time
-GAMES_PAIR = 50  # games per pair of the round robin
+OPENINGS = 25  # distinct Connect Four openings per pair of the round robin, two games each
+OPENING_PLIES = 4  # random plies that make an opening
+GAMES_PAIR = 2 * OPENINGS  # games per pair of the round robin
 
 
 # -- the earlier course's matches ----------------------------------------------------------------
@@ -140,9 +142,9 @@ def reruns_markdown(reruns: Mapping[str, MatchResult]):
 
 
 # -- MCTS against flat Monte Carlo, budget by budget ---------------------------------------------
-def othello_duel(n_jobs: int | None = N_JOBS) -> dict[int, MatchResult]:
-    """The duel on Othello, at the budgets and sizes the build affords."""
-    return duel(Othello, OTHELLO_BUDGETS, OTHELLO_GAMES, OTHELLO_SEED, n_jobs)
+def othello_duel(n_jobs: int | None = N_JOBS, keep_moves: bool = False) -> dict[int, MatchResult]:
+    """The duel on Othello, at the budgets and sizes of the chapter."""
+    return duel(Othello, OTHELLO_BUDGETS, OTHELLO_GAMES, OTHELLO_SEED, n_jobs, keep_moves)
 
 
 sign = told_apart  # the chapter's name: +1, -1 or 0 as the interval lies above, below or on 1/2
@@ -158,6 +160,7 @@ def duel(
     games: int | Mapping[int, int] = CURVE_GAMES,
     seed: int = CURVE_SEED,
     n_jobs: int | None = N_JOBS,
+    keep_moves: bool = False,
 ) -> dict[int, MatchResult]:
     """MCTS against flat Monte Carlo (UCB1 over the moves), both with the same playouts per
     decision, one match per budget (colours alternated)."""
@@ -169,7 +172,7 @@ def duel(
             games=_games(games, b),
             seed=seed + k,
             n_jobs=n_jobs,
-            keep_moves=False,
+            keep_moves=keep_moves,
         )
         for k, b in enumerate(budgets)
     }
@@ -254,8 +257,19 @@ def equal_time_round_robin(
     seed: int = 500,
     n_jobs: int | None = N_JOBS,
 ) -> Tournament:
-    """Every agent of :func:`equal_time_field` against every other."""
-    return round_robin(game, equal_time_field(time_per_move), games, seed, n_jobs)
+    """Every agent of :func:`equal_time_field` against every other, from the same
+    ``games // 2`` distinct openings (random first plies), each played twice with colours
+    swapped: deterministic agents then play different games, and the opening is the unit."""
+    openings = distinct_openings(game, games // 2, OPENING_PLIES, seed)
+    return round_robin(game, equal_time_field(time_per_move), games, seed, n_jobs, openings)
+
+
+def pair_scores(tournament: Tournament, first: str, second: str) -> list[float]:
+    """``first``'s score against ``second`` from each opening (two games, both colours)."""
+    i, j = tournament.names.index(first), tournament.names.index(second)
+    if (i, j) in tournament.by_opening:
+        return tournament.by_opening[(i, j)]
+    return [1 - x for x in tournament.by_opening[(j, i)]]
 
 
 def plot_crosstable(

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
 from mcts_course.games import GameState, Othello
-from mcts_course.stats import wilson_interval
 from mcts_lab import N_JOBS
+from mcts_lab.flat import playout_values
 from mcts_lab.present import Table
 
 RUNNING = "f5 d6 c3 d3 c4 f4 c5 b3 c2"  # the book's running position (White to move)
@@ -125,12 +125,12 @@ def reference_searches(
     alphabeta = {
         d: state.action_to_string(AlphaBetaAgent(depth=d).select_action(state)) for d in depths
     }
-    flat_agent = MonteCarloAgent(playouts_per_move=flat_per_move, seed=0)
-    flat_agent.select_action(state)
-    flat = {}
-    for row in flat_agent.last_stats:
-        lo, hi = wilson_interval(row["mean"], row["visits"])
-        flat[row["move"]] = (row["mean"], lo, hi)
+    # The Monte Carlo chapter's own computation (same function, same seed), so that the two
+    # chapters show the same numbers for the same question, not two samples of it.
+    values = playout_values(state, playouts=flat_per_move)
+    flat = {
+        move: (float(values.value[i]), *values.interval(i)) for i, move in enumerate(values.moves)
+    }
     return Reference(
         state, earlier_answers(state), iterations, list(searches), alphabeta, flat, flat_per_move
     )

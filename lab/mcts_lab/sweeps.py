@@ -1,10 +1,11 @@
 """Tuning MCTS, measured: the exploration constant's scale, sweeps of c and of the expansion
-threshold in matches at equal iterations, and what the threshold does to one search.
+threshold against exact values on tic-tac-toe, and what the threshold does to one search.
 
 * :func:`reward_scale_check`: UCB1 with c on rewards in [0, 1] and 2c on rewards in [-1, 1]
   choose the same arm (the scale argument, checked on random bandit states).
-* :func:`parameter_sweep`: one setting at a time against the default (c = sqrt 2, threshold 1),
-  at the same iterations per decision; :func:`plot_sweeps` draws the two sweeps.
+* :func:`tuning_scan`: each setting of c or of the threshold decides every decisive tic-tac-toe
+  position at one budget, paired with the default on position and seed; :func:`holm_rejections`
+  reads all the comparisons together and :func:`plot_scans` draws them with their intervals.
 * :func:`threshold_choices`: many seeded searches of one position per threshold: the tree's
   size and the move chosen, so that "the threshold changes the move" is counted, not guessed
   from one seed.
@@ -20,20 +21,23 @@ import numpy as np
 
 from mcts_course.agents import MCTSAgent
 from mcts_course.agents.bandits import ucb1
+from mcts_course.agents.exact import move_values
 from mcts_course.agents.mcts import robust_max
-from mcts_course.arena import MatchResult, match
-from mcts_course.games import GameState, Othello
-from mcts_course.stats import wilson_interval
-from mcts_lab import N_JOBS
-from mcts_lab.present import error_bars, told_apart
+from mcts_course.games import GameState, TicTacToe
+from mcts_course.stats import bootstrap_interval, holm, sign_flip_p_value, wilson_interval
+from mcts_lab.present import error_bars
+from mcts_lab.trap import decisive_positions
 
 # The sizes the chapter uses.
 SCALE_TRIALS = 1000
-SWEEP_ITERATIONS = 64  # iterations per decision, both sides
-SWEEP_DEPTH = 20  # playouts cut after so many plies (Othello counts the discs)
-SWEEP_GAMES = 60  # games per setting, colours alternated
-C_VALUES = (0.35, 0.7, 2.8)  # around the default sqrt(2), by factors of two
-THRESHOLD_VALUES = (5, 21)
+# The scan of c and of the threshold: one budget, fixed before the comparisons are read (a
+# budget where MCTS is far from converged on tic-tac-toe, so that settings can differ).
+SCAN_ITERATIONS = 60
+C_DEFAULT = 2**0.5
+C_SCAN = (0.05, 0.2, 0.5, C_DEFAULT, 4.0, 16.0)  # from a thirtieth to ten times the default
+THRESHOLD_SCAN = (1, 3, 9)  # 1 is the default: expand at the second visit
+BOOTSTRAP = 4000
+SWEEP_DEPTH = 20  # playouts cut after so many plies in the Othello threshold searches
 CHOICE_ITERATIONS = 2000
 CHOICE_SEEDS = 40
 CHOICE_THRESHOLDS = (1, 5, 21)
@@ -56,87 +60,97 @@ def reward_scale_check(trials: int = SCALE_TRIALS, seed: int = 0) -> int:
     return same
 
 
-def _agent(iterations: int, depth: int | None, **settings) -> MCTSAgent:
-    agent = MCTSAgent(iterations, playout_depth=depth, **settings)
-    if settings:
-        agent.name = "MCTS(" + ", ".join(f"{k}={v:g}" for k, v in settings.items()) + ")"
-    else:
-        agent.name = "MCTS(c=√2, threshold 1)"
-    return agent
-
-
 @dataclass
-class Sweep:
-    """Each value of one parameter against the default, at equal iterations per decision."""
+class TuningScan:
+    """Every setting of one parameter decided the same positions with the same seeds: per
+    setting, 1 where the move chosen has the best exact value, else 0 (one entry per position).
+    The position is the unit; each setting is compared with the default, paired."""
 
     parameter: str  # "c" or "expand_threshold"
-    label: str
-    results: dict[float, MatchResult]
+    default: float
+    iterations: int
+    hits: dict[float, np.ndarray]  # setting -> 0/1 per position
 
-    def told_apart(self, value: float) -> int:
-        """+1: the setting beats the default beyond the noise; -1: loses to it; 0: cannot say."""
-        return told_apart(self.results[value])
+    @property
+    def positions(self) -> int:
+        return len(self.hits[self.default])
+
+    def share(self, value: float) -> float:
+        return float(self.hits[value].mean())
+
+    def interval(self, value: float) -> tuple[float, float]:
+        """95% bootstrap interval over the positions of the share of best moves."""
+        return bootstrap_interval(self.hits[value].astype(float), resamples=BOOTSTRAP)
+
+    def difference(self, value: float) -> np.ndarray:
+        """Per position: this setting's hit minus the default's (paired on position and seed)."""
+        return self.hits[value].astype(float) - self.hits[self.default].astype(float)
+
+    def p_value(self, value: float) -> float:
+        """Sign-flip p-value of "no difference from the default" over the positions."""
+        return sign_flip_p_value(self.difference(value), resamples=BOOTSTRAP)
+
+    @property
+    def others(self) -> list[float]:
+        return [v for v in self.hits if v != self.default]
 
 
-def parameter_sweep(
+def tuning_scan(
     parameter: str,
     values: Sequence[float],
-    *,
-    game: type[GameState] = Othello,
-    iterations: int = SWEEP_ITERATIONS,
-    depth: int | None = SWEEP_DEPTH,
-    games: int = SWEEP_GAMES,
-    seed: int = 90,
-    n_jobs: int | None = N_JOBS,
-) -> Sweep:
-    """``MCTSAgent(parameter=value)`` against the default MCTS, both with ``iterations`` per
-    decision and playouts cut at ``depth``, ``games`` games per value."""
-    reference = _agent(iterations, depth)
-    results = {
-        value: match(
-            game,
-            _agent(iterations, depth, **{parameter: value}),
-            reference,
-            games=games,
-            seed=seed + k,
-            n_jobs=n_jobs,
-            keep_moves=False,
-        )
-        for k, value in enumerate(values)
-    }
-    label = {"c": "exploration constant c", "expand_threshold": "expansion threshold"}
-    return Sweep(parameter, label.get(parameter, parameter), results)
+    default: float,
+    iterations: int = SCAN_ITERATIONS,
+    seed: int = 7,
+) -> TuningScan:
+    """MCTS with each of ``values`` for ``parameter`` (``default`` among them) on every decisive
+    tic-tac-toe position, ``iterations`` per decision; the search on position k is seeded
+    ``seed + k`` for every setting, so the settings differ only in the parameter."""
+    positions = decisive_positions(TicTacToe)
+    exact = [move_values(s) for s in positions]
+    hits = {}
+    for value in values:
+        row = []
+        for k, (state, vals) in enumerate(zip(positions, exact, strict=True)):
+            agent = MCTSAgent(iterations, seed=seed + k, **{parameter: value})
+            row.append(int(vals[agent.select_action(state)] == max(vals.values())))
+        hits[value] = np.array(row, dtype=np.int8)
+    return TuningScan(parameter, default, iterations, hits)
 
 
-def plot_sweeps(sweeps: Sequence[Sweep], title: str = ""):
-    """One panel per sweep: the score against the default, 95% Wilson intervals, the default's
-    own value marked at 50% (a log axis labelled at the values only)."""
+def holm_rejections(scans: Sequence[TuningScan]) -> dict[tuple[str, float], bool]:
+    """Holm's correction over every non-default setting of all ``scans`` read together."""
+    keys = [(scan.parameter, v) for scan in scans for v in scan.others]
+    pvals = [scan.p_value(v) for scan in scans for v in scan.others]
+    return dict(zip(keys, holm(pvals), strict=True))
+
+
+def plot_scans(scans: Sequence[TuningScan], title: str = ""):
+    """One panel per scan: the share of best moves per setting with its 95% bootstrap interval
+    over the positions, the default drawn as a diamond and as a dashed line (log axis)."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter, NullLocator
 
-    defaults = {"c": 2**0.5, "expand_threshold": 1}
+    labels = {"c": "exploration constant c", "expand_threshold": "expansion threshold"}
     fig, axes = plt.subplots(
-        1, len(sweeps), figsize=(5 * len(sweeps), 3.6), sharey=True, squeeze=False
+        1, len(scans), figsize=(5 * len(scans), 3.6), sharey=True, squeeze=False
     )
-    for ax, sweep in zip(axes[0], sweeps, strict=True):
-        xs = sorted(sweep.results)
-        ys = [sweep.results[x].score for x in xs]
-        err = error_bars(ys, [sweep.results[x].interval for x in xs])
-        ax.errorbar(xs, ys, yerr=err, fmt="o", capsize=4, label="against the default")
-        default = defaults.get(sweep.parameter)
-        ticks = xs
-        if default is not None:
-            ax.plot([default], [0.5], "D", color="grey", label="the default itself")
-            ticks = sorted([*xs, default])
-        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    for ax, scan in zip(axes[0], scans, strict=True):
+        xs = sorted(scan.hits)
+        ys = [scan.share(x) for x in xs]
+        err = error_bars(ys, [scan.interval(x) for x in xs])
+        ax.errorbar(xs, ys, yerr=err, fmt="o-", capsize=4, label="share of best moves")
+        ax.plot(
+            [scan.default], [scan.share(scan.default)], "D", color="grey", ms=8, label="the default"
+        )
+        ax.axhline(scan.share(scan.default), color="grey", lw=0.8, ls="--")
         ax.set_xscale("log")
-        ax.set_xticks(ticks, [f"{x:.2g}" for x in ticks])
+        ax.set_xticks(xs, [f"{x:.2g}" for x in xs])
         ax.xaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlim(min(ticks) / 1.6, max(ticks) * 1.6)
-        ax.set_xlabel(sweep.label)
-    axes[0][0].set_ylabel("score against c=√2, threshold 1")
-    axes[0][0].set_ylim(0, 1)
+        ax.set_xlim(min(xs) / 1.6, max(xs) * 1.6)
+        ax.set_xlabel(labels.get(scan.parameter, scan.parameter))
+    axes[0][0].set_ylabel("positions where MCTS plays a best move")
+    axes[0][0].yaxis.set_major_formatter(lambda y, _: f"{y:.0%}")
     axes[0][0].legend(fontsize=8, loc="lower left")
     fig.suptitle(title)
     fig.tight_layout()

@@ -11,10 +11,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+from mcts_lab import duels_offline as offline
+from mcts_lab import experiments as ex
+from mcts_lab import flat, trap
 from mcts_lab import mcts_matches as mm
 from mcts_lab import reference as ref
 from mcts_lab import sweeps as sw
-from mcts_lab import trap
 
 from mcts_course.agents.exact import move_values
 from mcts_course.games import ConnectFour, Othello, TicTacToe
@@ -66,17 +68,24 @@ def test_reward_scale_check_agrees_everywhere():
     assert sw.reward_scale_check(trials=50) == 50
 
 
-def test_parameter_sweep_and_its_figure():
-    sweep = sw.parameter_sweep(
-        "c", (0.5, 2.0), game=TicTacToe, iterations=10, depth=None, games=4, n_jobs=1
-    )
-    assert set(sweep.results) == {0.5, 2.0}
-    assert all(r.games == 4 for r in sweep.results.values())
-    for value, result in sweep.results.items():
-        # In 4 games only a clean sweep puts the Wilson interval off one half (4-0: [0.51, 1]).
-        expected = 1 if result.wins == 4 else -1 if result.losses == 4 else 0
-        assert sweep.told_apart(value) == expected
-    sw.plot_sweeps([sweep])
+def test_tuning_scan_is_paired_and_scored_against_exact_values():
+    scan = sw.tuning_scan("c", (0.05, sw.C_DEFAULT, 50.0), sw.C_DEFAULT, iterations=8)
+    n = scan.positions
+    assert n > 3000 and all(len(h) == n for h in scan.hits.values())
+    assert scan.others == [0.05, 50.0]
+    # Paired on position and seed: the default compared with itself differs nowhere.
+    assert not scan.difference(sw.C_DEFAULT).any()
+    lo, hi = scan.interval(sw.C_DEFAULT)
+    assert lo <= scan.share(sw.C_DEFAULT) <= hi
+    # Seeded: a second run scores every position the same way.
+    again = sw.tuning_scan("c", (0.05,), sw.C_DEFAULT, iterations=8)
+    assert (again.hits[0.05] == scan.hits[0.05]).all()
+    # c = 50 explores almost evenly and c = 0.05 almost greedily: both play best moves less
+    # often than the default over the thousands of positions, even at 8 iterations.
+    assert scan.share(50.0) < scan.share(sw.C_DEFAULT)
+    told = sw.holm_rejections([scan])
+    assert set(told) == {("c", 0.05), ("c", 50.0)}
+    sw.plot_scans([scan])
 
 
 def test_threshold_choices_count_every_seed():
@@ -111,9 +120,27 @@ def test_duel_plays_equal_budgets_and_is_seeded():
     mm.plot_duel(results, "tiny")
 
 
-def test_round_robin_table_and_costs():
-    t = mm.equal_time_round_robin(TicTacToe, time_per_move=0.001, games=2, n_jobs=1)
+def test_distinct_openings_are_distinct_and_live():
+    openings = ex.distinct_openings(ConnectFour, 10, 4, seed=1)
+    assert len(openings) == 10
+    assert len({str(o.board()) for o in openings}) == 10
+    assert all(not o.is_terminal() for o in openings)
+    assert [str(o.board()) for o in ex.distinct_openings(ConnectFour, 10, 4, seed=1)] == [
+        str(o.board()) for o in openings
+    ]
+
+
+def test_round_robin_from_openings_plays_each_twice_with_both_colours():
+    t = mm.equal_time_round_robin(TicTacToe, time_per_move=0.001, games=4, n_jobs=1)
     assert t.names == mm.NAMES
+    for (i, j), scores in t.by_opening.items():
+        assert len(scores) == 2  # games // 2 openings
+        result = t.results[(i, j)]
+        assert result.games == 4 and sorted(result.a_player) == [0, 0, 1, 1]
+        assert sum(scores) / 2 == result.score
+    assert mm.pair_scores(t, "minimax 2", "cell score") == [
+        1 - x for x in mm.pair_scores(t, "cell score", "minimax 2")
+    ]
     e, lo, hi = mm.elo(t, "random")
     assert e == 0 and lo <= 0 <= hi
     assert mm.separated(t, "MCTS", "MCTS") == 0
@@ -135,3 +162,25 @@ def test_reference_searches_on_a_small_budget():
     assert r.flat_best in r.flat
     assert "| seed |" in r.searches_markdown().data
     assert isinstance(state, Othello)
+    # Flat Monte Carlo's values are the Monte Carlo chapter's computation, number for number.
+    values = flat.playout_values(state, playouts=5)
+    assert {m: r.flat[m][0] for m in r.flat} == {
+        m: float(values.value[i]) for i, m in enumerate(values.moves)
+    }
+
+
+def test_stored_reference_loads_and_duels_replay():
+    data = offline.load()
+    stored = data["reference"]
+    assert stored["iterations"] == ref.REFERENCE_ITERATIONS
+    assert len(stored["searches"]) == ref.REFERENCE_SEEDS
+    assert set(map(int, stored["alphabeta"])) == set(ref.ALPHABETA_DEPTHS)
+    # The replay check: a seeded duel's first games come out move for move ...
+    games = mm.duel(ConnectFour, budgets=(5,), games=2, seed=3, n_jobs=1, keep_moves=True)
+    assert offline.recheck_duel(games, 5, games=2) == 2
+    # ... and a stored game the code would not play is caught.
+    games[5].moves[0] = list(reversed(games[5].moves[0]))
+    assert offline.recheck_duel(games, 5, games=1) == 0
+    # Round trip through the file's format.
+    back = offline._duel(ConnectFour, offline._duel_json(games))
+    assert back[5].returns == games[5].returns and back[5].names == games[5].names
