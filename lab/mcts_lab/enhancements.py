@@ -1,9 +1,8 @@
 """What real MCTS programs add: RAVE and transpositions, measured one change at a time.
 
-Every match pits the enhanced agent against the same agent without the enhancement (RAVE
-against UCT with the same ``c``, expansion and playouts; the graph search against the tree), at
-equal iterations per move and at equal time per move, colours alternating.  The node counts
-compare searches of the same positions to the same depth or with the same iterations.
+The AMAF table, the node counts of alpha-beta with a transposition table and the graph search's
+savings compare searches of the same positions to the same depth or with the same iterations
+(RAVE's tuned scan is in :mod:`mcts_lab.rave_scan`).
 """
 
 from __future__ import annotations
@@ -11,162 +10,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from mcts_course.agents import make_agent
 from mcts_course.agents.mcts import MCTSAgent
 from mcts_course.agents.minimax import AlphaBetaAgent
 from mcts_course.agents.rave import RAVEAgent
 from mcts_course.agents.transpositions import TranspositionMCTSAgent
-from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState
 from mcts_course.games.base import random_position
 from mcts_course.stats import wilson_interval
-from mcts_lab import N_JOBS
 from mcts_lab.present import Table, game_title
-
-
-@dataclass
-class Pairing:
-    """One enhancement against its baseline in one game, at equal iterations and equal time."""
-
-    game: str
-    label: str
-    iterations: int
-    seconds: float
-    equal_iterations: MatchResult
-    equal_time: MatchResult
-
-
-def pairing(
-    game: type[GameState],
-    label: str,
-    enhanced: str,
-    baseline: str,
-    iterations: int,
-    seconds: float,
-    games: int,
-    seed: int,
-    n_jobs: int | None = N_JOBS,
-    time_games: int | None = None,
-) -> Pairing:
-    """``games`` games of ``enhanced`` against ``baseline`` (agent specs without a budget) with
-    ``iterations`` per move for both, and ``time_games`` (default: as many) with ``seconds`` per
-    move for both.  Equal time is the noisier match (the clock decides how far each searches),
-    so it may need more games for an interval as narrow."""
-    results = []
-    budgets = (({"iterations": iterations}, games), ({"time_limit": seconds}, time_games or games))
-    for k, (budget, count) in enumerate(budgets):
-        first, second = (make_agent(spec, **budget) for spec in (enhanced, baseline))
-        results.append(
-            match(game, first, second, games=count, seed=seed + k, n_jobs=n_jobs, keep_moves=False)
-        )
-    return Pairing(game.NAME, label, iterations, seconds, *results)
-
-
-def pairing_table(pairings: list[Pairing]) -> Table:
-    """One row per match: game, pairing, budget, wins-draws-losses, score and 95% interval."""
-    rows = []
-    for p in pairings:
-        for budget, r in (
-            (f"{p.iterations:,} iterations", p.equal_iterations),
-            (f"{p.seconds * 1000:g} ms", p.equal_time),
-        ):
-            lo, hi = r.interval
-            rows.append(
-                [
-                    game_title(p.game),
-                    p.label,
-                    budget,
-                    f"{r.wins}-{r.draws}-{r.losses}",
-                    r.score,
-                    f"{lo:.1%} to {hi:.1%}",
-                ]
-            )
-    return Table(
-        ["game", "match", "per move", "wins-draws-losses", "score", "95% interval"],
-        rows,
-        {"score": ".1%"},
-        right=["wins-draws-losses", "score", "95% interval"],
-    )
-
-
-# -- choosing K: a small sweep, run offline ------------------------------------------------------
-@dataclass
-class SweepRow:
-    """RAVE with equivalence parameter ``k`` against UCT, equal iterations per move."""
-
-    game: str
-    iterations: int
-    k: float
-    wins: int
-    draws: int
-    losses: int
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        return (self.wins + self.draws / 2) / self.games
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.score, self.games)
-
-
-def rave_sweep(
-    game: type[GameState],
-    iterations: int,
-    ks: list[float],
-    games: int,
-    seed: int = 5,
-    n_jobs: int | None = N_JOBS,
-) -> list[SweepRow]:
-    """RAVE(K) against UCT for each K in ``ks``, ``games`` games each at ``iterations``."""
-    rows = []
-    for k in ks:
-        r = match(
-            game,
-            make_agent("mcts", iterations=iterations, rave=k),
-            make_agent("mcts", iterations=iterations),
-            games=games,
-            seed=seed,
-            n_jobs=n_jobs,
-            keep_moves=False,
-        )
-        rows.append(SweepRow(game.NAME, iterations, k, r.wins, r.draws, r.losses))
-    return rows
-
-
-# The sweep as run when the chapter was written (rave_sweep with these arguments, seed 5): too
-# long for the book's build in Othello, whose RAVE playouts cost the most.
-OFFLINE_SWEEP = [
-    SweepRow("connect4", 200, 30, 28, 3, 29),
-    SweepRow("connect4", 200, 300, 26, 3, 31),
-    SweepRow("connect4", 200, 3000, 22, 2, 36),
-    SweepRow("othello", 100, 30, 18, 2, 10),
-    SweepRow("othello", 100, 300, 18, 2, 10),
-    SweepRow("othello", 100, 3000, 15, 0, 15),
-]
-
-
-def sweep_table(rows: list[SweepRow]) -> Table:
-    return Table(
-        ["game", "iterations per move", "K", "wins-draws-losses", "RAVE's score", "95% interval"],
-        [
-            [
-                game_title(r.game),
-                r.iterations,
-                f"{r.k:g}",
-                f"{r.wins}-{r.draws}-{r.losses}",
-                r.score,
-                f"{r.interval[0]:.1%} to {r.interval[1]:.1%}",
-            ]
-            for r in rows
-        ],
-        {"RAVE's score": ".1%"},
-        right=["iterations per move", "K", "wins-draws-losses", "RAVE's score", "95% interval"],
-    )
 
 
 def random_positions(game: type[GameState], plies: int, count: int, seed: int) -> list[GameState]:

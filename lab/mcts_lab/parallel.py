@@ -192,24 +192,6 @@ def python_version() -> str:
     return ".".join(map(str, sys.version_info[:3]))
 
 
-def equal_time_match(
-    game: type[GameState], time_limit: float, games: int, seed: int, workers: int = 2
-) -> MatchResult:
-    """Root parallelization with ``workers`` processes against one search, both with
-    ``time_limit`` seconds per move.  The games run one after the other (``n_jobs=1``): each
-    agent's search then has the cores to itself, as a real game would give it."""
-    first, second = specs(time_limit, workers)[ROOT], specs(time_limit, workers)[SINGLE]
-    return match(
-        game,
-        make_agent(first),
-        make_agent(second),
-        games=games,
-        seed=seed,
-        n_jobs=1,
-        keep_moves=False,
-    )
-
-
 def equal_budget_match(
     game: type[GameState],
     iterations: int,

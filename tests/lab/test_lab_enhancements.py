@@ -3,39 +3,16 @@
 from __future__ import annotations
 
 from mcts_lab.enhancements import (
-    OFFLINE_SWEEP,
     agreement_table,
     alphabeta_nodes,
     amaf_agreement,
     graph_savings,
     nodes_table,
-    pairing,
-    pairing_table,
     random_positions,
-    rave_sweep,
     savings_table,
-    sweep_table,
 )
 
 from mcts_course.games import ConnectFour, Othello, TicTacToe
-
-
-def test_a_pairing_plays_both_budgets_for_both_sides():
-    p = pairing(
-        TicTacToe,
-        "RAVE vs UCT",
-        "mcts:rave=30",
-        "mcts",
-        iterations=20,
-        seconds=0.002,
-        games=4,
-        seed=0,
-        n_jobs=1,
-    )
-    assert p.equal_iterations.games == p.equal_time.games == 4
-    assert p.equal_iterations.names == ("RAVE(20,K=30)", "MCTS(20)")
-    assert p.equal_time.names == ("RAVE(0.002s,K=30)", "MCTS(0.002s)")
-    assert "RAVE vs UCT" in pairing_table([p])._repr_markdown_()
 
 
 def test_random_positions_are_distinct_and_unfinished():
@@ -64,12 +41,3 @@ def test_the_graph_has_fewer_nodes_than_the_tree():
     othello = graph_savings(random_positions(Othello, 4, 1, seed=4), iterations=50)
     assert othello.graph_nodes <= othello.tree_nodes
     assert "graph / tree" in savings_table([row, othello])._repr_markdown_()
-
-
-def test_the_sweep_rows_are_matches_of_rave_against_uct():
-    rows = rave_sweep(TicTacToe, 10, [0, 30], games=2, n_jobs=1)
-    assert [r.k for r in rows] == [0, 30] and all(r.games == 2 for r in rows)
-    for row in OFFLINE_SWEEP:
-        lo, hi = row.interval
-        assert lo <= row.score <= hi
-    assert "Othello" in sweep_table(OFFLINE_SWEEP)._repr_markdown_()

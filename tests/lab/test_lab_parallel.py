@@ -12,7 +12,6 @@ from mcts_lab.parallel import (
     LockShare,
     Rates,
     equal_budget_match,
-    equal_time_match,
     gil_enabled,
     iteration_rates,
     lock_share,
@@ -62,10 +61,8 @@ def test_amdahls_bound():
     assert 0 < measured.share < 1 and measured.iterations == 200
 
 
-def test_both_matches_play_at_their_budgets():
-    timed = equal_time_match(TicTacToe, 0.005, games=2, seed=0)
+def test_the_equal_budget_match_splits_the_budget():
     budget = equal_budget_match(TicTacToe, 20, games=2, seed=0, n_jobs=1)
-    for r, word in ((timed, "0.005s"), (budget, "20")):
-        assert r.games == 2 and "root×2" in r.names[0] and word in r.names[1]
+    assert budget.games == 2 and "root×2" in budget.names[0] and "20" in budget.names[1]
     assert len(match_table([("20 iterations", "equal budget", budget)]).rows) == 1
     assert isinstance(gil_enabled(), bool)
