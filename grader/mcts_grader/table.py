@@ -95,8 +95,10 @@ def table(rows: list[Row]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     extra = [("status", "source"), *((r.status, r.source) for r in rows)]
     for cells, (status, source) in zip(plain, extra, strict=True):
-        # csv_cell: grades_csv escaped the formulas it saw, not the controls and paths
-        writer.writerow([csv_cell(c) for c in [cells[0], status, *cells[1:], source]])
+        # csv_cell: grades_csv escaped the formulas it saw, not the controls; the path's
+        # backslashes doubled as in a name, so that two paths are never shown alike
+        cells = [cells[0], status, *cells[1:], escaped_name(source)]
+        writer.writerow([csv_cell(c) for c in cells])
     return out.getvalue()
 
 
