@@ -48,7 +48,7 @@ from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
 from mcts_course.grading.report import Outcome, by_exercise, outcomes_of, printable
 from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
 from mcts_grader.feedback import with_student_output
-from mcts_grader.table import Row, earlier_rows, one_line, table
+from mcts_grader.table import Row, earlier_rows, graded_before, names_of, one_line, table
 from mcts_grader.vet import vet
 
 RUN_CAP = 3600  # seconds of one submission's pytest run, whatever its tests allow
@@ -60,7 +60,6 @@ LOG_CAP = 2 << 20  # bytes of a run's output kept in pytest.log
 GRADED = "graded"
 RUN_FAILURES = ("crashed", "killed", "timed out", "no tests")
 NO_TESTS_COLLECTED = 5  # pytest's exit status
-RESERVED = ("grades.csv", "", ".", "..")  # names in the output folder that are not submissions
 
 
 @dataclass
@@ -265,6 +264,7 @@ def grade(
     due: datetime | None = None,
     run_cap: float | None = None,
     check_tests: bool = True,
+    replace: bool = False,
 ) -> list[Graded]:
     """Grade each submission (a folder, a .py file or a notebook); with ``out_dir`` write
     ``OUT/<name>/results.json`` and ``pytest.log`` and ``OUT/grades.csv``, merged with the rows
@@ -279,8 +279,13 @@ def grade(
     ``run_cap`` caps each run's seconds (default :data:`RUN_CAP`); ``check_tests=False`` skips
     the pre-run (options and hidden tests on the reference, :func:`mcts_grader.vet.vet`): a
     probe meant to fail on the reference, in this project's own attack tests; the command line
-    has no such option.  A run that fails (its
-    ``status`` is one of :data:`RUN_FAILURES`) still gets its row; the caller says so.
+    has no such option.  Each submission's row and folder name is decided first, from every
+    name of the batch and of ``out_dir`` (:func:`mcts_grader.table.names_of`: escaped, capped,
+    numbered ``NAME\\#2``; UsageError, before anything runs, for a name ``out_dir`` holds from
+    another path unless ``replace``, and for names alike but for case); each results.json
+    records the path graded (``extra_data.submission``), grades.csv shows it (``source``).
+    A run that fails (its ``status`` is one of :data:`RUN_FAILURES`) still gets its row; the
+    caller says so.
     Raises SandboxError (and writes nothing) when student code cannot be confined, or when, as
     root, other users can read the submissions of a batch or the output folder is not the
     grader's own.
@@ -295,9 +300,8 @@ def grade(
     sandbox.check_batch(len(paths))  # several submissions need namespaces between them
     if is_root() and len(paths) > 1:
         _check_batch_private(paths)
-    graded: list[Graded] = []
-    for path in paths:
-        graded.append(Graded(_unique_name(path, graded), path))
+    before = graded_before(Path(out_dir)) if out_dir is not None else {}
+    graded = [Graded(n, p) for n, p in zip(names_of(paths, before, replace), paths, strict=True)]
     runs = Runs()
     outputs = None
     now = datetime.now(timezone.utc)
@@ -321,6 +325,7 @@ def grade(
                     runs.stop_all(error)
                     raise
                 data = with_student_output(data, now, due)
+                data["extra_data"]["submission"] = os.path.abspath(g.path)  # whose row this is
                 g.outcomes = outcomes_of(data)
                 g.files = dict((data.get("extra_data") or {}).get("files", {}))
                 g.log = log
@@ -345,7 +350,7 @@ def grade(
                     runs.stop_all()  # Ctrl-C, or a failure of the grader itself
                     raise
         if outputs is not None:
-            rows = [Row(g.name, g.status, g.outcomes) for g in graded]
+            rows = [Row(g.name, g.status, g.outcomes, os.path.abspath(g.path)) for g in graded]
             outputs.write_csv(table(rows + earlier_rows(outputs.fd, {g.name for g in graded})))
     finally:
         if outputs is not None:
@@ -408,8 +413,14 @@ class Outputs:
         self.subs: dict[str, int] = {}
         try:
             for name in names:
-                with contextlib.suppress(FileExistsError):
+                try:
                     os.mkdir(name, 0o700, dir_fd=self.fd)
+                except FileExistsError:
+                    pass
+                except OSError as error:  # a refusal of one line, not a traceback
+                    raise SandboxError(
+                        f"{one_line(str(out_dir / name))}: cannot make it ({error.strerror})"
+                    ) from None
                 self.subs[name] = self._open(name, self.fd, str(out_dir / name))
                 os.fchmod(self.subs[name], 0o700)
         except BaseException:
@@ -471,15 +482,3 @@ def write_beside(path: Path, text: str) -> None:
         write_at(fd, path.name, text)
     finally:
         os.close(fd)
-
-
-def _unique_name(path: Path, earlier: list[Graded]) -> str:
-    """The name of ``path``'s row and output folder: the folder's or file's own name (any
-    name: spaces, unicode, a leading ``=``), made unique in the batch with ``-2``, ``-3``...;
-    a name the output folder uses itself (``grades.csv``) is taken too."""
-    name = Path(os.path.abspath(path)).name  # "." and "sub/.." have names too
-    taken = {g.name for g in earlier} | set(RESERVED)
-    candidate, k = name, 2
-    while candidate in taken:
-        candidate, k = f"{name}-{k}", k + 1
-    return candidate

@@ -51,6 +51,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "(submission, status, score, max_score, then the points of each exercise), and "
         "DIR/<submission>/results.json (Gradescope's format) and pytest.log; grading again "
         "into DIR replaces the rows of the submissions graded again and keeps the others. "
+        "A row's name is its folder's, with invisible and control characters escaped "
+        "(\\x01, \\u200b), long names cut with a hash, and a number when two submissions "
+        "share it (NAME\\#2); its source column is the path graded. "
         "Student code runs in separate processes with time and memory limits. Hidden tests "
         "(--tests) are first checked against the reference solutions. The exit status is 1 "
         "when a submission's run crashed, was killed, timed out or graded no test (its row's "
@@ -115,6 +118,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="grade into a --out folder that already holds grades: the submissions graded now "
         "replace their folders and whole rows (a run narrowed by --exercise-set, -k or without "
         "--tests replaces a full row with a narrower one)",
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="with --force: let a submission replace the row of the same name that was graded "
+        "from another path (a student's new export); without it such a batch is refused, so "
+        "that one student's grade never silently replaces another's",
     )
     parser.add_argument(
         "--unconfined",
@@ -215,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
         pytest_args=args.pytest_args,
         progress=lambda line: print(line, file=sys.stderr),
         due=due,
+        replace=args.replace,
     )
     seconds = time.perf_counter() - started
     # each submission's score was printed (stderr) as it finished, and is in grades.csv

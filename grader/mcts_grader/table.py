@@ -5,45 +5,76 @@ Grading again into the same ``--out`` merges: a submission graded again gets its
 folder's results.json was replaced), every other submission keeps the row of its last grading.
 The rows are made from the results.json files of the folder's submissions (the grader's own
 files, read without following links), never from the old grades.csv, whose names a spreadsheet
-escape has changed.  Rows are in the order of the submissions' names.
+escape has changed.  Rows are in the order of the submissions' names; the last column,
+``source``, is the path each row was graded from.
+
+The names (:func:`names_of`) are decided before anything is graded, from every name of the
+batch and of the ``--out`` folder: a folder's name escaped (never stripped: ``\\x01bob`` is no
+``bob``), capped in length, numbered ``NAME\\#2`` when two submissions share it (no escaped
+name holds ``\\#``, so no student's folder can be named like a numbered one), and refused
+when a name already in ``--out`` was graded from another path (unless asked to replace it) or
+when two names differ only in case or Unicode form (a gradebook's look-up confuses them).
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import hashlib
 import io
 import json
 import os
-import re
 import stat
+import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 
+from mcts_course.errors import UsageError
 from mcts_course.grading.report import (
-    CONTROLS,
     Outcome,
+    escaped_name,
     grades_csv,
     one_line,
     outcomes_of,
     spreadsheet_safe,
 )
 
-__all__ = ["Row", "csv_cell", "earlier_rows", "one_line", "table"]
+__all__ = ["Row", "csv_cell", "earlier_rows", "graded_before", "names_of", "one_line", "table"]
 
 RESULTS_CAP = 64 << 20  # bytes of one earlier results.json read back
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
 
 
+RESERVED = ("grades.csv", "", ".", "..")  # names in the output folder that are not submissions
+NAME_CAP = 200  # bytes of a shown name before its number (a Linux file name has 255 at most)
+NUMBER = "\\#"  # between a name and its number: an escaped name never holds it
+
+
 def csv_cell(text: str) -> str:
-    """A cell of grades.csv: without control characters (an ESC byte would reach the terminal
-    of whoever runs ``cat grades.csv``; a newline splits a row for line-based tools), then
-    escaped if a spreadsheet would read it as a formula (after the stripping: a name such as
-    ``"\\x01=cmd"`` must not become a formula once stripped)."""
-    return spreadsheet_safe(CONTROLS.sub(_stripped, text))
+    """A cell of grades.csv: control and invisible characters escaped (an ESC byte would reach
+    the terminal of whoever runs ``cat grades.csv``; a newline splits a row for line-based
+    tools; a zero-width space makes two names look alike), then escaped if a spreadsheet would
+    read it as a formula."""
+    return spreadsheet_safe(one_line(text))
 
 
-def _stripped(match: re.Match[str]) -> str:
-    return "\ufffd" if "\ud800" <= match.group() <= "\udfff" else ""
+def shown_name(path: str | Path) -> str:
+    """The name of ``path``'s row and output folder before numbering: its own name
+    (:func:`~mcts_course.grading.report.escaped_name`), cut to :data:`NAME_CAP` bytes with a
+    short hash of the whole name when longer (a name of 255 bytes numbered would be too long
+    for a folder)."""
+    raw = Path(os.path.abspath(path)).name  # "." and "sub/.." have names too
+    name = escaped_name(raw)
+    if len(name.encode()) <= NAME_CAP:
+        return name
+    tag = "~" + hashlib.sha256(name.encode()).hexdigest()[:12]
+    kept, size = [], len(tag)
+    for token in map(escaped_name, raw):  # whole escapes: none is cut in two
+        size += len(token.encode())
+        if size > NAME_CAP:
+            break
+        kept.append(token)
+    return "".join(kept) + tag
 
 
 @dataclass
@@ -51,18 +82,23 @@ class Row:
     name: str
     status: str  # "graded", or how the run failed (batch.RUN_FAILURES)
     outcomes: list[Outcome]
+    source: str = ""  # the path graded (empty for a row of a grader that did not record it)
 
 
 def table(rows: list[Row]) -> str:
-    """grades.csv: ``submission, status, score, max_score`` and the points of each exercise
-    (the columns of :func:`~mcts_course.grading.report.grades_csv`, with the status second)."""
+    """grades.csv: ``submission, status, score, max_score``, the points of each exercise (the
+    columns of :func:`~mcts_course.grading.report.grades_csv`, with the status second) and the
+    ``source`` path of each row."""
     rows = sorted(rows, key=lambda r: r.name)
     plain = list(csv.reader(io.StringIO(grades_csv([(r.name, r.outcomes) for r in rows]))))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    for cells, status in zip(plain, ["status", *(r.status for r in rows)], strict=True):
-        # grades_csv escaped the formulas it saw, csv_cell those a control byte hid
-        writer.writerow([csv_cell(c) for c in [cells[0], status, *cells[1:]]])
+    extra = [("status", "source"), *((r.status, r.source) for r in rows)]
+    for cells, (status, source) in zip(plain, extra, strict=True):
+        # csv_cell: grades_csv escaped the formulas it saw, not the controls; the path's
+        # backslashes doubled as in a name, so that two paths are never shown alike
+        cells = [cells[0], status, *cells[1:], escaped_name(source)]
+        writer.writerow([csv_cell(c) for c in cells])
     return out.getvalue()
 
 
@@ -81,8 +117,99 @@ def earlier_rows(out_fd: int, skip: set[str]) -> list[Row]:
         if data is not None:
             extra = data.get("extra_data") or {}
             status = extra.get("status") or ("graded" if outcomes else "no tests")
-            rows.append(Row(name, str(status), outcomes))
+            rows.append(Row(name, str(status), outcomes, str(extra.get("submission", ""))))
     return rows
+
+
+def graded_before(out_dir: Path) -> dict[str, dict]:
+    """``{name: extra_data}`` of each submission graded into ``out_dir`` before (none if there
+    is no such folder yet, or it is no folder: the batch refuses it later)."""
+    try:
+        fd = os.open(out_dir, _DIR)
+    except OSError:
+        return {}
+    try:
+        found = {}
+        for name in sorted(os.listdir(fd)):
+            data = _results(fd, name)
+            if data is not None:
+                extra = data.get("extra_data")
+                found[name] = extra if isinstance(extra, dict) else {}
+        return found
+    finally:
+        os.close(fd)
+
+
+def from_source(extra: dict, path: str) -> bool | None:
+    """Whether a results.json's ``extra_data`` was graded from ``path`` (absolute); None when
+    it does not say (a run that graded nothing, before the grader recorded its source)."""
+    if "submission" in extra:
+        return extra["submission"] == path
+    files = [str(f) for f in (extra.get("files") or {}).values()]
+    if not files:
+        return None
+    return any(f == path or os.path.dirname(f) == path for f in files)  # a file, or a folder
+
+
+def names_of(
+    paths: list[Path], before: dict[str, dict] | None = None, replace: bool = False
+) -> list[str]:
+    """The row and output folder name of each submission in ``paths``, decided from every name
+    of the batch and of the output folder (``before``: :func:`graded_before`).
+
+    A submission graded there before from the same path keeps its name; the first of each
+    :func:`shown_name` takes it, unless the output folder holds that name graded from another
+    path (UsageError, unless ``replace``); the others get ``NAME\\#2``, ``NAME\\#3``... (no
+    name of the batch or of the folder, and a name no folder can be shown as).  Two names that
+    differ only in case or Unicode form are refused (UsageError): a gradebook's look-up takes
+    one for the other."""
+    before = before or {}
+    shown = [shown_name(p) for p in paths]
+    sources = [os.path.abspath(p) for p in paths]
+    names: list[str | None] = [None] * len(paths)
+    used: set[str] = set()
+    for i, source in enumerate(sources):  # graded here before: the same row again
+        same = [n for n, extra in before.items() if n not in used and from_source(extra, source)]
+        if same:
+            names[i] = same[0]
+            used.add(same[0])
+    for i, name in enumerate(shown):
+        if names[i] is not None or name in used or name in RESERVED:
+            continue
+        if name in before and from_source(before[name], sources[i]) is False and not replace:
+            was = before[name].get("submission") or next(iter(before[name]["files"].values()))
+            raise UsageError(
+                f"{one_line(sources[i])}: its name '{name}' holds the grades of "
+                f"{one_line(str(was))} in the output folder; give --replace to let it replace "
+                "them, or grade into another --out"
+            )
+        names[i] = name
+        used.add(name)
+    taken = set(RESERVED) | set(before) | set(shown) | used
+    for i, name in enumerate(shown):
+        if names[i] is None:
+            k = 2
+            while f"{name}{NUMBER}{k}" in taken:
+                k += 1
+            names[i] = f"{name}{NUMBER}{k}"
+            taken.add(names[i])
+    final = [n for n in names if n is not None]
+    _refuse_look_alikes(final, [n for n in before if n not in used])
+    return final
+
+
+def _refuse_look_alikes(batch: list[str], kept: list[str]) -> None:
+    """UsageError if a name of the batch and another name of the batch or of the rows kept
+    differ only in case or Unicode form (``Bob`` and ``bob``, a full-width ``ｂｏｂ``)."""
+    seen: dict[str, str] = {}
+    for name in [*batch, *kept]:
+        key = unicodedata.normalize("NFKC", name).casefold()
+        other = seen.setdefault(key, name)
+        if other != name and (name in batch or other in batch):
+            raise UsageError(
+                f"the submissions '{other}' and '{name}' differ only in case or Unicode form "
+                "(a gradebook may take one for the other): rename one of the folders"
+            )
 
 
 def _results(out_fd: int, name: str) -> dict | None:

@@ -124,16 +124,34 @@ def printable(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-# Every control character (C0 with tab and newline, DEL, C1), and the lone surrogates that stand
-# for the bytes of a name that is not UTF-8 (os.listdir's): a folder's name may hold any of them.
-CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+def _escape(char: str) -> str:
+    """The escape of one character (``\\n``, ``\\x01``, ``\\u200b``, ``\\udcff``)."""
+    code = ord(char)
+    if char in "\n\t\r":
+        return repr(char)[1:-1]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def one_line(text: str) -> str:
     """``text`` (a submission's name, a path a student chose) printable on one terminal line:
-    each control character is written as its escape (``\\n``, ``\\x1b``), so a name with a
-    newline cannot print a line of its own, nor an escape sequence move the cursor."""
-    return CONTROLS.sub(lambda m: repr(m.group())[1:-1], text)
+    each character :meth:`str.isprintable` rejects is written as its escape (``\\n``,
+    ``\\x1b``, ``\\u200b``): controls (a newline cannot print a line of its own, nor an
+    escape sequence move the cursor), invisible format characters (a zero-width space, a
+    right-to-left override), line separators and spaces other than the plain one, and the lone
+    surrogates that stand for the bytes of a name that is not UTF-8 (os.listdir's)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escape(c) for c in text)
+
+
+def escaped_name(text: str) -> str:
+    """A name a student chose as grades.csv and the output folder show it: :func:`one_line`
+    with every backslash doubled, so that two names are never shown alike (``\\x01bob`` typed
+    by a student is ``\\\\x01bob``, the control byte before ``bob`` is ``\\x01bob``), and the
+    result holds no backslash that starts no escape."""
+    return "".join("\\\\" if c == "\\" else c if c.isprintable() else _escape(c) for c in text)
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as a formula
