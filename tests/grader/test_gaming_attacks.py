@@ -70,6 +70,18 @@ def test_bandit_policies_that_know_one_rule_each_score_nothing(tmp_path):
     assert result.score == 0, [(o.test, o.score) for o in result.outcomes if o.score]
 
 
+@pytest.mark.parametrize("name", ["compare_without_games", "monte_carlo_without_playouts"])
+def test_bandits_without_games_or_playouts_score_nothing(tmp_path, name):
+    """Red-team 3 attacks 02 and 05: compare_policies returning the public test's recorded
+    scores without a game (5 of 17 points), monte_carlo_move feeding the policy made-up rewards
+    and returning a negamax's move (3 of 17): the grader now works the contracts out itself on
+    drawn seeds and checks the rewards shown to its policy and the generator's draws."""
+    sub = build(name, tmp_path / "subs" / name, files=("bandits",))
+    sub.parent.chmod(0o700)
+    (result,) = grade([sub], sets=["bandits"])
+    assert result.score == 0, [(o.test, o.score) for o in result.outcomes if o.score]
+
+
 def test_learning_code_that_knows_one_rule_each_scores_nothing(tmp_path):
     """The temperature-0 target always, an unvisited child's score always, the smallest action
     always: 3 of 15 points before the limit, fpu and tie tests also asked about the general

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import random
 
-from mcts_grader.solutions import bandits, connect4, ttt_mcts
+from mcts_grader.solutions import connect4, ttt_mcts
 
 from mcts_course.games import TicTacToe
-from mcts_course.grading.tests import test_bandits as public_bandits
 from mcts_course.grading.tests import test_connect4 as public_connect4
 from mcts_course.grading.tests import test_ttt_mcts as public_ttt
 
@@ -42,20 +41,9 @@ def connect4_player_moves() -> dict:
     return found
 
 
-def compare_policies_scores() -> dict:
-    """bandits.compare_policies in test_compare_policies_seeds_as_documented."""
-    return {
-        seed: bandits.compare_policies(
-            ("uniform", "ucb1"), TicTacToe, playouts=2, games=8, seed=seed
-        )
-        for seed in public_bandits.DOCUMENTED_SEEDS
-    }
-
-
 # name of the constant in the public module -> (module, how to work it out again)
 RECORDINGS = {
     "SIMULATE_RESULTS": (public_ttt, simulate_results),
     "PLAYER_MOVES": (public_ttt, ttt_player_moves),
     "CONTRACT_MOVES": (public_connect4, connect4_player_moves),
-    "DOCUMENTED_SCORES": (public_bandits, compare_policies_scores),
 }
