@@ -257,6 +257,28 @@ MUTANTS = {
         "        root = mcts_search(Position(board, player), self.iterations, self.c, 1, rng)",
         "connect4",
     ),
+    # Red-team 3 attack 04: win now, else block, else a safe centre-first column; no search
+    # (5 points of strength tests; 7 with the public test's recorded contract moves replayed).
+    "connect4_player_rules_no_search": (
+        "connect4",
+        "        root = mcts_search(Position(board, player), self.iterations, self.c, 1, "
+        "self.rng)\n        return best_action(root)",
+        "        cols = legal_columns(board)\n"
+        "        for who in (player, 1 - player):\n"
+        "            for col in cols:\n"
+        "                if is_win(drop(board, col, who), who):\n"
+        "                    return col\n"
+        "        order = sorted(cols, key=lambda col: abs(col - 3))\n"
+        "        safe = [\n"
+        "            col for col in order\n"
+        "            if not any(\n"
+        "                is_win(drop(drop(board, col, player), d, 1 - player), 1 - player)\n"
+        "                for d in legal_columns(drop(board, col, player))\n"
+        "            )\n"
+        "        ]\n"
+        "        return (safe or order)[0]",
+        "connect4",
+    ),
     "connect4_legal_columns_empties_the_board": (  # then every column is legal (issue 16)
         "connect4",
         '    """The columns that are not full, in increasing order."""\n',
@@ -972,6 +994,66 @@ def monte_carlo_move(state, playouts, policy, rng):
     return max(actions, key=lambda a: -_value(state.play(a)) * 0.9)
 """
 
+# Red-team 3 attack 03: a negamax behind a forged tree whose visit counts add up (every node
+# half won), built without a draw; with an honest best_action and player on top it took 13 of
+# 39 points before the trees' rewards and the generator's draws were checked.
+FORGED_TREE = """
+
+import functools as _ft
+
+
+@_ft.lru_cache(maxsize=None)
+def _value(state):
+    if state.is_terminal():
+        return state.returns()[state.current_player]
+    return max(-_value(state.play(a)) for a in state.legal_actions())
+
+
+def _fill(node, visits):
+    # visits on node, and (when it is not finished) visits - 1 spread on its children
+    node.visits = visits
+    node.wins = visits / 2
+    if node.state.is_terminal() or visits <= 1:
+        return
+    left = visits - 1
+    actions = list(node.state.legal_actions())
+    k = min(len(actions), left)
+    shares = [left - (k - 1)] + [1] * (k - 1)
+    for a, v in zip(actions, shares):
+        child = Node(node.state.play(a), node, a)
+        node.children[a] = child
+        node.untried.remove(a)
+        _fill(child, v)
+
+
+def mcts_search(state, iterations, c=math.sqrt(2), expand_threshold=1, rng=None):
+    root = Node(state)
+    root.visits = iterations
+    actions = list(state.legal_actions())
+    best = max(actions, key=lambda a: -_value(state.play(a)))
+    others = [a for a in actions if a != best][: max(0, iterations - 2)]
+    for a in [best] + others:
+        child = Node(state.play(a), root, a)
+        root.children[a] = child
+        root.untried.remove(a)
+        _fill(child, 1 if a != best else iterations - len(others))
+    return root
+
+
+def best_action(root):
+    return max(sorted(root.children), key=lambda a: root.children[a].visits)
+
+
+class MCTSPlayer:
+    def __init__(self, iterations=1000, c=math.sqrt(2), expand_threshold=1, seed=None):
+        self.name = "mcts"
+        self.iterations, self.c, self.threshold = iterations, c, expand_threshold
+        self.rng = random.Random(seed)
+
+    def select_action(self, state):
+        return best_action(mcts_search(state, self.iterations, self.c, self.threshold, self.rng))
+"""
+
 STUB_PLUS = {
     "learning_one_rule_each": {"learning": LEARNING_ONE_RULE_EACH},
     "delegate_static_imports": STATIC_DELEGATION,
@@ -980,6 +1062,7 @@ STUB_PLUS = {
     "bandits_one_rule_each": {"bandits": ONE_RULE_EACH},
     "compare_without_games": {"bandits": COMPARE_WITHOUT_GAMES},
     "monte_carlo_without_playouts": {"bandits": MONTE_CARLO_WITHOUT_PLAYOUTS},
+    "forged_tree": {"ttt_mcts": FORGED_TREE},
 }
 
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import random
 
-from mcts_grader.solutions import connect4, ttt_mcts
+from mcts_grader.solutions import ttt_mcts
 
 from mcts_course.games import TicTacToe
-from mcts_course.grading.tests import test_connect4 as public_connect4
 from mcts_course.grading.tests import test_ttt_mcts as public_ttt
 
 
@@ -31,19 +30,8 @@ def ttt_player_moves() -> dict:
     return found
 
 
-def connect4_player_moves() -> dict:
-    """connect4.MCTSPlayer's columns in test_player_follows_the_contract."""
-    boards = [public_connect4.board_of(moves) for moves in public_connect4.CONTRACT_BOARDS]
-    found = {}
-    for seed, c in ((3, 1.0), (8, 0.5)):
-        player = connect4.MCTSPlayer(iterations=60, c=c, seed=seed)
-        found[seed, c] = [player.select_action(board, p) for board, p in boards]
-    return found
-
-
 # name of the constant in the public module -> (module, how to work it out again)
 RECORDINGS = {
     "SIMULATE_RESULTS": (public_ttt, simulate_results),
     "PLAYER_MOVES": (public_ttt, ttt_player_moves),
-    "CONTRACT_MOVES": (public_connect4, connect4_player_moves),
 }
