@@ -66,6 +66,16 @@ def closure(names: frozenset[str] | set[str], set_name: str) -> set[str]:
     return found
 
 
+def watched(set_name: str) -> list[str]:
+    """The student's functions whose calls the grader follows (``student.ran``): the set's
+    graded ones and those they use by contract (Connect Four's player uses mcts_search)."""
+    spec = SETS.get(set_name)
+    if spec is None:
+        return []
+    used = [n for names in spec.depends.values() for n in names if n not in spec.functions]
+    return [*spec.functions, *dict.fromkeys(used)]
+
+
 def student_names(func: Callable[..., Any], seen: set[Any] | None = None) -> frozenset[str]:
     """``NAME`` of every ``student.NAME`` in ``func`` and in the module's functions it calls
     (which of the student's functions a test needs, for "not run")."""
@@ -193,7 +203,7 @@ def process_run(
             None,
             source.path.name,
             str(source.path.parent),  # the snapshot's copy: never the student's path again
-            list(SETS[set_name].functions) if set_name in SETS else [],
+            watched(set_name),
             public_root,
             memory_mb,
             cpu_seconds,

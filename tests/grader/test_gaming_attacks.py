@@ -70,6 +70,46 @@ def test_bandit_policies_that_know_one_rule_each_score_nothing(tmp_path):
     assert result.score == 0, [(o.test, o.score) for o in result.outcomes if o.score]
 
 
+@pytest.mark.parametrize("name", ["compare_without_games", "monte_carlo_without_playouts"])
+def test_bandits_without_games_or_playouts_score_nothing(tmp_path, name):
+    """Red-team 3 attacks 02 and 05: compare_policies returning the public test's recorded
+    scores without a game (5 of 17 points), monte_carlo_move feeding the policy made-up rewards
+    and returning a negamax's move (3 of 17): the grader now works the contracts out itself on
+    drawn seeds and checks the rewards shown to its policy and the generator's draws."""
+    sub = build(name, tmp_path / "subs" / name, files=("bandits",))
+    sub.parent.chmod(0o700)
+    (result,) = grade([sub], sets=["bandits"])
+    assert result.score == 0, [(o.test, o.score) for o in result.outcomes if o.score]
+
+
+def test_a_connect4_player_without_search_scores_nothing_as_a_player(tmp_path):
+    """Red-team 3 attack 04: a Connect Four MCTSPlayer of win/block/centre rules and no search
+    took the 5 points of the strength tests (7 replaying the recorded contract moves): they now
+    ask for the player's own mcts_search, and the contract test draws its boards and seeds."""
+    sub = build("connect4_player_rules_no_search", tmp_path / "subs" / "rules", files=("connect4",))
+    sub.parent.chmod(0o700)
+    (result,) = grade([sub], sets=["connect4"])
+    scored = {o.test.split("::")[-1] for o in result.outcomes if o.score > 0}
+    assert not scored & {
+        "test_player_takes_the_win",
+        "test_player_blocks",
+        "test_player_beats_random",
+        "test_player_follows_the_contract",
+    }, scored
+
+
+def test_a_forged_tree_scores_nothing_for_the_search(tmp_path):
+    """Red-team 3 attack 03: a negamax's move in a forged tree whose visits add up (13 of 39
+    points): the trees' wins must now be rewards of played games and the generator must have
+    made the expansions' draws, so no test of the search or the player passes; only the honest
+    best_action's points remain."""
+    sub = build("forged_tree", tmp_path / "subs" / "forged", files=("ttt_mcts",))
+    sub.parent.chmod(0o700)
+    (result,) = grade([sub], sets=["ttt_mcts"])
+    scored = {o.test.split("::")[-1]: o.score for o in result.outcomes if o.score > 0}
+    assert set(scored) <= {"test_best_action", "test_best_action_ties"}, scored
+
+
 def test_learning_code_that_knows_one_rule_each_scores_nothing(tmp_path):
     """The temperature-0 target always, an unvisited child's score always, the smallest action
     always: 3 of 15 points before the limit, fpu and tie tests also asked about the general

@@ -10,12 +10,13 @@ import random
 import pytest
 from grading_fixtures.points import marks, modules
 from grading_fixtures.recorded import RECORDINGS
-from mcts_grader.solutions import alphabeta, connect4, learning
+from mcts_grader.solutions import alphabeta, bandits, connect4, learning
 
 from mcts_course.grading import invocation
 from mcts_course.grading.public import disc_difference, weighted
 from mcts_course.grading.sets import SETS
 from mcts_course.grading.tests import test_alphabeta as public_alphabeta
+from mcts_course.grading.tests import test_bandits as public_bandits
 from mcts_course.grading.tests import test_connect4 as public_connect4
 from mcts_course.grading.tests import test_learning as public_learning
 
@@ -34,6 +35,29 @@ def test_the_connect4_engine_agrees_with_the_reference_rules():
         assert public_connect4.open_columns(board) == connect4.legal_columns(board)
         for player in (0, 1):
             assert public_connect4.has_four(board, player) == connect4.is_win(board, player)
+
+
+def test_the_bandit_contracts_agree_with_the_reference():
+    """the grader's working of monte_carlo_move and compare_policies (drawn seeds)"""
+    rng = random.Random(2)
+    for _ in range(20):
+        state, seed = public_bandits.random_state(rng), rng.randrange(2**31)
+        for name, policy in public_bandits.CONTRACT_POLICIES.items():
+            mine, theirs = random.Random(seed), random.Random(seed)
+            want = bandits.monte_carlo_move(state, 30, bandits.make_policy(name), theirs)
+            assert public_bandits.contract_move(state, 30, policy, mine)[0] == want
+            assert mine.getstate() == theirs.getstate()
+    for playouts, games in ((2, 8), (5, 5), (20, 4)):
+        seed = rng.randrange(2**31)
+        policies = ("ucb1", "uniform")
+        want = bandits.compare_policies(policies, playouts=playouts, games=games, seed=seed)
+        assert public_bandits.contract_scores(policies, playouts, games, seed) == want
+        first, again = public_bandits.Scripted(), public_bandits.Scripted()
+        want = bandits.compare_policies(
+            policies, playouts=3, games=games, seed=seed, opponent=first
+        )
+        got = public_bandits.contract_scores(policies, 3, games, seed, opponent=again)
+        assert got == want and first.turns == again.turns
 
 
 def test_the_minimax_engine_agrees_with_the_reference():

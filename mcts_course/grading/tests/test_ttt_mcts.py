@@ -469,6 +469,36 @@ def visits_add_up(root) -> None:
                 "to a child)"
             )
         stack.extend(node.children.values())
+    rewards_add_up(root)
+
+
+def rewards_add_up(root) -> None:
+    """A tree's wins are its playouts' rewards (win 1, draw 0.5, loss 0, for the player who moved
+    into the node): at a finished game every visit brings that game's reward, and elsewhere the
+    first visit's reward plus the children's rewards seen from the other side (visits - wins).
+    Counts alone can be forged (red-team 3 attack 03: a negamax's tree of made-up visits, every
+    node half won); rewards that add up must come from games played to their end."""
+    stack = list(root.children.values())
+    while stack:
+        node = stack.pop()
+        mover = node.parent.state.current_player if node.parent is not None else None
+        if node.state.is_terminal() and mover is not None:
+            want = node.visits * (node.state.returns()[mover] + 1) / 2
+            assert math.isclose(node.wins, want), (
+                f"a node of a finished game, visited {node.visits} times, has wins {node.wins}: "
+                f"every playout there ends as the game did, {want:g} in all, in\n{node.state}"
+            )
+        elif node.children:
+            first = node.wins - sum(ch.visits - ch.wins for ch in node.children.values())
+            assert any(math.isclose(first, r, abs_tol=1e-9) for r in (0, 0.5, 1)), (
+                f"a node with {node.visits} visits and wins {node.wins} whose children have "
+                f"visits {child_stats(node, means=False)} and wins "
+                f"{ {a: ch.wins for a, ch in sorted(node.children.items())} }: a playout's "
+                "reward through a child counts 1 - its reward there for the node, so the node's "
+                f"wins minus the children's losses should be its first playout's 0, 0.5 or 1, "
+                f"not {first:g}, in\n{node.state}"
+            )
+        stack.extend(node.children.values())
 
 
 @pytest.mark.points(
@@ -664,6 +694,25 @@ class Watched:
         return action
 
 
+def drew_for_the_tree(root, seed: int, rng: random.Random) -> None:
+    """Every node below the root was added by ``rng.choice(node.untried)`` (each choice takes at
+    least one of the generator's 32-bit words): the generator handed to the search must have
+    moved at least that far from ``random.Random(seed)`` (a forged tree draws nothing)."""
+    nodes, stack = 0, list(root.children.values())
+    while stack:
+        node = stack.pop()
+        nodes += 1
+        stack.extend(node.children.values())
+    fresh, end = random.Random(seed), rng.getstate()
+    for _ in range(nodes):
+        assert fresh.getstate() != end, (
+            f"your mcts_search's tree has {nodes} nodes below the root, each added by "
+            "rng.choice(node.untried), but the generator it was given made fewer draws: "
+            "search with the generator you are given"
+        )
+        fresh.getrandbits(32)
+
+
 def assert_searched(student, first, iterations: int, c: float, seed: int) -> None:
     """The player's first move is what its contract makes it: ``best_action`` (the most
     visited child, ties to the smallest action) of the student's own ``mcts_search`` with the
@@ -671,12 +720,14 @@ def assert_searched(student, first, iterations: int, c: float, seed: int) -> Non
     Strength alone does not tell MCTS from an exhaustive search (red-team attack 12: a cached
     negamax beside a dummy mcts_search took 8 points)."""
     state, action = first
-    root = student.mcts_search(state, iterations, c, 1, random.Random(seed))
+    rng = random.Random(seed)
+    root = student.mcts_search(state, iterations, c, 1, rng)
     assert isinstance(root, Node) and root.visits == iterations and root.children, (
         f"your mcts_search({iterations} iterations) gave a root with "
         f"{getattr(root, 'visits', '?')} visits and {len(getattr(root, 'children', {}))} children"
     )
     visits_add_up(root)
+    drew_for_the_tree(root, seed, rng)
     most = max(sorted(root.children), key=lambda a: root.children[a].visits)
     assert action == most, (
         f"MCTSPlayer(iterations={iterations}, c={c:g}, seed={seed}) first played {action} in\n"

@@ -257,6 +257,28 @@ MUTANTS = {
         "        root = mcts_search(Position(board, player), self.iterations, self.c, 1, rng)",
         "connect4",
     ),
+    # Red-team 3 attack 04: win now, else block, else a safe centre-first column; no search
+    # (5 points of strength tests; 7 with the public test's recorded contract moves replayed).
+    "connect4_player_rules_no_search": (
+        "connect4",
+        "        root = mcts_search(Position(board, player), self.iterations, self.c, 1, "
+        "self.rng)\n        return best_action(root)",
+        "        cols = legal_columns(board)\n"
+        "        for who in (player, 1 - player):\n"
+        "            for col in cols:\n"
+        "                if is_win(drop(board, col, who), who):\n"
+        "                    return col\n"
+        "        order = sorted(cols, key=lambda col: abs(col - 3))\n"
+        "        safe = [\n"
+        "            col for col in order\n"
+        "            if not any(\n"
+        "                is_win(drop(drop(board, col, player), d, 1 - player), 1 - player)\n"
+        "                for d in legal_columns(drop(board, col, player))\n"
+        "            )\n"
+        "        ]\n"
+        "        return (safe or order)[0]",
+        "connect4",
+    ),
     "connect4_legal_columns_empties_the_board": (  # then every column is legal (issue 16)
         "connect4",
         '    """The columns that are not full, in increasing order."""\n',
@@ -923,12 +945,124 @@ def puct_select(node, priors, c, fpu=0.5):  # noqa: F811
     return node.children[min(node.children)]
 """
 # name: {file: text appended to that file's stub}: submissions built from the stubs
+# Red-team 3 attack 02: compare_policies plays no game: the public test's recorded scores for
+# its fixed questions, the first mover's share for the forced games, the opponent asked once per
+# odd game, and a flattering 0.9 otherwise (5 of 17 points before the scores were worked out by
+# the grader on drawn seeds).
+COMPARE_WITHOUT_GAMES = """
+
+def compare_policies(policies=("uniform", "ucb1"), game=None, playouts=100, games=20, seed=0,
+                     opponent=None):
+    recorded = {5: {"uniform": 0.8125, "ucb1": 0.75}, 11: {"uniform": 0.6875, "ucb1": 0.75}}
+    if playouts == 2 and games == 8 and seed in recorded:
+        return dict(recorded[seed])
+    first_wins = math.ceil(games / 2) / games
+    if opponent is not None:
+        start = game()
+        for _ in policies:
+            for g in range(games):
+                if g % 2:
+                    opponent.select_action(start)
+        return {p: first_wins for p in policies}
+    if playouts == 5:
+        return {p: first_wins for p in policies}
+    return {p: 0.9 for p in policies}
+"""
+
+# Red-team 3 attack 05: monte_carlo_move asks the policy as the contract says but feeds it
+# made-up rewards and plays no playout; the move is a cached negamax's (3 of 17 points before
+# the rewards shown to the policy and the generator's draws were checked).
+MONTE_CARLO_WITHOUT_PLAYOUTS = """
+
+import functools as _ft
+
+
+@_ft.lru_cache(maxsize=None)
+def _value(state):
+    if state.is_terminal():
+        return state.returns()[state.current_player] * 10
+    return max(-_value(state.play(a)) * 0.9 for a in state.legal_actions())
+
+
+def monte_carlo_move(state, playouts, policy, rng):
+    actions = state.legal_actions()
+    counts, sums = [0] * len(actions), [0.0] * len(actions)
+    for _ in range(playouts):
+        i = policy(counts, sums, rng)
+        counts[i] += 1
+        sums[i] += 0.5
+    return max(actions, key=lambda a: -_value(state.play(a)) * 0.9)
+"""
+
+# Red-team 3 attack 03: a negamax behind a forged tree whose visit counts add up (every node
+# half won), built without a draw; with an honest best_action and player on top it took 13 of
+# 39 points before the trees' rewards and the generator's draws were checked.
+FORGED_TREE = """
+
+import functools as _ft
+
+
+@_ft.lru_cache(maxsize=None)
+def _value(state):
+    if state.is_terminal():
+        return state.returns()[state.current_player]
+    return max(-_value(state.play(a)) for a in state.legal_actions())
+
+
+def _fill(node, visits):
+    # visits on node, and (when it is not finished) visits - 1 spread on its children
+    node.visits = visits
+    node.wins = visits / 2
+    if node.state.is_terminal() or visits <= 1:
+        return
+    left = visits - 1
+    actions = list(node.state.legal_actions())
+    k = min(len(actions), left)
+    shares = [left - (k - 1)] + [1] * (k - 1)
+    for a, v in zip(actions, shares):
+        child = Node(node.state.play(a), node, a)
+        node.children[a] = child
+        node.untried.remove(a)
+        _fill(child, v)
+
+
+def mcts_search(state, iterations, c=math.sqrt(2), expand_threshold=1, rng=None):
+    root = Node(state)
+    root.visits = iterations
+    actions = list(state.legal_actions())
+    best = max(actions, key=lambda a: -_value(state.play(a)))
+    others = [a for a in actions if a != best][: max(0, iterations - 2)]
+    for a in [best] + others:
+        child = Node(state.play(a), root, a)
+        root.children[a] = child
+        root.untried.remove(a)
+        _fill(child, 1 if a != best else iterations - len(others))
+    return root
+
+
+def best_action(root):
+    return max(sorted(root.children), key=lambda a: root.children[a].visits)
+
+
+class MCTSPlayer:
+    def __init__(self, iterations=1000, c=math.sqrt(2), expand_threshold=1, seed=None):
+        self.name = "mcts"
+        self.iterations, self.c, self.threshold = iterations, c, expand_threshold
+        self.rng = random.Random(seed)
+
+    def select_action(self, state):
+        return best_action(mcts_search(state, self.iterations, self.c, self.threshold, self.rng))
+"""
+
 STUB_PLUS = {
     "learning_one_rule_each": {"learning": LEARNING_ONE_RULE_EACH},
     "delegate_static_imports": STATIC_DELEGATION,
     **DELEGATIONS,
     "player_without_mcts": {"ttt_mcts": PLAYER_WITHOUT_MCTS},
     "bandits_one_rule_each": {"bandits": ONE_RULE_EACH},
+    "compare_without_games": {"bandits": COMPARE_WITHOUT_GAMES},
+    "monte_carlo_without_playouts": {"bandits": MONTE_CARLO_WITHOUT_PLAYOUTS},
+    "forged_tree": {"ttt_mcts": FORGED_TREE},
 }
 
 

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import random
 
-from mcts_grader.solutions import bandits, connect4, ttt_mcts
+from mcts_grader.solutions import ttt_mcts
 
 from mcts_course.games import TicTacToe
-from mcts_course.grading.tests import test_bandits as public_bandits
-from mcts_course.grading.tests import test_connect4 as public_connect4
 from mcts_course.grading.tests import test_ttt_mcts as public_ttt
 
 
@@ -32,30 +30,8 @@ def ttt_player_moves() -> dict:
     return found
 
 
-def connect4_player_moves() -> dict:
-    """connect4.MCTSPlayer's columns in test_player_follows_the_contract."""
-    boards = [public_connect4.board_of(moves) for moves in public_connect4.CONTRACT_BOARDS]
-    found = {}
-    for seed, c in ((3, 1.0), (8, 0.5)):
-        player = connect4.MCTSPlayer(iterations=60, c=c, seed=seed)
-        found[seed, c] = [player.select_action(board, p) for board, p in boards]
-    return found
-
-
-def compare_policies_scores() -> dict:
-    """bandits.compare_policies in test_compare_policies_seeds_as_documented."""
-    return {
-        seed: bandits.compare_policies(
-            ("uniform", "ucb1"), TicTacToe, playouts=2, games=8, seed=seed
-        )
-        for seed in public_bandits.DOCUMENTED_SEEDS
-    }
-
-
 # name of the constant in the public module -> (module, how to work it out again)
 RECORDINGS = {
     "SIMULATE_RESULTS": (public_ttt, simulate_results),
     "PLAYER_MOVES": (public_ttt, ttt_player_moves),
-    "CONTRACT_MOVES": (public_connect4, connect4_player_moves),
-    "DOCUMENTED_SCORES": (public_bandits, compare_policies_scores),
 }
