@@ -18,7 +18,14 @@ from mcts_course.grading import public
 from mcts_course.grading.process import MissingDefinition, StudentProcess, student_error
 from mcts_course.grading.protocol import Decoder, Encoder, ProtocolError, sync
 
-__all__ = ["LENT_ATTRIBUTES", "Connection", "MissingDefinition", "RemoteFunction", "RemoteObject", "Student"]
+__all__ = [
+    "LENT_ATTRIBUTES",
+    "Connection",
+    "MissingDefinition",
+    "RemoteFunction",
+    "RemoteObject",
+    "Student",
+]
 
 # What the student's code may read of an object the grader lends it (a player of the tests:
 # ``select_action`` and its ``name``); everything else answers AttributeError.

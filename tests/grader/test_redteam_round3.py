@@ -32,7 +32,7 @@ def ucb1_ref(counts, sums, c):
     return scores.index(max(scores))
 
 
-@pytest.mark.points(3, exercise="bandits", hint="UCB1 on more bandits")
+@pytest.mark.points(3, exercise="bandits", hint="UCB1 on more bandits", visibility="visible")
 def test_ucb1_more(student):
     """ucb1_choice on some more bandits (written like the README's example)"""
     cases = [([3, 5, 2], [1.0, 4.0, 0.5], 1.0), ([4, 4], [1.0, 3.0], 0.5)]
@@ -75,15 +75,16 @@ def test_a_hidden_test_keeps_its_arguments(tmp_path):
     scored = _graded(
         tmp_path, "ucb1_rewrites_its_arguments", "bandits", ["bandits"], extra_tests=[hidden]
     )
-    assert "test_ucb1_more" not in scored, scored
+    assert scored == {}, scored  # the stub scores nothing else either
 
 
 @pytest.mark.parametrize(
     "text",
-    ["X = " + "+".join(["1"] * 3000) + "\n", "x = " + "-(" * 900 + "1" + ")" * 900 + "\n"],
+    ["X = " + "+".join(["1"] * 3000) + "\n", "x = " + "-" * 100_000 + "1\n"],
 )
 def test_code_too_deep_for_the_parser_is_a_syntax_error(text):
-    with pytest.raises(SyntaxError, match="could not be parsed|too many nested"):
+    # the first raised RecursionError in the grader's parse, the second MemoryError
+    with pytest.raises(SyntaxError, match="could not be parsed"):
         parse(text)
 
 

@@ -935,7 +935,9 @@ def _raw(evaluate):
         return evaluate
 
 
-def alphabeta(state, depth, player, evaluate, alpha=-math.inf, beta=math.inf, stats=None):  # noqa: F811
+def alphabeta(  # noqa: F811
+    state, depth, player, evaluate, alpha=-math.inf, beta=math.inf, stats=None
+):
     if stats is not None:
         stats["nodes"] = stats.get("nodes", 0) + 1
     raw = _raw(evaluate)
