@@ -198,8 +198,10 @@ class StudentProcess:
         cpu_seconds: int = 600,
         *,
         code: str | None = None,
+        exercise_set: str = "",
     ):
         self.code_path, self.code = code_path, code
+        self.exercise_set = exercise_set  # what the process keeps: grading.narrow
         self.display_name, self.workdir = display_name, workdir
         self.functions, self.cpu_seconds = list(functions), cpu_seconds
         self.public_root, self.memory_mb = public_root, memory_mb
@@ -237,6 +239,7 @@ class StudentProcess:
         job = {
             "display_name": self.display_name,
             "functions": self.functions,
+            "set": self.exercise_set,
             "memory_mb": self.memory_mb,
             "cpu_seconds": self.cpu_seconds,
             "sandbox": self.box.job(),

@@ -18,7 +18,18 @@ from mcts_course.grading import public
 from mcts_course.grading.process import MissingDefinition, StudentProcess, student_error
 from mcts_course.grading.protocol import Decoder, Encoder, ProtocolError, sync
 
-__all__ = ["Connection", "MissingDefinition", "RemoteFunction", "RemoteObject", "Student"]
+__all__ = [
+    "LENT_ATTRIBUTES",
+    "Connection",
+    "MissingDefinition",
+    "RemoteFunction",
+    "RemoteObject",
+    "Student",
+]
+
+# What the student's code may read of an object the grader lends it (a player of the tests:
+# ``select_action`` and its ``name``); everything else answers AttributeError.
+LENT_ATTRIBUTES = frozenset({"select_action", "name"})
 
 
 class Connection:
@@ -73,15 +84,30 @@ class Connection:
         return reply
 
     def call(
-        self, function: str, args: tuple[Any, ...], kwargs: dict[Any, Any], obj: Any = None
+        self,
+        function: str,
+        args: tuple[Any, ...],
+        kwargs: dict[Any, Any],
+        obj: Any = None,
+        keep: bool = False,
     ) -> Any:
-        return self.call_many(function, [(args, kwargs)], obj, many=False)
+        return self.call_many(function, [(args, kwargs)], obj, many=False, keep=keep)
 
     def call_many(
-        self, function: str, calls: list[Any], obj: Any = None, many: bool = True, repeat: int = 0
+        self,
+        function: str,
+        calls: list[Any],
+        obj: Any = None,
+        many: bool = True,
+        repeat: int = 0,
+        keep: bool = False,
     ) -> Any:
         """Call ``function`` once per ``(args, kwargs)`` of ``calls`` in one request (the
-        student's process answers them in order); a list of results (one result if not many)."""
+        student's process answers them in order); a list of results (one result if not many).
+        The student's changes to the lists, dicts and generators given are copied back into
+        the test's own objects only with ``keep`` (a test that asks for them, e.g. the rng a
+        playout drew from): otherwise a submission could rewrite the test's inputs, and the
+        test's own reference answer with them."""
         encoder = self.encoder()
         originals = [(list(args), dict(kwargs)) for args, kwargs in calls]
         message = {
@@ -94,7 +120,7 @@ class Connection:
             "nodes": encoder.table(),
         }
         reply = self.request(message, function)
-        return self._answer(reply, encoder, originals)
+        return self._answer(reply, encoder, originals if keep else [])
 
     def getattr(self, obj: Any, attr: str, function: str) -> Any:
         encoder = self.encoder()
@@ -149,16 +175,19 @@ class Connection:
             if target is None or not isinstance(args, list) or not isinstance(kwargs, dict):
                 raise ProtocolError("a call to an unknown object")
             method = message.get("method")
-            if method == "__getattr__":  # plain attributes only: no reaching into the grader
+            # a lent object answers as itself (a call) and through the contract's names only:
+            # any other attribute may hold something the test does not count (the evaluation
+            # inside a counting wrapper, a player's generator)
+            if method == "__getattr__":
                 name = str(args[0]) if args else ""
-                if name.startswith("_"):
+                if name not in LENT_ATTRIBUTES:
                     raise AttributeError(name)
                 value = getattr(target, name)
                 result = {"method": True} if callable(value) else value
             elif method is None:
                 result = target(*args, **kwargs)
             else:
-                if not isinstance(method, str) or method.startswith("_"):
+                if method not in LENT_ATTRIBUTES:
                     raise AttributeError(str(method))
                 result = getattr(target, method)(*args, **kwargs)
             encoder = Encoder(
@@ -191,18 +220,27 @@ class RemoteFunction:
         self._connection.direct.append(self._name)
         return self._connection.call(self._name, args, kwargs)
 
-    def many(self, calls: list[Any]) -> list[Any]:
+    def keeping(self, *args: Any, **kwargs: Any) -> Any:
+        """Like a call, and the student's changes to the lists, dicts and random generators
+        given are copied back into them (a call only ever works on copies)."""
+        self._connection.direct.append(self._name)
+        return self._connection.call(self._name, args, kwargs, keep=True)
+
+    def many(self, calls: list[Any], keep: bool = False) -> list[Any]:
         """The results of many calls at once: ``calls`` lists argument tuples (or (args,
-        kwargs) pairs); the student's process runs them in order, in one round trip."""
+        kwargs) pairs); the student's process runs them in order, in one round trip;
+        ``keep`` as in :meth:`keeping`."""
         self._connection.direct.append(self._name)
         pairs = [c if _is_pair(c) else (tuple(c), {}) for c in calls]
-        return self._connection.call_many(self._name, pairs) if pairs else []
+        return self._connection.call_many(self._name, pairs, keep=keep) if pairs else []
 
-    def repeat(self, times: int, *args: Any, **kwargs: Any) -> list[Any]:
+    def repeat(self, times: int, *args: Any, keep: bool = False, **kwargs: Any) -> list[Any]:
         """The results of ``times`` calls with the very same arguments (a generator among them
-        goes on drawing), in one round trip."""
+        goes on drawing), in one round trip; ``keep`` as in :meth:`keeping`."""
         self._connection.direct.append(self._name)
-        found: list[Any] = self._connection.call_many(self._name, [(args, kwargs)], repeat=times)
+        found: list[Any] = self._connection.call_many(
+            self._name, [(args, kwargs)], repeat=times, keep=keep
+        )
         return found
 
     def __repr__(self) -> str:

@@ -15,6 +15,17 @@ _LOCK = threading.Lock()
 
 
 def parse(source: str) -> ast.Module:
-    """``ast.parse(source)``, never in two threads at once."""
+    """``ast.parse(source)``, never in two threads at once.  Code the parser cannot hold
+    (nested too deeply, too big, a NUL byte) raises SyntaxError like any unparsable file, so
+    that every reader reports "could not be parsed" and no grader traceback reaches a
+    student's feedback."""
     with _LOCK:
-        return ast.parse(source)
+        try:
+            return ast.parse(source)
+        except SyntaxError:
+            raise
+        except (RecursionError, MemoryError, ValueError) as error:
+            raise SyntaxError(
+                f"your file could not be parsed ({type(error).__name__}: nested too deeply "
+                "or too big)"
+            ) from None

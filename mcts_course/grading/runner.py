@@ -208,6 +208,7 @@ def process_run(
             memory_mb,
             cpu_seconds,
             code=source.code,
+            exercise_set=set_name,
         )
         process.start()
         return process, process.names

@@ -121,10 +121,13 @@ def notebook_code(notebook: dict[Any, Any]) -> tuple[str, str, list[str]]:
     notes: list[str] = []
     future: set[str] = set()
     defined: set[str] = set()
-    code_cells = [c for c in notebook.get("cells", []) if c.get("cell_type") == "code"]
+    cells = notebook.get("cells", [])
+    cells = cells if isinstance(cells, list) else []
+    # a cell that is not a dict (a hand-edited or forged file) is not code: skipped
+    code_cells = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
     for number, cell in enumerate(code_cells, 1):
         text = cell.get("source", "")
-        text = "".join(text) if isinstance(text, list) else text
+        text = "".join(map(str, text)) if isinstance(text, list) else str(text)
         lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in text.splitlines()]
         text = "\n".join(lines)
         try:
@@ -145,7 +148,12 @@ def notebook_code(notebook: dict[Any, Any]) -> tuple[str, str, list[str]]:
                 body.append(_guarded(node))
                 defined |= _defines(node)
         if body:
-            kept.append(f"# --- code cell {number} ---\n" + ast.unparse(ast.Module(body, [])))
+            try:
+                unparsed = ast.unparse(ast.Module(body, []))
+            except (RecursionError, MemoryError, ValueError):  # parsed, too deep to write back
+                notes.append(f"code cell {number} was skipped: it could not be parsed")
+                continue
+            kept.append(f"# --- code cell {number} ---\n" + unparsed)
     if future:
         kept.insert(0, f"from __future__ import {', '.join(sorted(future))}")
     return "\n\n".join(kept) + "\n", "\n\n".join(everything), notes

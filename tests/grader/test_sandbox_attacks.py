@@ -229,10 +229,10 @@ def test_a_board_given_comes_back_emptied(student):
 
 def test_a_submission_cannot_change_the_tests_inputs_for_the_next(tmp_path):
     """A submission empties every board it is given, hoping to empty the grader's cached boards
-    for the next submission.  The attack is real: an instructor's test (in the same batch) sees
-    a board it handed over come back emptied in the grader's own memory.  It is held: the
-    shipped tests hand out copies, and each submission is graded in a pytest process of its own,
-    so the honest submission graded next gets full marks on the real boards."""
+    for the next submission.  It is held: a call hands the student's process copies and brings
+    no change back (unless a test asks for them with ``keeping``), so even an instructor's test
+    sees its board unchanged; and each submission is graded in a pytest process of its own, so
+    the honest submission graded next gets full marks on the real boards."""
     reference = (SOLUTIONS / "connect4.py").read_text()
     first = tmp_path / "subs" / "clearer"
     first.mkdir(parents=True)
@@ -255,7 +255,8 @@ def test_a_submission_cannot_change_the_tests_inputs_for_the_next(tmp_path):
     }
     by_name = {g: {o.name.split(" [")[0]: o for o in grades[g].outcomes} for g in grades}
     probe_name = "test_a_board_given_comes_back_emptied"
-    assert by_name["clearer"][probe_name].passed  # the attack reaches the grader's objects
+    # a call works on copies (red team 3, 17): the grader's own board stays as it was
+    assert not by_name["clearer"][probe_name].passed
     assert not by_name["honest"][probe_name].passed
     shipped = [o for o in grades["honest"].outcomes if o.name != probe_name]
     assert shipped and all(o.passed for o in shipped), [o.output for o in shipped]

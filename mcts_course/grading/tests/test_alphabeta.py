@@ -41,10 +41,10 @@ class Salted:
     """``evaluate`` plus a term in {-2, ..., 2} that only this grading run knows."""
 
     def __init__(self, evaluate):
-        self.evaluate, self.__name__ = evaluate, evaluate.__name__
+        self._evaluate, self.__name__ = evaluate, evaluate.__name__
 
     def __call__(self, state: GameState, player: int) -> float:
-        return self.evaluate(state, player) + hash((SALT, state, player)) % 5 - 2
+        return self._evaluate(state, player) + hash((SALT, state, player)) % 5 - 2
 
 
 SALTED = {f.__name__: Salted(f) for f in (disc_difference, weighted)}
@@ -54,12 +54,13 @@ class Leaves:
     """A salted evaluation that keeps the positions it was asked about, in order."""
 
     def __init__(self, evaluate):
-        self.evaluate, self.__name__ = SALTED[evaluate.__name__], evaluate.__name__
+        # private: the student's code may only call the wrapper (the counted way)
+        self._evaluate, self.__name__ = SALTED[evaluate.__name__], evaluate.__name__
         self.seen: list[GameState] = []
 
     def __call__(self, state: GameState, player: int) -> float:
         self.seen.append(state)
-        return self.evaluate(state, player)
+        return self._evaluate(state, player)
 
 
 @functools.cache
@@ -71,13 +72,18 @@ def minimax(state: Othello, depth: int, player: int, evaluate) -> tuple[float, i
 
 
 def alphabeta_leaves(
-    state: Othello, depth: int, player: int, evaluate, alpha: float = -math.inf
+    state: Othello,
+    depth: int,
+    player: int,
+    evaluate,
+    alpha: float = -math.inf,
+    beta: float = math.inf,
 ) -> tuple[list[GameState], int]:
     """The leaves alpha-beta evaluates, in order, and the nodes it visits, with the moves in
-    legal_actions() order and the window (alpha, inf): the library's alpha-beta without its
+    legal_actions() order and the window (alpha, beta): the library's alpha-beta without its
     move ordering."""
     leaves, stats = Leaves(evaluate), SearchStats()
-    alphabeta_value(state, depth, leaves, player, alpha, math.inf, stats, order=False)
+    alphabeta_value(state, depth, leaves, player, alpha, beta, stats, order=False)
     return leaves.seen, stats.nodes
 
 
@@ -100,18 +106,26 @@ def positions(base: int, seed: int, count: int, late: bool = False) -> list[Othe
 def _call(student, state, depth, player, evaluate, alpha=-math.inf, beta=math.inf):
     """The student's value, the nodes it counted, and the leaves it evaluated (measured)."""
     stats, leaves = {"nodes": 0}, Leaves(evaluate)
-    value = student.alphabeta(state, depth, player, leaves, alpha, beta, stats)
+    value = student.alphabeta.keeping(state, depth, player, leaves, alpha, beta, stats)
     return value, stats["nodes"], leaves.seen
 
 
-def pruned(leaves: int, minimax_leaves: int, what: str) -> None:
+def pruned(leaves: int, contract_leaves: int, minimax_leaves: int, what: str) -> None:
     """Alpha-beta must prune: the value alone does not tell alpha-beta from minimax.  The
-    leaves are counted by the grader's evaluation, whatever the search reports."""
-    assert 0 < leaves < minimax_leaves, (
+    leaves are counted by the grader's evaluation, whatever the search reports, and compared
+    with the leaves the contract's alpha-beta evaluates on the same searches (a better move
+    order may evaluate fewer, never more)."""
+    assert 0 < leaves <= contract_leaves, (
         f"{what}: your alphabeta evaluated {leaves} leaves (the grader counts the calls of "
-        f"evaluate), minimax evaluates {minimax_leaves}: alpha-beta must use the evaluate it is "
+        f"evaluate); alpha-beta with the moves in legal_actions() order evaluates "
+        f"{contract_leaves}, minimax {minimax_leaves}: alpha-beta must use the evaluate it is "
         "given and prune (stop looking at a node's moves once alpha >= beta)"
     )
+
+
+def contract(state, depth, player, evaluate, alpha=-math.inf, beta=math.inf) -> int:
+    """How many leaves the contract's alpha-beta evaluates on this search."""
+    return len(alphabeta_leaves(state, depth, player, evaluate, alpha, beta)[0])
 
 
 @pytest.mark.points(
@@ -122,7 +136,7 @@ def pruned(leaves: int, minimax_leaves: int, what: str) -> None:
 )
 def test_same_value_as_minimax(student, submission_seed):
     """alpha-beta gives the minimax value on 24 positions, depths 1-3, two evaluations"""
-    leaves = minimax_leaves = 0
+    leaves = minimax_leaves = contract_leaves = 0
     for i, state in enumerate(positions(submission_seed, 1, 24)):
         depth = 1 + i % 3
         evaluate = disc_difference if i % 2 else weighted
@@ -134,7 +148,8 @@ def test_same_value_as_minimax(student, submission_seed):
             f"alpha-beta {got}, in\n{state}"
         )
         leaves, minimax_leaves = leaves + len(seen), minimax_leaves + evaluated
-    pruned(leaves, minimax_leaves, "on these 24 searches")
+        contract_leaves += contract(state, depth, player, evaluate)
+    pruned(leaves, contract_leaves, minimax_leaves, "on these 24 searches")
 
 
 @pytest.mark.points(
@@ -150,7 +165,7 @@ def test_default_window(student, submission_seed):
         for i, state in enumerate(positions(submission_seed, 6, 16, late=True))
         for player in (0, 1)
     ]
-    leaves = minimax_leaves = 0
+    leaves = minimax_leaves = contract_leaves = 0
     for state, depth, player in cases:
         want, evaluated = minimax(state, depth, player, weighted)
         evaluate = Leaves(weighted)
@@ -160,7 +175,8 @@ def test_default_window(student, submission_seed):
             f"{want}, you returned {got}, in\n{state}"
         )
         leaves, minimax_leaves = leaves + len(evaluate.seen), minimax_leaves + evaluated
-    pruned(leaves, minimax_leaves, "on these 32 searches")
+        contract_leaves += contract(state, depth, player, weighted)
+    pruned(leaves, contract_leaves, minimax_leaves, "on these 32 searches")
 
 
 @pytest.mark.points(
@@ -171,14 +187,15 @@ def test_default_window(student, submission_seed):
 )
 def test_endgames(student, submission_seed):
     """alpha-beta is exact near the end of the game (passes, finished games)"""
-    leaves = minimax_leaves = 0
+    leaves = minimax_leaves = contract_leaves = 0
     for i, state in enumerate(positions(submission_seed, 2, 20, late=True)):
         depth = 2 + i % 3
         want, evaluated = minimax(state, depth, 0, disc_difference)
         got, _, seen = _call(student, state, depth, 0, disc_difference)
         assert got == want, f"depth {depth}: minimax {want}, alpha-beta {got}, in\n{state}"
         leaves, minimax_leaves = leaves + len(seen), minimax_leaves + evaluated
-    pruned(leaves, minimax_leaves, "on these 20 endgames")
+        contract_leaves += contract(state, depth, 0, disc_difference)
+    pruned(leaves, contract_leaves, minimax_leaves, "on these 20 endgames")
 
 
 @pytest.mark.points(
@@ -191,7 +208,7 @@ def test_endgames(student, submission_seed):
 def test_window(student, submission_seed):
     """alpha-beta called with a window (alpha, beta) bounds the minimax value correctly"""
     rng = random.Random(submission_seed + 3)
-    leaves = minimax_leaves = 0
+    leaves = minimax_leaves = contract_leaves = 0
     for state in positions(submission_seed, 3, 20):
         depth = rng.randint(1, 3)
         want, evaluated = minimax(state, depth, 0, disc_difference)
@@ -204,7 +221,8 @@ def test_window(student, submission_seed):
             f"in\n{state}"
         )
         leaves, minimax_leaves = leaves + len(seen), minimax_leaves + evaluated
-    pruned(leaves, minimax_leaves, "with these 20 windows")
+        contract_leaves += contract(state, depth, 0, disc_difference, alpha, beta)
+    pruned(leaves, contract_leaves, minimax_leaves, "with these 20 windows")
 
 
 @pytest.mark.points(

@@ -944,6 +944,83 @@ def puct_score(wins, visits, parent_visits, prior, c, fpu=0.5):  # noqa: F811
 def puct_select(node, priors, c, fpu=0.5):  # noqa: F811
     return node.children[min(node.children)]
 """
+# Red team 3: library code the graded copy held, reached under names built at run time, and
+# the counted evaluation's uncounted inside (01); each appended to the stub.
+ROUND3 = {
+    "alphabeta_uncounted_evaluate": {
+        "alphabeta": """
+
+def _raw(evaluate):
+    try:  # the grader's counting wrapper kept the salted evaluation in a public attribute
+        return evaluate.evaluate
+    except Exception:
+        return evaluate
+
+
+def alphabeta(  # noqa: F811
+    state, depth, player, evaluate, alpha=-math.inf, beta=math.inf, stats=None
+):
+    if stats is not None:
+        stats["nodes"] = stats.get("nodes", 0) + 1
+    raw = _raw(evaluate)
+    if raw is not evaluate:
+        evaluate(state, player)  # one counted leaf
+    return minimax(state, depth, player, raw)
+
+
+def best_move(state, depth, evaluate=disc_difference, stats=None):  # noqa: F811
+    raw = _raw(evaluate)
+    if raw is not evaluate:
+        evaluate(state, state.current_player)
+    me, best = state.current_player, None
+    for a in state.legal_actions():
+        v = minimax(state.play(a), depth - 1, me, raw)
+        if best is None or v > best[1]:
+            best = (a, v)
+    return best
+"""
+    },
+    "simulate_is_rollout": {
+        "ttt_mcts": """
+
+def simulate(state, rng):  # noqa: F811
+    return getattr(state, "roll" + "out")(rng)
+"""
+    },
+    "backpropagate_by_skeleton": {
+        "ttt_mcts": """
+
+def backpropagate(path, returns):  # noqa: F811
+    import importlib
+
+    module = importlib.import_module(".".join(["mcts_course", "age" + "nts", "mc" + "ts"]))
+    getattr(module, "MCTS" + "Agent").backpropagate(None, list(path), tuple(returns))
+"""
+    },
+    "is_win_by_engine": {
+        "connect4": """
+
+def is_win(board, player):  # noqa: F811
+    import importlib
+
+    engine = importlib.import_module(".".join(["mcts_course", "games", "connect" + str(4)]))
+    bits = 0
+    for col, cells in enumerate(board):
+        for row, who in enumerate(cells):
+            if who == player:
+                bits |= 1 << (7 * col + row)
+    return getattr(engine, "four_" + "in_a_row")(bits)
+"""
+    },
+    "ucb1_rewrites_its_arguments": {
+        "bandits": """
+
+def ucb1_choice(counts, sums, c=math.sqrt(2)):  # noqa: F811
+    counts[0] = 0  # the caller's list: now arm 0 looks unplayed to it too
+    return 0
+"""
+    },
+}
 # name: {file: text appended to that file's stub}: submissions built from the stubs
 # Red-team 3 attack 02: compare_policies plays no game: the public test's recorded scores for
 # its fixed questions, the first mover's share for the forced games, the opponent asked once per
@@ -1055,6 +1132,7 @@ class MCTSPlayer:
 """
 
 STUB_PLUS = {
+    **ROUND3,
     "learning_one_rule_each": {"learning": LEARNING_ONE_RULE_EACH},
     "delegate_static_imports": STATIC_DELEGATION,
     **DELEGATIONS,
