@@ -721,7 +721,7 @@ def assert_searched(student, first, iterations: int, c: float, seed: int) -> Non
     negamax beside a dummy mcts_search took 8 points)."""
     state, action = first
     rng = random.Random(seed)
-    root = student.mcts_search(state, iterations, c, 1, rng)
+    root = student.mcts_search.keeping(state, iterations, c, 1, rng)
     assert isinstance(root, Node) and root.visits == iterations and root.children, (
         f"your mcts_search({iterations} iterations) gave a root with "
         f"{getattr(root, 'visits', '?')} visits and {len(getattr(root, 'children', {}))} children"
