@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 import time
 from datetime import datetime
@@ -245,15 +246,33 @@ def run(args: argparse.Namespace) -> int:
 
 def untrusted_file(path: Path) -> str | None:
     """Why ``path`` (a test file or a folder of them) may have been written by someone other
-    than the grader: owned by another user, or writable by group or others; None if neither."""
+    than the grader, None if nothing: a link anywhere in it, or a file or folder in it or on the
+    way to it from ``/`` that is owned by another user or writable by group or others (a
+    world-writable folder with the sticky bit, like ``/tmp``, only on the way, since there
+    nobody renames what is not theirs).  Hidden tests run as the grader, unconfined: every
+    folder on their way must be the grader's, or someone could swap them mid-batch."""
     me = os.geteuid()
-    found = [path, *sorted(path.rglob("*"))] if path.is_dir() else [path]
-    for item in found:
-        info = item.lstat()
+    absolute = Path(os.path.abspath(path))
+
+    def owned(item: Path, info: os.stat_result, way: bool) -> str | None:
+        if stat.S_ISLNK(info.st_mode):
+            return f"{item} is a link"
         if info.st_uid not in (0, me):
             return f"{item} belongs to user id {info.st_uid}"
-        if info.st_mode & 0o022 and not item.is_symlink():
+        sticky = way and stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_ISVTX
+        if info.st_mode & 0o022 and not sticky:
             return f"{item} may be written by others (mode {info.st_mode & 0o777:o})"
+        return None
+
+    for parent in reversed(absolute.parents):  # from / down to the folder holding the tests
+        why = owned(parent, parent.lstat(), way=True)
+        if why:
+            return why
+    found = [absolute, *sorted(absolute.rglob("*"))] if absolute.is_dir() else [absolute]
+    for item in found:
+        why = owned(item, item.lstat(), way=False)
+        if why:
+            return why
     return None
 
 

@@ -197,10 +197,15 @@ def build_zip(
     its path.  The hidden ``tests`` are checked against the reference solutions first
     (:func:`mcts_grader.vet.vet`: BadTests names a faulty one); the zip is written beside
     ``out`` and renamed at the end, so that a failure leaves no zip, not half of one."""
+    from mcts_course.errors import UsageError
+    from mcts_grader.cli import untrusted_file
     from mcts_grader.vet import vet
 
     out = Path(out)
     if tests:
+        untrusted = untrusted_file(Path(tests))
+        if untrusted:  # the check below runs them as the builder, unconfined
+            raise UsageError(f"--tests {tests}: {untrusted}; refusing to run it")
         vet([tests])
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as tmp:
