@@ -82,11 +82,29 @@ def ucb_intervals(
 
 # -- the four phases --------------------------------------------------------------------------
 # One small tree drawn four times: (x, y) per node, edges as (parent, child).
-_NODES = {"r": (2.0, 3.0), "a": (1.0, 2.0), "b": (3.0, 2.0), "a1": (0.5, 1.0), "a2": (1.5, 1.0)}
-_EDGES = [("r", "a"), ("r", "b"), ("a", "a1"), ("a", "a2")]
+# Every position has two moves and the threshold is m = 1, as in the chapter's text: a node
+# other than the root gets a child on each visit after its first, so every leaf has N = 1, b
+# (N = 2) has one child, a (N = 3) both, and a2 (N = 1) gets its first child in this iteration.
+_NODES = {
+    "r": (2.0, 3.0),
+    "a": (1.0, 2.0),
+    "b": (3.0, 2.0),
+    "a1": (0.5, 1.0),
+    "a2": (1.5, 1.0),
+    "b1": (3.0, 1.0),
+}
+_EDGES = [("r", "a"), ("r", "b"), ("a", "a1"), ("a", "a2"), ("b", "b1")]
 _PATH = ["r", "a", "a2"]
 _NEW = (1.9, 0.0)  # the node expansion adds below a2
-_COUNTS = {"r": (5, 9), "a": (4, 6), "b": (0, 3), "a1": (0, 2), "a2": (2, 3)}  # W, N before
+_MOVES = 2  # moves per position in this small tree
+_COUNTS = {  # W, N before the iteration
+    "r": (3, 5),
+    "a": (2, 3),
+    "b": (0, 2),
+    "a1": (0, 1),
+    "a2": (1, 1),
+    "b1": (1, 1),
+}
 _ON = "#d6604d"
 _OFF = "#9e9e9e"
 

@@ -221,6 +221,13 @@ def test_chapter_4():
     for b in (10, 2):  # the shallower iterations cost less than a fraction 1/(b-1) more
         assert sum(b**k for k in range(1, 7)) / b**6 < b / (b - 1)
     states(4, f"add at most {100 / 9:.1f}%", "double the work")
+    root10 = math.sqrt(10)  # alpha-beta's effective branching factor for b = 10
+    states(
+        4,
+        f"$\\sqrt{{10}} \\approx {root10:.2f}$",
+        f"\\approx {100 / (root10 - 1):.0f}\\%$",
+        f"a round 3 would give {100 / (3 - 1):.0f}%",
+    )
     position = Othello.from_moves("f5 d6 c3 d3 c4 f4 c5 b3 c2")
     nodes = {}
     for depth in (1, 2):
@@ -239,7 +246,18 @@ def test_chapter_5():
     assert trace.value == 5
     assert pruned_leaves(nested) == [(0, 1, 1), (1, 1, 0), (1, 1, 1)]
     assert trace.values[(0,)] == 5 and trace.values[(1, 0)] == 2
-    states(5, "The value is 5; three of the eight leaves are never evaluated", "A is −5, B is −2")
+    states(5, "The value is 5; three of the eight leaves are never evaluated")
+    # 5.2: B's value needs all its children (minimax); alpha-beta stopped at the bound B <= 2
+    full = search_trace(tree, alpha_beta=False).values
+    assert (full[(0,)], full[(1, 0)], full[(1, 1)], full[(1,)]) == (5, 2, 0, 0)
+    assert trace.values[(1,)] == 2 >= full[(1,)]
+    states(
+        5,
+        "B1 = 2, B2 = max(0, −1) = 0",
+        "A = min(5, 9) = 5 is −5 and B = min(2, 0) = 0 is 0",
+        "the root is 5 = max(−(−5), −0)",
+        "alpha-beta knows only that B is at most 2",
+    )
     zeros = ExplicitTree.from_nested([[[[0] * 3] * 3] * 3] * 3)
     visited = [p for p in search_trace(zeros).visited if len(p) == 4]
     assert len(visited) == 3**2 + 3**2 - 1 == 17
@@ -464,7 +482,13 @@ def test_chapter_11():
     ttt = match(TicTacToe, MCTSAgent(iterations=200), RandomAgent(), games=20, seed=1)
     c4 = match(ConnectFour, MCTSAgent(iterations=200), RandomAgent(), games=10, seed=1)
     assert ttt.score == c4.score == 1.0
-    states(11, "It wins every game of both (a score of 100%)")
+    low_ttt, low_c4 = wilson_interval(ttt.score, 20)[0], wilson_interval(c4.score, 10)[0]
+    states(
+        11,
+        "One agent, two games",
+        "all 20 games of tic-tac-toe and all 10 of Connect Four",
+        f"95% Wilson intervals from {low_ttt:.0%} and from {low_c4:.0%}",
+    )
 
 
 def test_chapter_12():

@@ -53,8 +53,8 @@ def test_four_phases_mark_the_path_the_new_node_the_playout_and_the_backup():
     assert "playout" in gids[2] and "backup" in gids[3]
     texts = {t.get_text() for t in fig.axes[3].texts}
     # after a win for the root's mover: N + 1 on the whole path, W + 1 where that player moved
-    assert {"5/10", "5/7", "2/4", "1/1"} <= texts
-    assert {"5/9", "4/6", "2/3", "0/0"} <= {t.get_text() for t in fig.axes[1].texts}
+    assert {"3/6", "3/4", "1/2", "1/1"} <= texts
+    assert {"3/5", "2/3", "1/1", "0/0"} <= {t.get_text() for t in fig.axes[1].texts}
 
 
 def test_the_drawn_tree_is_one_uct_could_have_grown_and_selection_follows_ucb1():
@@ -62,7 +62,7 @@ def test_the_drawn_tree_is_one_uct_could_have_grown_and_selection_follows_ucb1()
     expanded at once), the rewards of the two players add up along each edge, and UCB1 with
     c = sqrt 2 picks the highlighted path."""
     from mcts_course.agents.bandits import ucb1
-    from mcts_course.diagrams import _COUNTS, _EDGES, _PATH
+    from mcts_course.diagrams import _COUNTS, _EDGES, _MOVES, _PATH
 
     children = {}
     for parent, child in _EDGES:
@@ -76,6 +76,14 @@ def test_the_drawn_tree_is_one_uct_could_have_grown_and_selection_follows_ucb1()
         below = sum(_COUNTS[k][1] - _COUNTS[k][0] for k in kids)
         own = _COUNTS[node][0] - below
         assert own == 0 if node == "r" else own in (0, 0.5, 1)
+    # with m = 1 a node other than the root gets a child on each visit after its first, until
+    # every move has one: the tree has exactly the children its visits give it
+    for node, (_, n) in _COUNTS.items():
+        grown = min(n, _MOVES) if node == "r" else min(n - 1, _MOVES)
+        assert len(children.get(node, [])) == grown, node
+    # selection stops at the path's last node, which still has a move without a child
+    assert all(len(children[v]) == _MOVES for v in _PATH[:-1])
+    assert len(children.get(_PATH[-1], [])) < _MOVES
     for parent, nxt in zip(_PATH, _PATH[1:], strict=False):
         n = _COUNTS[parent][1]
         best = max(children[parent], key=lambda k: ucb1(*_COUNTS[k], n))
