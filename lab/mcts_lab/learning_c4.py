@@ -292,12 +292,19 @@ def net_vs_uct(
 
 @dataclass
 class Shares:
-    """Searches' moves on labelled test positions: per search, how many kept the exact value
-    (``right``) out of ``positions``."""
+    """Searches' moves on labelled test positions: per search and position (in the positions'
+    order), 1 if its move kept the exact value (``kept``)."""
 
     iterations: int
-    positions: int
-    right: dict[str, int]
+    kept: dict[str, list[int]]
+
+    @property
+    def positions(self) -> int:
+        return len(next(iter(self.kept.values())))
+
+    @property
+    def right(self) -> dict[str, int]:
+        return {name: sum(k) for name, k in self.kept.items()}
 
     def share(self, name: str) -> float:
         return self.right[name] / self.positions
@@ -307,12 +314,25 @@ class Shares:
 
         return wilson_interval(self.share(name), self.positions)
 
+    def paired(self, a: str, b: str) -> tuple[float, tuple[float, float], float]:
+        """Search ``a``'s share minus ``b``'s, paired over the positions (both searched each
+        position with the same seed): the difference, its bootstrap 95% interval over the
+        positions and the sign-flip p-value of "no difference"."""
+        from mcts_course.stats import paired_interval, sign_flip_p_value
 
-def _right_moves(makers: dict, numbered: list[tuple[int, Labelled]]) -> dict[str, int]:
-    right = dict.fromkeys(makers, 0)
+        ka, kb = self.kept[a], self.kept[b]
+        differences = [float(x - y) for x, y in zip(ka, kb, strict=True) if x != y]
+        p = sign_flip_p_value(differences) if differences else 1.0  # ties change nothing
+        return self.share(a) - self.share(b), paired_interval(ka, kb), p
+
+
+def _right_moves(
+    makers: dict, numbered: list[tuple[int, Labelled]]
+) -> dict[str, list[tuple[int, int]]]:
+    right: dict[str, list[tuple[int, int]]] = {name: [] for name in makers}
     for k, position in numbered:  # each search seeded by the position's number
         for name, make in makers.items():
-            right[name] += make(k).select_action(position.state) in position.best
+            right[name].append((k, int(make(k).select_action(position.state) in position.best)))
     return right
 
 
@@ -335,8 +355,11 @@ def optimal_shares(
     parts = Parallel(n_jobs=n_jobs)(
         delayed(_right_moves)(makers, [(i, chosen[i]) for i in chunk]) for chunk in chunks if chunk
     )
-    right = {name: sum(part[name] for part in parts) for name in makers}
-    return Shares(iterations, len(chosen), right)
+    kept = {
+        name: [v for _, v in sorted(pair for part in parts for pair in part[name])]
+        for name in makers
+    }
+    return Shares(iterations, kept)
 
 
 # -- the shipped pieces, tables and the learning curve ----------------------------------------

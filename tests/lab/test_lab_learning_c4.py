@@ -116,6 +116,18 @@ def test_optimal_shares_are_seeded_whatever_the_workers(late):
     assert "95% interval" in lab.shares_table(one).data
 
 
+def test_paired_shares_compare_position_by_position():
+    # A kept the exact value on positions 0-5, B on 0-1 and 6: the shares differ by 3/8 and
+    # only the five positions where they disagree carry the test.
+    shares = lab.Shares(20, {"A": [1, 1, 1, 1, 1, 1, 0, 0], "B": [1, 1, 0, 0, 0, 0, 1, 0]})
+    difference, (low, high), p = shares.paired("A", "B")
+    assert difference == pytest.approx(3 / 8)
+    assert low < difference < high
+    assert 0.05 < p <= 1
+    same = lab.Shares(20, {"A": [1, 0, 1], "B": [1, 0, 1]})
+    assert same.paired("A", "B") == (0.0, (0.0, 0.0), 1.0)
+
+
 def test_the_match_and_its_table():
     result = lab.net_vs_uct(games=2, seed=1, iterations=10, n_jobs=1)
     assert result.games == 2 and result.a_player == [0, 1]
