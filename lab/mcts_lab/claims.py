@@ -18,6 +18,11 @@ from typing import Any
 
 from mcts_course.stats import CONFIDENCE, equivalence, holm, paired_interval
 
+# The book's one policy for "no difference" (chapter "How the book measures"): fixed before
+# any run, on the scale of the measure (a share of best moves, a mistake rate, a score).
+EQUIVALENCE_BOUND = 0.05  # two methods or settings "play equally well"
+BOUND_BESIDE = 0.10  # a difference "small next to" an effect above this, measured beside it
+
 
 class ClaimFailed(AssertionError):
     """A sentence of the book that its data contradict."""

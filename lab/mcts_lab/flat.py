@@ -274,8 +274,9 @@ class Allocation:
                 cells.append(f"{self.p_best(label, n):.1%} ({lo:.1%} to {hi:.1%})")
             lo, hi = self.paired_interval(versus, n)
             cells.append(
-                f"{100 * self.difference(versus, n):+.1f} points "
-                f"({100 * lo:+.1f} to {100 * hi:+.1f})"
+                # Two decimals: an interval end between 0 and 0.05 points must not print as 0.0.
+                f"{100 * self.difference(versus, n):+.2f} points "
+                f"({100 * lo:+.2f} to {100 * hi:+.2f})"
             )
             lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
         return Markdown("\n".join(lines))

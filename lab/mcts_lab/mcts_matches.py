@@ -13,6 +13,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from mcts_course.agents import (
     AlphaBetaAgent,
     CellScoreAgent,
@@ -23,6 +25,7 @@ from mcts_course.agents import (
 )
 from mcts_course.arena import MatchResult, match, play_game
 from mcts_course.games import ConnectFour, GameState, Othello
+from mcts_course.stats import bradley_terry
 from mcts_lab import N_JOBS
 from mcts_lab.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
 from mcts_lab.experiments import Tournament, distinct_openings, round_robin
@@ -298,18 +301,55 @@ def plot_crosstable(
     return fig
 
 
+ELO_RESAMPLES = 2000  # bootstrap resamples of the openings for the rating intervals
+_ELO_DRAWS: dict[int, tuple[Tournament, np.ndarray]] = {}
+
+
+def elo_draws(tournament: Tournament, resamples: int = ELO_RESAMPLES, seed: int = 0) -> np.ndarray:
+    """Bootstrap ratings above random play, one row per resample, one column per agent.
+
+    The opening is the unit: every pair played the same openings, so a resample draws openings
+    with replacement and keeps, for each drawn opening, the two games of every pair from it;
+    the Bradley-Terry fit is then redone on the resampled crosstable.  Games from one opening
+    are not independent (the deterministic agents replay them), which is why the Fisher
+    information of the fit, which counts every game as a unit, is not used for the intervals."""
+    cached = _ELO_DRAWS.get(id(tournament))
+    if cached is not None and cached[0] is tournament:
+        return cached[1]
+    k = len(tournament.names)
+    count = len(next(iter(tournament.by_opening.values())))
+    scores = {pair: np.asarray(v, dtype=float) for pair, v in tournament.by_opening.items()}
+    anchor = tournament.names.index("random")
+    rng = np.random.default_rng(seed)
+    draws = np.empty((resamples, k))
+    for r in range(resamples):
+        drawn = rng.integers(0, count, size=count)
+        points, games = np.zeros((k, k)), np.zeros((k, k))
+        for (i, j), v in scores.items():
+            points[i, j] = 2 * v[drawn].sum()  # two games an opening, score the mean of both
+            points[j, i] = 2 * count - points[i, j]
+            games[i, j] = games[j, i] = 2 * count
+        ratings = bradley_terry(tournament.names, points, games)
+        draws[r] = ratings.elo - ratings.elo[anchor]
+    _ELO_DRAWS[id(tournament)] = (tournament, draws)
+    return draws
+
+
 def elo(tournament: Tournament, name: str) -> tuple[float, float, float]:
-    """An agent's rating above random play, with its 95% interval."""
+    """An agent's rating above random play, with its 95% bootstrap interval over the openings."""
     r = tournament.ratings
-    i, anchor = tournament.names.index(name), r.elo[tournament.names.index("random")]
-    return float(r.elo[i] - anchor), float(r.low[i] - anchor), float(r.high[i] - anchor)
+    i, anchor = tournament.names.index(name), tournament.names.index("random")
+    low, high = np.quantile(elo_draws(tournament)[:, i], [0.025, 0.975])
+    return float(r.elo[i] - r.elo[anchor]), float(low), float(high)
 
 
 def separated(tournament: Tournament, first: str, second: str) -> int:
-    """+1 if ``first``'s rating interval lies wholly above ``second``'s, -1 below, else 0."""
-    _, lo1, hi1 = elo(tournament, first)
-    _, lo2, hi2 = elo(tournament, second)
-    return 1 if lo1 > hi2 else -1 if hi1 < lo2 else 0
+    """+1 if ``first`` is rated above ``second`` beyond the noise (the 95% bootstrap interval of
+    the difference of their ratings, over the openings, lies above 0), -1 below, else 0."""
+    i, j = tournament.names.index(first), tournament.names.index(second)
+    draws = elo_draws(tournament)
+    low, high = np.quantile(draws[:, i] - draws[:, j], [0.025, 0.975])
+    return 1 if low > 0 else -1 if high < 0 else 0
 
 
 @dataclass
@@ -361,12 +401,14 @@ def methods_markdown(tournament: Tournament, cost: Costs):
     """What each agent needs, costs per move and buys (Elo above random), strongest first."""
     from IPython.display import Markdown
 
-    lines = ["| agent | needs | time per move | Elo above random (95%) |", "|---|---|--:|--:|"]
+    lines = [
+        "| agent | needs | time per move | Elo above random (95%, over the openings) |",
+        "|---|---|--:|--:|",
+    ]
     for i in tournament.ratings.order():
         name = tournament.names[i]
         e, lo, hi = elo(tournament, name)
-        lines.append(
-            f"| {name} | {NEEDS[name]} | {cost.seconds[name] * 1000:.2f} ms | "
-            f"{e:+.0f} ({lo:+.0f} to {hi:+.0f}) |"
-        )
+        # Random play is the anchor of the scale: 0 in every resample, so no interval.
+        rating = "0 (the anchor)" if name == "random" else f"{e:+.0f} ({lo:+.0f} to {hi:+.0f})"
+        lines.append(f"| {name} | {NEEDS[name]} | {cost.seconds[name] * 1000:.2f} ms | {rating} |")
     return Markdown("\n".join(lines))

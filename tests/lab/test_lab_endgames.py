@@ -42,18 +42,48 @@ def test_openings_are_distinct_and_seeded():
 
 
 def test_the_handover_match_alternates_colours_and_times_the_solver():
-    match = handover_match(0.002, 6, openings=1, plies=44, seed=1, n_jobs=1)
+    match = handover_match(0.002, 6, openings=2, plies=44, seed=1, n_jobs=1)
     result = match.result
-    assert result.games == 2 and result.a_player == [0, 1]
-    assert result.wins + result.draws + result.losses == 2
+    assert result.games == 4 and result.a_player == [0, 1, 0, 1]
+    assert result.wins + result.draws + result.losses == 4
     moves = match.solver_moves()
     assert moves and all(m.agent == 0 and m.empties <= 6 for m in moves)
-    assert len(match.first_solver_seconds()) == 2
-    assert len(match.later_solver_seconds()) == len(moves) - 2
+    assert len(match.first_solver_seconds()) == 4
+    assert len(match.later_solver_seconds()) == len(moves) - 4
     later = match.later_solver_seconds()
     assert min(later) <= match.median_later_seconds <= max(later)
     assert 0 <= match.within_budget <= 1
     assert "6 empty squares" in match.table()._repr_markdown_()
+
+
+def test_the_handover_interval_is_over_openings_not_games():
+    from mcts_lab.endgames import HandoverMatch
+
+    from mcts_course.arena import MatchResult
+
+    def made(a_returns: list[int]) -> HandoverMatch:
+        # The hybrid is player 0 in every game here, so its returns are the games' first returns.
+        result = MatchResult(
+            game="othello",
+            names=("hybrid", "mcts"),
+            a_player=[0] * len(a_returns),
+            returns=[(r, -r) for r in a_returns],
+            seed=0,
+            player_names=("Black", "White"),
+            seconds=0.0,
+        )
+        return HandoverMatch(0.01, 6, result, [[] for _ in a_returns])
+
+    # Four openings: won twice, drawn and lost, won once, lost twice.
+    match = made([1, 1, 1, -1, 1, 0, -1, -1])
+    assert match.opening_scores() == [1.0, 0.5, 0.75, 0.0]
+    low, high = match.opening_interval
+    assert low <= 0.5625 <= high
+    # Every opening split one-one: each opening scores 1/2, so the bootstrap has nothing to
+    # vary, while a Wilson interval over the 8 games would still be wide.
+    split = made([1, -1] * 4)
+    assert split.opening_interval == (0.5, 0.5)
+    assert split.result.interval[0] < 0.4
 
 
 def test_root_versus_exact_puts_the_published_margins_beside_the_visits():

@@ -8,6 +8,8 @@ about exact values.  No timing is asserted.
 from __future__ import annotations
 
 import matplotlib
+import numpy as np
+import pytest
 
 matplotlib.use("Agg")
 
@@ -142,7 +144,7 @@ def test_round_robin_from_openings_plays_each_twice_with_both_colours():
         1 - x for x in mm.pair_scores(t, "cell score", "minimax 2")
     ]
     e, lo, hi = mm.elo(t, "random")
-    assert e == 0 and lo <= 0 <= hi
+    assert e == 0 and lo == 0 == hi  # every resample is anchored at random play
     assert mm.separated(t, "MCTS", "MCTS") == 0
     cost = mm.cost_per_move(TicTacToe, time_per_move=0.001)
     assert set(cost.seconds) == set(mm.NAMES)
@@ -184,3 +186,27 @@ def test_stored_reference_loads_and_duels_replay():
     # Round trip through the file's format.
     back = offline._duel(ConnectFour, offline._duel_json(games))
     assert back[5].returns == games[5].returns and back[5].names == games[5].names
+
+
+def _two_agents(scores: list[float]) -> ex.Tournament:
+    """A round robin of random play and one agent, from per-opening scores of the agent."""
+    from mcts_course.stats import bradley_terry
+
+    points = np.array([[0.0, 2 * (len(scores) - sum(scores))], [2 * sum(scores), 0.0]])
+    games = np.array([[0.0, 2.0 * len(scores)], [2.0 * len(scores), 0.0]])
+    names = ["random", "agent"]
+    ratings = bradley_terry(names, points, games)
+    return ex.Tournament(names, {}, points, games, ratings, 0.0, {(1, 0): list(scores)})
+
+
+def test_elo_intervals_resample_openings():
+    steady = _two_agents([0.75] * 20)  # the same score from every opening
+    e, lo, hi = mm.elo(steady, "agent")
+    assert lo == pytest.approx(e) and hi == pytest.approx(e)  # no opening differs from another
+    mixed = _two_agents([1.0, 0.5] * 10)  # the same mean, 0.75, from differing openings
+    e2, lo2, hi2 = mm.elo(mixed, "agent")
+    assert e2 == pytest.approx(e) and lo2 < e2 < hi2
+    assert mm.separated(mixed, "agent", "random") == 1
+    assert mm.separated(mixed, "random", "agent") == -1
+    even = _two_agents([1.0, 0.0] * 10)
+    assert mm.separated(even, "agent", "random") == 0
