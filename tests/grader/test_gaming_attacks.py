@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from grading_fixtures.attacks import GAMING, TRIVIAL, build_gaming, build_trivial
-from grading_fixtures.mutants import build
+from grading_fixtures.mutants import CAUGHT_BY, build
 from mcts_grader.batch import grade
 
 CHECKED = ("ttt_mcts", "connect4", "alphabeta", "bandits")
@@ -108,6 +108,20 @@ def test_a_forged_tree_scores_nothing_for_the_search(tmp_path):
     (result,) = grade([sub], sets=["ttt_mcts"])
     scored = {o.test.split("::")[-1]: o.score for o in result.outcomes if o.score > 0}
     assert set(scored) <= {"test_best_action", "test_best_action_ties"}, scored
+
+
+def test_a_forged_tree_with_winning_rewards_scores_nothing_for_the_search(tmp_path):
+    """Red-team 4 attack 07: the forged tree again, its winning child's wins made its visits,
+    with honest loops around it in play_game and experiment, took 6 points (finding the winning
+    move, the experiment's rows): those tests now search again with the rows' parameters and
+    the generator kept, and the tree must come with the expansions' draws.  Only the honest
+    best_action and play_game keep their points."""
+    sub = build("forged_tree_residual", tmp_path / "subs" / "forged", files=("ttt_mcts",))
+    sub.parent.chmod(0o700)
+    (result,) = grade([sub], sets=["ttt_mcts"])
+    scored = {o.test.split("::")[-1]: o.score for o in result.outcomes if o.score > 0}
+    assert not set(scored) & set(CAUGHT_BY["forged_tree_residual"]), scored
+    assert set(scored) <= {"test_best_action", "test_play_game"}, scored
 
 
 def test_learning_code_that_knows_one_rule_each_scores_nothing(tmp_path):

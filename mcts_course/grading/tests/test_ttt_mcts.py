@@ -524,13 +524,17 @@ def test_search_counts(student, submission_seed):
 def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
     state = TicTacToe.from_moves(moves)
     for seed in range(3):
-        root = student.mcts_search(state, iterations, math.sqrt(2), 1, random.Random(seed))
+        rng = random.Random(seed)
+        # .keeping: the generator's draws are the search's evidence (red-team 4 attack 07: a
+        # negamax's move in a forged tree whose counts and rewards add up took these points)
+        root = student.mcts_search.keeping(state, iterations, math.sqrt(2), 1, rng)
         got = student.best_action(root)
         assert set(root.children) == set(state.legal_actions()), (
             f"after {iterations} iterations the root's children are {sorted(root.children)}, "
             f"not every legal move {state.legal_actions()}"
         )
         visits_add_up(root)
+        drew_for_the_tree(root, seed, rng)
         assert got == target, (
             f"in\n{state}\n{state.PLAYER_NAMES[state.current_player]} should play "
             f"{state.action_to_string(target)}; after {iterations} iterations (seed {seed}) "
@@ -638,6 +642,32 @@ def test_experiment_rows(student):
         assert r["action"] in state.legal_actions(), f"illegal action in {r}"
         assert 0 <= r["value"] <= 1, f"value must be a mean reward in [0, 1]: {r}"
         assert 1 <= r["visits"] <= r["iterations"], f"visits out of range: {r}"
+    rows_searched(student, state, rows)
+
+
+def rows_searched(student, state, rows) -> None:
+    """Each row is the chosen child of the student's own mcts_search with the row's parameters
+    and ``random.Random(seed)``, a search whose generator made the tree's draws: rows of a
+    forged tree's counts (red-team 4 attack 07: a negamax behind a made-up tree, honest loops
+    around it) are not a search's."""
+    for r in rows:
+        seed = r["seed"]
+        rng = random.Random(seed)
+        root = student.mcts_search.keeping(
+            state, r["iterations"], r["c"], r["expand_threshold"], rng
+        )
+        assert isinstance(root, Node) and r["action"] in root.children, (
+            f"the row {r} names a move that is not a child of your mcts_search's root with "
+            f"the same parameters and random.Random({seed})"
+        )
+        chosen = root.children[r["action"]]
+        assert r["visits"] == chosen.visits and math.isclose(
+            r["value"], chosen.wins / max(chosen.visits, 1)
+        ), (
+            f"the row {r} is not the chosen child of your mcts_search with the same parameters "
+            f"and random.Random({seed}): it has {chosen.visits} visits and wins {chosen.wins:g}"
+        )
+        drew_for_the_tree(root, seed, rng)
 
 
 def symmetric(cells: list[int], turn: int, flip: bool) -> list[int]:
@@ -676,6 +706,7 @@ def test_experiment_converges(student, submission_seed):
             f"in\n{state}\nafter 1000 iterations the winning move {win} is missed: {r}"
         )
         assert r["value"] > 0.9, f"the winning move should be valued near 1: {r}"
+    rows_searched(student, state, rows)
 
 
 # -- exercise 4: a full player ---------------------------------------------------------------

@@ -513,6 +513,16 @@ MUTANTS = {
 
 # The tests each of these mutants must fail: the checks that issues 16 and 19 added or made
 # stricter (a mutant above that only loses points somewhere would not show that they work).
+# every test of alpha-beta's own work: what a minimax posing as alpha-beta must fail, with its
+# node counts honest or made up
+_NOT_ALPHABETA = (
+    "test_same_value_as_minimax",
+    "test_default_window",
+    "test_endgames",
+    "test_window",
+    "test_node_counts",
+    "test_best_move",
+)
 CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "select_child_rigs_the_tree": ("test_select_child_highest_ucb1", "test_select_child_ties"),
     "simulate_extra_draw": ("test_search_same_tree_as_reference",),
@@ -529,22 +539,8 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     ),
     "connect4_is_win_any_player": ("test_is_win_horizontal", "test_is_win_vertical"),
     "connect4_player_reseeds_every_move": ("test_player_follows_the_contract",),
-    "alphabeta_is_minimax": (
-        "test_same_value_as_minimax",
-        "test_default_window",
-        "test_endgames",
-        "test_window",
-        "test_node_counts",
-        "test_best_move",
-    ),
-    "alphabeta_is_minimax_fake_count": (
-        "test_same_value_as_minimax",
-        "test_default_window",
-        "test_endgames",
-        "test_window",
-        "test_node_counts",
-        "test_best_move",
-    ),
+    "alphabeta_is_minimax": _NOT_ALPHABETA,
+    "alphabeta_is_minimax_fake_count": _NOT_ALPHABETA,
     "best_move_full_window": ("test_best_move",),
     "alphabeta_recorded_table": ("test_same_value_as_minimax",),
     "ucb1_choice_rigs_the_arms": ("test_ucb1_choice",),
@@ -563,6 +559,12 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "puct_score_unvisited_inf": ("test_puct_score_values", "test_puct_score_unvisited"),
     "puct_select_children_total": ("test_puct_select",),
     "puct_select_dict_order": ("test_puct_select_ties",),
+    # a fixture of STUB_PLUS (test_gaming_attacks): the tests it scored on before
+    "forged_tree_residual": (
+        "test_search_takes_the_win",
+        "test_experiment_rows",
+        "test_experiment_converges",
+    ),
 }
 
 # name: (file, text in the reference, replacement, what the grader must say)
@@ -1131,6 +1133,48 @@ class MCTSPlayer:
         return best_action(mcts_search(state, self.iterations, self.c, self.threshold, self.rng))
 """
 
+# Red-team 4 attack 07 (round 3's combined submission re-run): the forged tree above, with the
+# winning child's wins made its visits (so "valued near 1" and the rewards' sums hold where the
+# move wins at once), simulate a library rollout and honest loops around the forged search in
+# play_game and experiment: 6 points for the search and the experiments before their trees had
+# to come with the generator's draws.
+FORGED_TREE_RESIDUAL = (
+    FORGED_TREE.replace(
+        "        _fill(child, 1 if a != best else iterations - len(others))\n",
+        "        _fill(child, 1 if a != best else iterations - len(others))\n"
+        "        if a == best and _value(state.play(a)) <= 0:\n"
+        "            child.wins = float(child.visits)\n",
+    )
+    + """
+
+def simulate(state, rng):  # noqa: F811
+    return state.rollout(rng)
+
+
+def play_game(player0, player1, state=None):  # noqa: F811
+    state = state or TicTacToe()
+    moves, players = [], (player0, player1)
+    while not state.is_terminal():
+        moves.append(players[state.current_player].select_action(state))
+        state = state.play(moves[-1])
+    return moves
+
+
+def experiment(state, iterations=(10,), cs=(1.0,), thresholds=(1,), seeds=(0,)):  # noqa: F811
+    rows = []
+    for n in iterations:
+        for c in cs:
+            for t in thresholds:
+                for seed in seeds:
+                    root = mcts_search(state, n, c, t, random.Random(seed))
+                    a = best_action(root)
+                    ch = root.children[a]
+                    rows.append({"iterations": n, "c": c, "expand_threshold": t, "seed": seed,
+                                 "action": a, "value": ch.wins / ch.visits, "visits": ch.visits})
+    return rows
+"""
+)
+
 STUB_PLUS = {
     **ROUND3,
     "learning_one_rule_each": {"learning": LEARNING_ONE_RULE_EACH},
@@ -1141,6 +1185,7 @@ STUB_PLUS = {
     "compare_without_games": {"bandits": COMPARE_WITHOUT_GAMES},
     "monte_carlo_without_playouts": {"bandits": MONTE_CARLO_WITHOUT_PLAYOUTS},
     "forged_tree": {"ttt_mcts": FORGED_TREE},
+    "forged_tree_residual": {"ttt_mcts": FORGED_TREE_RESIDUAL},
 }
 
 
