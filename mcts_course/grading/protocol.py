@@ -188,10 +188,14 @@ class Decoder:
         borrow: Callable[[dict[Any, Any]], Any],
         public: dict[str, Any] | None = None,
         nodes: list[Any] | None = None,
+        keep: bool = True,
     ):
         self.make_node, self.borrow = make_node, borrow
         self.public = public or {}
-        self.nodes: list[Any] = list(nodes or [])  # existing objects, updated in place
+        # existing objects: the answer's references to them are these very objects, and their
+        # fields are updated in place only with ``keep`` (otherwise read, checked, and dropped)
+        self.nodes: list[Any] = list(nodes or [])
+        self.frozen = 0 if keep else len(self.nodes)
         self.rngs: dict[Any, random.Random] = {}
         self.containers: list[Any] = []
         self.sizes: list[int | None] = []  # per container: values in it, None while being filled
@@ -245,7 +249,7 @@ class Decoder:
         _check_forest(links)
         while len(self.nodes) < len(entries):
             self.nodes.append(self.make_node())
-        for node, e in zip(self.nodes, entries, strict=False):
+        for i, (node, e) in enumerate(zip(self.nodes, entries, strict=False)):
             children = {}
             for pair in e.get("c", []):
                 key = self.value(pair[0])
@@ -253,12 +257,10 @@ class Decoder:
                     raise ProtocolError("two children with the same action")
                 children[key] = self.nodes[pair[1]]
             up = e.get("up")
-            node.state = self.value(e.get("s"))
-            node.action = self.value(e.get("a"))
-            node.player = self.value(e.get("p"))
-            node.visits = self.value(e.get("v"))
-            node.wins = self.value(e.get("w"))
-            untried = self.value(e.get("u"))
+            fields = [self.value(e.get(k)) for k in ("s", "a", "p", "v", "w", "u")]
+            if i < self.frozen:
+                continue  # one of the test's own nodes, lent without keep: left as it was
+            node.state, node.action, node.player, node.visits, node.wins, untried = fields
             node.untried = untried if isinstance(untried, list) else []
             node.children = children
             node.parent = None if up is None else self.nodes[up]

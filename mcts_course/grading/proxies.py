@@ -4,8 +4,8 @@
 within the test's time budget (through a transport: a
 :class:`~mcts_course.grading.process.StudentProcess`, or a notebook's
 :class:`~mcts_course.grading.notebook.NotebookTransport`), applies the answer's changes to the
-grader's own objects (a tree after ``backpropagate``, a generator after ``simulate``) and hands
-back the result.  :class:`Student`, :class:`RemoteFunction` and :class:`RemoteObject` are what a
+grader's own objects only when the test asks with ``.keeping`` (a tree after ``backpropagate``,
+a generator after ``simulate``) and hands back the result.  :class:`Student`, :class:`RemoteFunction` and :class:`RemoteObject` are what a
 test holds.  Nothing the student sends is trusted: decoding is bounded
 (:mod:`mcts_course.grading.protocol`) and any failure is a failed test, never a grader crash.
 """
@@ -70,8 +70,10 @@ class Connection:
         public_ids = {id(f): name for name, f in public.PUBLIC.items()}
         return Encoder(lambda x: isinstance(x, public.Node), self._lend, public_ids)
 
-    def decoder(self, nodes: Any = None) -> Decoder:
-        return Decoder(lambda: object.__new__(public.Node), self._borrow, public.PUBLIC, nodes)
+    def decoder(self, nodes: Any = None, keep: bool = True) -> Decoder:
+        return Decoder(
+            lambda: object.__new__(public.Node), self._borrow, public.PUBLIC, nodes, keep
+        )
 
     # -- requests --------------------------------------------------------------------------
     def request(self, message: dict[Any, Any], function: str) -> dict[Any, Any]:
@@ -104,8 +106,8 @@ class Connection:
     ) -> Any:
         """Call ``function`` once per ``(args, kwargs)`` of ``calls`` in one request (the
         student's process answers them in order); a list of results (one result if not many).
-        The student's changes to the lists, dicts and generators given are copied back into
-        the test's own objects only with ``keep`` (a test that asks for them, e.g. the rng a
+        The student's changes to the lists, dicts, generators and tree nodes given are copied
+        back into the test's own objects only with ``keep`` (a test that asks for them, e.g. the rng a
         playout drew from): otherwise a submission could rewrite the test's inputs, and the
         test's own reference answer with them."""
         encoder = self.encoder()
@@ -120,27 +122,33 @@ class Connection:
             "nodes": encoder.table(),
         }
         reply = self.request(message, function)
-        return self._answer(reply, encoder, originals if keep else [])
+        return self._answer(reply, encoder, originals, keep)
 
     def getattr(self, obj: Any, attr: str, function: str) -> Any:
         encoder = self.encoder()
         message = {"op": "getattr", "obj": obj, "attr": attr, "nodes": [], "calls": []}
-        return self._answer(self.request(message, function), encoder, [])
+        return self._answer(self.request(message, function), encoder, [], keep=False)
 
-    def _answer(self, reply: dict[Any, Any], encoder: Encoder, originals: list[Any]) -> Any:
+    def _answer(
+        self, reply: dict[Any, Any], encoder: Encoder, originals: list[Any], keep: bool
+    ) -> Any:
+        """The call's result.  One rule for what flows back: nothing the student's code did to
+        the arguments (lists, dicts, generators, the test's tree nodes) changes the test's
+        objects unless the test asked with ``keep``; a result that is one of the test's nodes
+        is that node, as it was."""
         if not isinstance(reply, dict):
             raise ProtocolError("a reply that is not a message")
         self.out.append(str(reply.get("out", ""))[:4000])
         called = reply.get("called", [])
         if isinstance(called, list):
             self.called |= {str(c) for c in called[:50]}
-        decoder = self.decoder(encoder.nodes)
+        decoder = self.decoder(encoder.nodes, keep)
         try:
             decoder.table(reply.get("nodes", []))  # the student's changes to our trees
             calls = decoder.value(reply.get("calls", []))
             seen: set[int] = set()
             for (args, kwargs), data in zip(
-                originals, calls if isinstance(calls, list) else [], strict=False
+                originals if keep else [], calls if isinstance(calls, list) else [], strict=False
             ):
                 if isinstance(data, list) and len(data) == 2:
                     sync(args, data[0], seen)

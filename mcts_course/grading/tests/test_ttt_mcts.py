@@ -380,7 +380,7 @@ def test_backprop_visits(student):
     # emptying the path list it was given does not change.
     given = copy.deepcopy(cases)
     nodes = [(list(path), off_path) for path, off_path in given]
-    student.backpropagate.many([(path, (1, -1)) for path, _ in given])
+    student.backpropagate.many([(path, (1, -1)) for path, _ in given], keep=True)
     for path, off_path in nodes:
         assert [n.visits for n in path] == [1] * len(path), (
             f"visits along a path of {len(path)} nodes: {[n.visits for n in path]}"
@@ -412,7 +412,7 @@ def test_backprop_rewards(student):
         cases.append((path, returns, wants))
     given = [(copy.deepcopy(path), returns) for path, returns, _ in cases]
     nodes = [list(path) for path, _ in given]
-    student.backpropagate.many(given)
+    student.backpropagate.many(given, keep=True)
     for path, (_, returns, wants) in zip(nodes, cases, strict=True):
         for depth, (node, (visits, wins, player)) in enumerate(zip(path, wants, strict=True)):
             assert node.visits == visits, (
@@ -439,7 +439,7 @@ def test_expand(student):
     ]
     given = copy.deepcopy(nodes)
     children = student.expand.many(
-        [(n, random.Random(s)) for n, s in zip(given, seeds, strict=True)]
+        [(n, random.Random(s)) for n, s in zip(given, seeds, strict=True)], keep=True
     )
     for node, (before, action, state), child in zip(given, wants, children, strict=True):
         assert isinstance(child, Node), f"expand returned {child!r}, not a Node"
