@@ -5,9 +5,10 @@ within the test's time budget (through a transport: a
 :class:`~mcts_course.grading.process.StudentProcess`, or a notebook's
 :class:`~mcts_course.grading.notebook.NotebookTransport`), applies the answer's changes to the
 grader's own objects only when the test asks with ``.keeping`` (a tree after ``backpropagate``,
-a generator after ``simulate``) and hands back the result.  :class:`Student`, :class:`RemoteFunction` and :class:`RemoteObject` are what a
-test holds.  Nothing the student sends is trusted: decoding is bounded
-(:mod:`mcts_course.grading.protocol`) and any failure is a failed test, never a grader crash.
+a generator after ``simulate``) and hands back the result.  :class:`Student`,
+:class:`RemoteFunction` and :class:`RemoteObject` are what a test holds.  Nothing the
+student sends is trusted: decoding is bounded (:mod:`mcts_course.grading.protocol`) and any
+failure is a failed test, never a grader crash.
 """
 
 from __future__ import annotations
@@ -107,9 +108,9 @@ class Connection:
         """Call ``function`` once per ``(args, kwargs)`` of ``calls`` in one request (the
         student's process answers them in order); a list of results (one result if not many).
         The student's changes to the lists, dicts, generators and tree nodes given are copied
-        back into the test's own objects only with ``keep`` (a test that asks for them, e.g. the rng a
-        playout drew from): otherwise a submission could rewrite the test's inputs, and the
-        test's own reference answer with them."""
+        back into the test's own objects only with ``keep`` (a test that asks for them, e.g.
+        the rng a playout drew from): otherwise a submission could rewrite the test's inputs,
+        and the test's own reference answer with them."""
         encoder = self.encoder()
         originals = [(list(args), dict(kwargs)) for args, kwargs in calls]
         message = {
