@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import random
 
 import pytest
 
 from mcts_course.games import ConnectFour
 from mcts_course.games.connect4 import four_in_a_row
+from mcts_course.grading.public import Node
+from mcts_course.grading.tests.test_ttt_mcts import drew_for_the_tree, visits_add_up
 
 COLS, ROWS = 7, 6
 STRIDE = ROWS + 1  # the library's bitboard: 7 bits a column, the top one always empty
@@ -356,7 +359,7 @@ def test_player_takes_the_win(student):
             f"{'XO'[player]} (player {player}) wins at once with column {win + 1} in\n"
             f"{show(board)}\nMCTSPlayer(iterations=200, seed={seed}) played {_column(column)}"
         )
-    assert_searched(student)
+    assert_searched(student, got, 200)
 
 
 BLOCKS = [(*board_of("1 7 1 7 2 7"), 6), (*board_of("1 7 2 7 3"), 3)]
@@ -381,17 +384,45 @@ def test_player_blocks(student):
             f"{'XO'[player]} (player {player}) must block column {block + 1} in\n{show(board)}"
             f"\nMCTSPlayer(iterations=300, seed={seed}) played {_column(column)}"
         )
-    assert_searched(student)
+    assert_searched(student, got, 300)
 
 
 # The player's moves with a given seed are compared with the reference's by the grader's test
 # (mcts_grader.tests.test_connect4: boards and seeds drawn for each submission).  Here the
 # player must at least search: its moves come from its own mcts_search (red-team 3 attack 04:
 # win, block and centre rules with no search took the strength tests' 5 points).
-def assert_searched(student) -> None:
+# The move must also be the tree's: the most visited child (ties to the smallest column) of the
+# tree the student's own mcts_search grows for that call, a tree whose statistics add up and
+# whose generator made its draws (red-team 4: that mcts_search ran said nothing of its tree).
+def assert_searched(student, asked: list | None = None, iterations: int = 0) -> None:
+    """``asked``: (board, player, seed, column) of fresh players' first moves, each with
+    ``iterations``, c = sqrt(2) and ``random.Random(seed)``."""
     assert student.ran("mcts_search"), (
         "MCTSPlayer must choose its moves with your mcts_search (on Position(board, player))"
     )
+    for i, (board, player, seed, column) in enumerate(asked or []):
+        rng = random.Random(seed)
+        position = student.Position(copy.deepcopy(board), player)
+        root = student.mcts_search.keeping(position, iterations, math.sqrt(2), 1, rng)
+        where = (
+            f"your mcts_search(Position(board, {player}), {iterations}, sqrt(2), 1, "
+            f"random.Random({seed})) on\n{show(board)}\n"
+        )
+        assert isinstance(root, Node) and root.children, f"{where}returned {root!r}"
+        visits = {a: ch.visits for a, ch in sorted(root.children.items())}
+        assert root.visits == iterations == sum(visits.values()), (
+            f"{where}gave a root with {root.visits} visits and children {visits}: both must be "
+            f"{iterations}, one per iteration"
+        )
+        most = max(visits, key=lambda a: visits[a])
+        assert column == most, (
+            f"{where}makes {_column(most)} the most visited move {visits}, but "
+            f"MCTSPlayer(iterations={iterations}, seed={seed}) played {_column(column)}: the "
+            "player must play best_action(mcts_search(...)) with its own generator"
+        )
+        drew_for_the_tree(root, seed, rng)
+        if i == 0:  # one tree walked whole: each node's question is a round trip
+            visits_add_up(root)
 
 
 class _Random:
@@ -410,7 +441,7 @@ class _Random:
 def test_player_beats_random(student):
     """MCTS(100) wins at least 7 of 8 games against random play (the grader keeps the game, on
     the library's engine)"""
-    wins = 0
+    wins, first = 0, []
     for game in range(8):
         me = game % 2
         players = [_Random(game), _Random(game)]
@@ -422,7 +453,9 @@ def test_player_beats_random(student):
             assert column in position.legal_actions(), (
                 f"illegal move {column!r} for {'XO'[mover]} in\n{show(board)}"
             )
+            if mover == me and len(first) == game:  # the player's first move of the game
+                first.append((board, mover, game, column))
             position = position.play(column)
         wins += position.winner() == me
-    assert_searched(student)
+    assert_searched(student, first[:3], 100)
     assert wins >= 7, f"your MCTS won {wins} of 8 games against random play"
