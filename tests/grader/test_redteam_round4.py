@@ -38,14 +38,22 @@ def honest(folder: Path) -> Path:
     return folder
 
 
-@as_root
-def test_a_hidden_test_that_is_a_link_to_a_students_file_is_refused(tmp_path, capsys):
+@pytest.fixture
+def linked(tmp_path: Path) -> tuple[Path, Path]:
+    """(a hidden-tests folder whose test file is a link to a file the student owns, the marker
+    that file writes if it is ever imported)."""
     marker = tmp_path / "ran"
     theirs = planted(tmp_path / "evil.py", marker)
     os.chown(theirs, STUDENT, STUDENT)
     hidden = tmp_path / "hidden"
     hidden.mkdir()
     (hidden / "test_evil.py").symlink_to(theirs)
+    return hidden, marker
+
+
+@as_root
+def test_a_hidden_test_that_is_a_link_to_a_students_file_is_refused(tmp_path, capsys, linked):
+    hidden, marker = linked
     out = tmp_path / "o"
     sub = honest(tmp_path / "alice")
     assert main(["grade", str(sub), "--out", str(out), "--tests", str(hidden)]) == 2
@@ -75,13 +83,8 @@ def test_hidden_tests_inside_a_folder_a_student_owns_are_refused(tmp_path, capsy
 
 
 @as_root
-def test_the_gradescope_builder_refuses_the_same(tmp_path, capsys):
-    marker = tmp_path / "ran"
-    theirs = planted(tmp_path / "evil.py", marker)
-    os.chown(theirs, STUDENT, STUDENT)
-    hidden = tmp_path / "hidden"
-    hidden.mkdir()
-    (hidden / "test_evil.py").symlink_to(theirs)
+def test_the_gradescope_builder_refuses_the_same(tmp_path, capsys, linked):
+    hidden, marker = linked
     zipped = tmp_path / "autograder.zip"
     assert gradescope_main([str(zipped), "--tests", str(hidden)]) == 2
     assert "is a link" in capsys.readouterr().err
