@@ -48,7 +48,15 @@ from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
 from mcts_course.grading.report import Outcome, by_exercise, outcomes_of, printable
 from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
 from mcts_grader.feedback import with_student_output
-from mcts_grader.table import Row, earlier_rows, graded_before, names_of, one_line, table
+from mcts_grader.table import (
+    Row,
+    earlier_rows,
+    graded_before,
+    labelled,
+    names_of,
+    one_line,
+    table,
+)
 from mcts_grader.vet import vet
 
 RUN_CAP = 3600  # seconds of one submission's pytest run, whatever its tests allow
@@ -334,7 +342,7 @@ def grade(
                     outputs.write_submission(g.name, json.dumps(data, indent=2), log)
                 if progress is not None:
                     failed = "" if g.status == GRADED else f" ({g.status})"
-                    progress(f"{one_line(g.name)}: {g.score:g} / {g.max_score:g}{failed}")
+                    progress(f"{labelled(g.name)}: {g.score:g} / {g.max_score:g}{failed}")
                 return g
 
             workers = max(1, n_jobs or os.cpu_count() or 1)

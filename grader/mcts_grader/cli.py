@@ -139,7 +139,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from mcts_course.errors import UsageError
     from mcts_grader.batch import GRADED, could_not_grade, grade, grade_one, write_beside
-    from mcts_grader.table import one_line
+    from mcts_grader.table import labelled, one_line
 
     # first: a word the shell made of a student's folder decides nothing, reads nothing
     refused = next((w for w in args.words or () if refused_word(w, args.submissions)), None)
@@ -234,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"graded {count} in {seconds:.1f} s -> {Path(args.out) / 'grades.csv'}")
     failed = [g for g in grades if g.status != GRADED]
     if failed:  # never quietly: a failed run's row is a zero no student earned
-        names = ", ".join(f"{one_line(g.name)} ({g.status})" for g in failed)
+        names = ", ".join(f"{labelled(g.name)} ({g.status})" for g in failed)
         print(
             f"mcts-course grade: {len(failed)} of {count} not graded: {names}; "
             "see their pytest.log",

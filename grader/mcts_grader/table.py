@@ -5,8 +5,10 @@ Grading again into the same ``--out`` merges: a submission graded again gets its
 folder's results.json was replaced), every other submission keeps the row of its last grading.
 The rows are made from the results.json files of the folder's submissions (the grader's own
 files, read without following links), never from the old grades.csv, whose names a spreadsheet
-escape has changed.  Rows are in the order of the submissions' names; the last column,
-``source``, is the path each row was graded from.
+escape has changed.  Rows are in the order of the submissions' names; the column ``source``
+is the path each row was graded from, and the last, ``ascii_name``, a name with characters
+outside ASCII in ASCII escapes (``\\u0430lice``: a Cyrillic a is no Latin a), empty for the
+others; the batch's summary lines show the same (:func:`labelled`).
 
 The names (:func:`names_of`) are decided before anything is graded, from every name of the
 batch and of the ``--out`` folder: a folder's name escaped (never stripped: ``\\x01bob`` is no
@@ -39,7 +41,17 @@ from mcts_course.grading.report import (
     spreadsheet_safe,
 )
 
-__all__ = ["Row", "csv_cell", "earlier_rows", "graded_before", "names_of", "one_line", "table"]
+__all__ = [
+    "Row",
+    "ascii_name",
+    "csv_cell",
+    "earlier_rows",
+    "graded_before",
+    "labelled",
+    "names_of",
+    "one_line",
+    "table",
+]
 
 RESULTS_CAP = 64 << 20  # bytes of one earlier results.json read back
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
@@ -56,6 +68,39 @@ def csv_cell(text: str) -> str:
     tools; a zero-width space makes two names look alike), then escaped if a spreadsheet would
     read it as a formula."""
     return spreadsheet_safe(one_line(text))
+
+
+def ascii_name(name: str) -> str:
+    """``name`` (a shown name: backslashes already doubled) with each character outside ASCII
+    as its escape (``\\u0430lice``), or "" when it is all ASCII: two names that look alike
+    (a Cyrillic ``а`` for a Latin ``a``, which neither case nor Unicode form tells apart) read
+    differently there."""
+    if name.isascii():
+        return ""
+    return name.encode("ascii", "backslashreplace").decode("ascii")
+
+
+def scripts(name: str) -> list[str]:
+    """The scripts of ``name``'s letters (the first word of each one's Unicode name: LATIN,
+    CYRILLIC, GREEK...), in order of appearance."""
+    found: dict[str, None] = {}
+    for c in name:
+        if c.isalpha():
+            found[unicodedata.name(c, "UNKNOWN").split()[0]] = None
+    return list(found)
+
+
+def labelled(name: str) -> str:
+    """A name as the batch's summary lines show it: on one line, with its :func:`ascii_name`
+    beside it when it has one, flagged when its letters mix scripts (``аlice``: Cyrillic and
+    Latin, the usual disguise of one name as another)."""
+    shown = one_line(name)
+    escaped = ascii_name(shown)
+    if not escaped:
+        return shown
+    mixed = scripts(name)
+    flag = f", mixed scripts: {' and '.join(mixed)}" if len(mixed) > 1 else ""
+    return f"{shown} [{escaped}{flag}]"
 
 
 def shown_name(path: str | Path) -> str:
@@ -87,17 +132,20 @@ class Row:
 
 def table(rows: list[Row]) -> str:
     """grades.csv: ``submission, status, score, max_score``, the points of each exercise (the
-    columns of :func:`~mcts_course.grading.report.grades_csv`, with the status second) and the
-    ``source`` path of each row."""
+    columns of :func:`~mcts_course.grading.report.grades_csv`, with the status second), the
+    ``source`` path of each row and its name's ``ascii_name``."""
     rows = sorted(rows, key=lambda r: r.name)
     plain = list(csv.reader(io.StringIO(grades_csv([(r.name, r.outcomes) for r in rows]))))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    extra = [("status", "source"), *((r.status, r.source) for r in rows)]
-    for cells, (status, source) in zip(plain, extra, strict=True):
+    extra = [
+        ("status", "source", "ascii_name"),
+        *((r.status, r.source, ascii_name(one_line(r.name))) for r in rows),
+    ]
+    for cells, (status, source, plain_name) in zip(plain, extra, strict=True):
         # csv_cell: grades_csv escaped the formulas it saw, not the controls; the path's
         # backslashes doubled as in a name, so that two paths are never shown alike
-        cells = [cells[0], status, *cells[1:], escaped_name(source)]
+        cells = [cells[0], status, *cells[1:], escaped_name(source), plain_name]
         writer.writerow([csv_cell(c) for c in cells])
     return out.getvalue()
 

@@ -64,7 +64,15 @@ def test_grades_csv_is_complete(batch):
     out, rows, _ = batch
     assert set(rows) == {"reference", "stubs"}
     header = next(csv.reader(open(out / "grades.csv")))
-    assert header == ["submission", "status", "score", "max_score", *EXERCISES, "source"]
+    assert header == [
+        "submission",
+        "status",
+        "score",
+        "max_score",
+        *EXERCISES,
+        "source",
+        "ascii_name",
+    ]
     assert {row["status"] for row in rows.values()} == {"graded"}  # the stubs' 0 is a grade
     assert not list(out.glob(".*tmp"))  # written atomically, no temp file left
 

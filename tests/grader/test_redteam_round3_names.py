@@ -133,3 +133,24 @@ def test_07_a_row_graded_before_sources_were_recorded_is_matched_by_its_files():
     assert names_of([Path("/x/sub")], before) == ["sub"]
     with pytest.raises(UsageError, match="--replace"):
         names_of([Path("/y/sub")], before)
+
+
+def test_look_alike_scripts_are_shown_in_ascii_and_flagged(tmp_path, capsys):
+    """A Cyrillic ``а`` in ``аlice`` is neither another case nor another Unicode form of the
+    Latin ``a``: both names are graded, and grades.csv and the summary show the impostor's name
+    in ASCII escapes beside the raw one (the summary also says its letters mix scripts)."""
+    base = private(tmp_path / "names")
+    subs = [honest(base / "alice"), impostor(base / "\u0430lice"), honest(base / "jos\u00e9")]
+    out = tmp_path / "out"
+    assert grade(out, *subs) == 0
+    by_name = {r["submission"]: r for r in rows(out)}
+    assert {n: r["ascii_name"] for n, r in by_name.items()} == {
+        "alice": "",
+        "\u0430lice": "\\u0430lice",
+        "jos\u00e9": "jos\\xe9",
+    }
+    assert by_name["alice"]["score"] == FULL and by_name["\u0430lice"]["score"] == "0"
+    err = capsys.readouterr().err
+    assert "\u0430lice [\\u0430lice, mixed scripts: CYRILLIC and LATIN]: 0 /" in err
+    assert f"jos\u00e9 [jos\\xe9]: {FULL} /" in err  # one script: no flag
+    assert f"alice: {FULL} / {FULL}" in err.splitlines()  # an ASCII name as it is
