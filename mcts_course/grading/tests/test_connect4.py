@@ -441,7 +441,7 @@ class _Random:
 def test_player_beats_random(student):
     """MCTS(100) wins at least 7 of 8 games against random play (the grader keeps the game, on
     the library's engine)"""
-    wins, first = 0, []
+    wins, first = 0, list[tuple[list[list[int]], int, int, int]]()
     for game in range(8):
         me = game % 2
         players = [_Random(game), _Random(game)]
