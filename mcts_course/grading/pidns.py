@@ -59,6 +59,14 @@ def members(namespace: str) -> list[int]:
 _STOPPED: dict[int, str] = {}
 
 
+def forget(launcher: int) -> None:
+    """Drop what was kept of ``launcher`` (a process killed while stopped): its pid and its
+    namespace's name are both reused once it is gone (the lowest free ``pid:[inode]`` goes to
+    the next namespace made on the machine), and a later launcher of the same pid must not
+    signal another sandbox's processes."""
+    _STOPPED.pop(launcher, None)
+
+
 def signal_namespace(launcher: int, sig: int) -> int:
     """Send ``sig`` to every process of the pid namespace under ``launcher``; how many got it.
     With SIGSTOP, rounds go on until a round finds no process it had not stopped yet; SIGCONT

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal, NoReturn
 
 from mcts_course.grading.childpath import neutral_paths
-from mcts_course.grading.pidns import signal_namespace
+from mcts_course.grading.pidns import forget, signal_namespace
 from mcts_course.grading.sandbox import (
     MEMORY_MB,
     Sandbox,
@@ -411,6 +411,7 @@ class StudentProcess:
             if self.box is not None and self.box.cage is not None:
                 self.box.cage.kill()  # frozen processes die only once thawed
             self.proc.wait()
+            forget(self.proc.pid)
         if self.box is not None:
             self.box.close()
         for fd in (self.to_child, self.from_child):
