@@ -116,11 +116,23 @@ def test_a_forged_tree_with_winning_rewards_scores_nothing_for_the_search(tmp_pa
     move, the experiment's rows): those tests now search again with the rows' parameters and
     the generator kept, and the tree must come with the expansions' draws.  Only the honest
     best_action and play_game keep their points."""
-    sub = build("forged_tree_residual", tmp_path / "subs" / "forged", files=("ttt_mcts",))
+    _forged_scores_only_its_honest_parts(tmp_path, "forged_tree_residual")
+
+
+def test_a_forged_tree_with_burnt_draws_and_settled_rewards_scores_nothing(tmp_path):
+    """The same forger doing the bookkeeping: every node's wins made to add up, one draw burnt
+    per node.  Draws, counts and rewards check; the order of UCB1's choices does not (at each
+    node, the child of the last pass had the highest UCB1 before it), so the tests of trees
+    give it nothing."""
+    _forged_scores_only_its_honest_parts(tmp_path, "forged_tree_consistent")
+
+
+def _forged_scores_only_its_honest_parts(tmp_path, name: str) -> None:
+    sub = build(name, tmp_path / "subs" / "forged", files=("ttt_mcts",))
     sub.parent.chmod(0o700)
     (result,) = grade([sub], sets=["ttt_mcts"])
     scored = {o.test.split("::")[-1]: o.score for o in result.outcomes if o.score > 0}
-    assert not set(scored) & set(CAUGHT_BY["forged_tree_residual"]), scored
+    assert not set(scored) & set(CAUGHT_BY[name]), scored
     assert set(scored) <= {"test_best_action", "test_play_game"}, scored
 
 

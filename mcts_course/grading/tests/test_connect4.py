@@ -24,7 +24,11 @@ import pytest
 from mcts_course.games import ConnectFour
 from mcts_course.games.connect4 import four_in_a_row
 from mcts_course.grading.public import Node
-from mcts_course.grading.tests.test_ttt_mcts import drew_for_the_tree, visits_add_up
+from mcts_course.grading.tests.test_ttt_mcts import (
+    drew_for_the_tree,
+    selected_by_ucb1,
+    visits_add_up,
+)
 
 COLS, ROWS = 7, 6
 STRIDE = ROWS + 1  # the library's bitboard: 7 bits a column, the top one always empty
@@ -421,6 +425,7 @@ def assert_searched(student, asked: list | None = None, iterations: int = 0) -> 
             "player must play best_action(mcts_search(...)) with its own generator"
         )
         drew_for_the_tree(root, seed, rng)
+        selected_by_ucb1(root, math.sqrt(2))
         if i == 0:  # one tree walked whole: each node's question is a round trip
             visits_add_up(root)
 

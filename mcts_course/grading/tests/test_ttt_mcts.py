@@ -501,6 +501,48 @@ def rewards_add_up(root) -> None:
         stack.extend(node.children.values())
 
 
+def selected_by_ucb1(root, c: float) -> None:
+    """A property of every UCT tree grown with expand_threshold 1, however its generator drew:
+    at each node, the passes into its children were first one expansion per child, then
+    selections (as many as the children's visits beyond their first), so when there were
+    selections the last pass was one, and chose a child of highest UCB1 given the statistics
+    before it: the node's visits - 1, that child's visits - 1 and wins less that playout's
+    reward (0, 0.5 or 1), every other child as it is.  Counts and rewards that merely add up
+    (a forged tree, red-team 4 attack 07, made with the expansions' draws burnt) do not have
+    it; a small tolerance lets a UCB1 computed in another order pass."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kids = node.children
+        stack.extend(kids.values())
+        if sum(ch.visits for ch in kids.values()) <= len(kids):
+            continue  # only expansions passed through it
+        before = node.visits - 1
+        scores = {a: ucb1(ch.wins, ch.visits, before, c) for a, ch in kids.items()}
+        if not any(_chosen_last(ch, a, scores, before, c) for a, ch in kids.items()):
+            raise AssertionError(
+                f"a node with {node.visits} visits whose children have (action: visits, wins) "
+                f"{ {a: (ch.visits, ch.wins) for a, ch in sorted(kids.items())} }: no child "
+                f"had the highest UCB1 (c={c:g}) before the last pass through the node, given "
+                "the statistics then, in\n"
+                f"{node.state}\nmcts_search must descend with select_child, from the root, "
+                "at every iteration"
+            )
+
+
+def _chosen_last(child, action, scores: dict, before: int, c: float) -> bool:
+    """Whether ``child`` had the highest UCB1 of its siblings before its last visit."""
+    if child.visits < 2:
+        return False  # a selection finds every child visited once (expanded with a visit)
+    others = max((s for a, s in scores.items() if a != action), default=-math.inf)
+    slack = 1e-9 * max(1.0, abs(others))
+    return any(
+        -1e-9 <= child.wins - r <= child.visits - 1 + 1e-9
+        and ucb1(child.wins - r, child.visits - 1, before, c) >= others - slack
+        for r in (0.0, 0.5, 1.0)
+    )
+
+
 @pytest.mark.points(
     1, exercise="ttt_backprop", timeout=3, hint="the root is visited once per iteration"
 )
@@ -519,6 +561,7 @@ def test_search_counts(student, submission_seed):
             f"legal move {state.legal_actions()}"
         )
         visits_add_up(root)
+        selected_by_ucb1(root, math.sqrt(2))
 
 
 def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
@@ -535,6 +578,7 @@ def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
         )
         visits_add_up(root)
         drew_for_the_tree(root, seed, rng)
+        selected_by_ucb1(root, math.sqrt(2))
         assert got == target, (
             f"in\n{state}\n{state.PLAYER_NAMES[state.current_player]} should play "
             f"{state.action_to_string(target)}; after {iterations} iterations (seed {seed}) "
@@ -668,6 +712,8 @@ def rows_searched(student, state, rows) -> None:
             f"and random.Random({seed}): it has {chosen.visits} visits and wins {chosen.wins:g}"
         )
         drew_for_the_tree(root, seed, rng)
+        if r["expand_threshold"] == 1:
+            selected_by_ucb1(root, r["c"])
 
 
 def symmetric(cells: list[int], turn: int, flip: bool) -> list[int]:
@@ -759,6 +805,7 @@ def assert_searched(student, first, iterations: int, c: float, seed: int) -> Non
     )
     visits_add_up(root)
     drew_for_the_tree(root, seed, rng)
+    selected_by_ucb1(root, c)
     most = max(sorted(root.children), key=lambda a: root.children[a].visits)
     assert action == most, (
         f"MCTSPlayer(iterations={iterations}, c={c:g}, seed={seed}) first played {action} in\n"

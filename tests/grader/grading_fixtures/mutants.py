@@ -523,6 +523,8 @@ _NOT_ALPHABETA = (
     "test_node_counts",
     "test_best_move",
 )
+# the tests a forged tree scored on (red-team 4 attack 07)
+_FORGED = ("test_search_takes_the_win", "test_experiment_rows", "test_experiment_converges")
 CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "select_child_rigs_the_tree": ("test_select_child_highest_ucb1", "test_select_child_ties"),
     "simulate_extra_draw": ("test_search_same_tree_as_reference",),
@@ -559,12 +561,9 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "puct_score_unvisited_inf": ("test_puct_score_values", "test_puct_score_unvisited"),
     "puct_select_children_total": ("test_puct_select",),
     "puct_select_dict_order": ("test_puct_select_ties",),
-    # a fixture of STUB_PLUS (test_gaming_attacks): the tests it scored on before
-    "forged_tree_residual": (
-        "test_search_takes_the_win",
-        "test_experiment_rows",
-        "test_experiment_converges",
-    ),
+    # fixtures of STUB_PLUS (test_gaming_attacks): the tests they scored on before
+    "forged_tree_residual": _FORGED,
+    "forged_tree_consistent": (*_FORGED, "test_search_counts"),
 }
 
 # name: (file, text in the reference, replacement, what the grader must say)
@@ -1175,6 +1174,40 @@ def experiment(state, iterations=(10,), cs=(1.0,), thresholds=(1,), seeds=(0,)):
 """
 )
 
+# Item 3 of the fourth round's fixes: the forger who does the bookkeeping too.  Attack 07's tree
+# with every node's wins made to add up (a finished game's reward at its leaves, a first
+# playout's 0.5 elsewhere) and the generator moved by one word per node: the draws, the counts
+# and the rewards all check; only the order of UCB1's choices (selected_by_ucb1) does not.
+FORGED_TREE_CONSISTENT = (
+    FORGED_TREE_RESIDUAL
+    + """
+
+_forged_search = mcts_search
+
+
+def _settle(node):
+    for child in node.children.values():
+        _settle(child)
+    if node.state.is_terminal() and node.parent is not None:
+        node.wins = node.visits * reward(node.state.returns(), node.parent.state.current_player)
+    elif node.children:
+        node.wins = 0.5 + sum(ch.visits - ch.wins for ch in node.children.values())
+
+
+def _count(node):
+    return sum(1 + _count(ch) for ch in node.children.values())
+
+
+def mcts_search(state, iterations, c=math.sqrt(2), expand_threshold=1, rng=None):  # noqa: F811
+    root = _forged_search(state, iterations, c, expand_threshold, rng)
+    _settle(root)
+    rng = rng or random.Random()
+    for _ in range(_count(root)):
+        rng.getrandbits(32)
+    return root
+"""
+)
+
 STUB_PLUS = {
     **ROUND3,
     "learning_one_rule_each": {"learning": LEARNING_ONE_RULE_EACH},
@@ -1186,6 +1219,7 @@ STUB_PLUS = {
     "monte_carlo_without_playouts": {"bandits": MONTE_CARLO_WITHOUT_PLAYOUTS},
     "forged_tree": {"ttt_mcts": FORGED_TREE},
     "forged_tree_residual": {"ttt_mcts": FORGED_TREE_RESIDUAL},
+    "forged_tree_consistent": {"ttt_mcts": FORGED_TREE_CONSISTENT},
 }
 
 
