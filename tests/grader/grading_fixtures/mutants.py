@@ -563,7 +563,14 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "puct_select_dict_order": ("test_puct_select_ties",),
     # fixtures of STUB_PLUS (test_gaming_attacks): the tests they scored on before
     "forged_tree_residual": _FORGED,
-    "forged_tree_consistent": (*_FORGED, "test_search_counts"),
+    "forged_tree_consistent": (  # 15 points with the draws, counts and rewards checks alone
+        *_FORGED,
+        "test_search_counts",
+        "test_search_blocks",
+        "test_player_interface",
+        "test_player_beats_random",
+        "test_player_draws_perfect_play",
+    ),
 }
 
 # name: (file, text in the reference, replacement, what the grader must say)
