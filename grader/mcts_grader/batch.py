@@ -57,7 +57,7 @@ from mcts_grader.table import (
     one_line,
     table,
 )
-from mcts_grader.vet import vet
+from mcts_grader.vet import hidden_copy, vet
 
 RUN_CAP = 3600  # seconds of one submission's pytest run, whatever its tests allow
 TERM_GRACE = 10.0  # seconds a run has to close its sandboxes after SIGTERM
@@ -98,12 +98,19 @@ def pytest_command(
     results: Path,
     tests: Iterable[str | Path] = (),
     options: Iterable[str] = (),
+    rootdir: Path | None = None,
 ) -> list[str]:
     """The pytest run that grades ``submission`` into ``results``: the public checks and the
     grader's tests that need the reference, then the instructor's ``tests`` (absolute paths:
-    the run's folder is not the caller's)."""
+    the run's folder is not the caller's); with ``rootdir``, the batch's own folder, it reads no
+    configuration file."""
     args = invocation.pytest_args(
-        submission, reference=True, tests=tests, results_json=results, options=options
+        submission,
+        reference=True,
+        tests=tests,
+        results_json=results,
+        options=options,
+        rootdir=rootdir,
     )
     return [sys.executable, "-m", "pytest", *args]
 
@@ -155,7 +162,7 @@ def run_one(
     grade."""
     scratch.mkdir(mode=0o700)
     results = scratch / "results.json"
-    command = pytest_command(submission, results, tests, options)
+    command = pytest_command(submission, results, tests, options, rootdir=scratch.parent)
     with tempfile.TemporaryFile() as out:  # unnamed: nothing to swap for a link
         proc = None
         if runs is not None:
@@ -237,6 +244,7 @@ def grade_one(
     top-level output shows what the student may see before the ``due`` date
     (:mod:`mcts_grader.feedback`)."""
     with _batch_env() as (private, env):
+        tests = hidden_copy(tests, private / "hidden")
         vet(tests, options, env, private)
         data, log = run_one(Path(submission), private / "run", tests, options, env)
     return with_student_output(data, due=due), log
@@ -316,7 +324,9 @@ def grade(
     try:
         with _batch_env() as (private, env):
             # Before any student code runs, or any file is written: the options, and every
-            # hidden test (whatever --exercise or -k keep of them), on the reference.
+            # hidden test (whatever --exercise or -k keep of them), on the reference; the runs
+            # grade with the very copies checked.
+            tests = hidden_copy(tests, private / "hidden")
             if check_tests:
                 vet(tests, options, env, private)
             # The output folders, made (or checked) and held open before any student code runs.

@@ -19,6 +19,7 @@ student's code as a user id of its own, with hard limits, and refuses to grade i
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import subprocess
@@ -199,14 +200,24 @@ def build_zip(
     ``out`` and renamed at the end, so that a failure leaves no zip, not half of one."""
     from mcts_course.errors import UsageError
     from mcts_grader.cli import untrusted_file
-    from mcts_grader.vet import vet
+    from mcts_grader.vet import hidden_copy, vet
 
     out = Path(out)
-    if tests:
-        untrusted = untrusted_file(Path(tests))
-        if untrusted:  # the check below runs them as the builder, unconfined
-            raise UsageError(f"--tests {tests}: {untrusted}; refusing to run it")
-        vet([tests])
+    with contextlib.ExitStack() as stack:
+        checked = None
+        if tests:
+            untrusted = untrusted_file(Path(tests))
+            if untrusted:  # the check below runs them as the builder, unconfined
+                raise UsageError(f"--tests {tests}: {untrusted}; refusing to run it")
+            # the zip gets the very copy the check ran, imported from a folder of the builder's
+            private = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mcts-zip-")))
+            os.chmod(private, 0o700)
+            (checked,) = hidden_copy([tests], private / "hidden")
+            vet([checked], scratch=private)
+        return _write_zip(out, checked, wheels)
+
+
+def _write_zip(out: Path, tests: Path | None, wheels: list[Path] | None) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as tmp:
         wheels = wheels or build_wheels(Path(tmp))
@@ -218,8 +229,7 @@ def build_zip(
                 z.writestr(info, text)
             for wheel in wheels:
                 z.write(wheel, wheel.name)
-            if tests:  # a folder of pytest files (conftest.py included), or one file
-                tests = Path(tests)
+            if tests:  # a folder of pytest files, or one file
                 # every .py file the check above collected from, its subfolders' too
                 files = sorted(tests.rglob("*.py")) if tests.is_dir() else [tests]
                 for path in files:

@@ -50,6 +50,31 @@ class BadTests(UsageError):
     """A hidden test that cannot grade fairly; the message names it (exit status 2)."""
 
 
+def hidden_copy(tests: Iterable[str | Path], folder: Path) -> list[Path]:
+    """The instructor's hidden ``tests`` copied into ``folder`` (the grader's own, made here),
+    one subfolder each: what the pre-run checks is then what every run grades with, byte for
+    byte, and pytest imports them from there.  From their own place pytest would walk up
+    through folders that hold an ``__init__.py`` to name their package, and import whatever
+    ``__init__.py`` a stranger put above them (``/tmp/__init__.py`` over hidden tests in
+    ``/tmp/tests``); a single file is copied alone (what lies beside it is not the tests)."""
+    tests = [Path(t) for t in tests]
+    missing = [str(t) for t in tests if not t.exists()]
+    if missing:
+        raise BadTests(f"--tests {missing[0]}: no such file or folder")
+    folder.mkdir(mode=0o700)
+    copies = []
+    for number, test in enumerate(tests):
+        place = folder / str(number)
+        place.mkdir(mode=0o700)
+        name = Path(os.path.abspath(test)).name
+        if test.is_dir():
+            shutil.copytree(test, place / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copyfile(test, place / name)
+        copies.append(place / name)
+    return copies
+
+
 def reference_copy(folder: Path) -> Path:
     """The reference solutions as a submission folder (their exercise files only)."""
     folder.mkdir(mode=0o755)
@@ -97,6 +122,7 @@ def vet(
             tests=paths,
             results_json=results,
             options=[f"{REPORT_OPTION}={report}", *options, *collect],
+            rootdir=scratch or work,
         )
         command = [sys.executable, "-m", "pytest", "-p", "mcts_grader.vet", *args]
         try:

@@ -76,16 +76,13 @@ def run(args: argparse.Namespace) -> int:
     # (a -r of the student's own, given after this one, wins)
     options = ["-rN", *(["--tb=no"] if args.quiet else []), *args.pytest_args]
     options += ["--unconfined"] if args.unconfined else []
-    # Run from an empty folder of our own with an empty configuration: pytest would otherwise
-    # load the current folder's conftest.py and the -p plugins of its pytest.ini/tox.ini/
+    # Run from an empty folder of our own with no configuration: pytest would otherwise load
+    # the current folder's conftest.py and the -p plugins of its pytest.ini/tox.ini/
     # setup.cfg/pyproject.toml before the grading plugin starts (as root, in a submission).
     with tempfile.TemporaryDirectory(prefix="mcts-check-") as empty:
-        config = Path(empty) / "pytest.ini"
-        config.write_text("[pytest]\n")
-        options += ["-c", str(config), f"--rootdir={empty}"]
         here = os.getcwd()
         os.chdir(empty)
         try:
-            return int(pytest.main(pytest_args(path, sets=sets, options=options)))
+            return int(pytest.main(pytest_args(path, sets=sets, options=options, rootdir=empty)))
         finally:
             os.chdir(here)

@@ -62,6 +62,7 @@ def pytest_args(
     exercises: Iterable[str] = (),
     results_json: str | Path | None = None,
     options: Iterable[str] = (),
+    rootdir: str | Path | None = None,
 ) -> list[str]:
     """pytest's arguments for a grading run of ``submission`` (None: a notebook's check, whose
     plugin object supplies the code).
@@ -69,9 +70,16 @@ def pytest_args(
     ``reference`` adds the grader's test packages (a grade; a student's check runs the public
     checks only), ``tests`` the instructor's test files or folders, ``sets`` and ``exercises``
     keep the tests of those, ``results_json`` writes Gradescope's file; ``options`` go last,
-    so that a caller's own (``-x``, ``-k``, ``-r``) win.
+    so that a caller's own (``-x``, ``-k``, ``-r``) win.  ``rootdir`` (a folder of the caller's
+    own) makes the run read no configuration file at all: pytest would otherwise look for a
+    pytest.ini, tox.ini, setup.cfg or pyproject.toml in the current folder and every folder above
+    it, and import the plugins it names, before the grading plugin starts (a stranger's
+    ``/tmp/pytest.ini`` above a run's folder in ``/tmp``).  The grading plugin itself turns
+    off every conftest.py of a run with a submission (:func:`plugin.pytest_load_initial_conftests`).
     """
     args = ["-p", "no:cacheprovider", "-W", REWRITE_WARNING, "--pyargs", PACKAGE]
+    if rootdir is not None:
+        args += ["-c", os.devnull, f"--rootdir={Path(rootdir).resolve()}"]
     if reference:
         args += reference_test_packages()
     args += [str(Path(t).resolve()) for t in tests]

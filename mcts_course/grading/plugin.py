@@ -296,6 +296,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--grades-csv", metavar="FILE", help="write this submission's grades.csv")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """A run that grades a submission loads no conftest.py, wherever pytest would find one: the
+    current folder's and every folder's above it (a stranger's ``/tmp/conftest.py`` above a run
+    in ``/tmp``), a submission's, or one beside the hidden tests.  Runs before pytest loads the
+    first one; pytest's own ``--noconftest`` does the rest."""
+    if getattr(early_config.known_args_namespace, "submission", None) is not None:
+        early_config.known_args_namespace.noconftest = True
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",

@@ -129,13 +129,13 @@ def test_a_run_that_crashed_or_was_killed_gets_a_row_and_grade_fails(tmp_path, c
     )
     real = batch.pytest_command
 
-    def command(submission, results, tests=(), options=()):
+    def command(submission, results, tests=(), options=(), **keywords):
         how = {
             "bob-killed": "import os, signal; os.kill(os.getpid(), signal.SIGKILL)",
             "carol-crashed": "raise SystemExit(3)",  # pytest's internal error
         }.get(Path(submission).name)
         if how is None:
-            return real(submission, results, tests, options)
+            return real(submission, results, tests, options, **keywords)
         return [sys.executable, "-c", how]
 
     monkeypatch.setattr(batch, "pytest_command", command)
