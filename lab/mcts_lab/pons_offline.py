@@ -47,9 +47,9 @@ from mcts_course.games import ConnectFour
 from mcts_course.stats import holm, paired_interval, wilson_interval
 
 SETS = {"Middle-Easy": "pons_Test_L2_R1.txt", "Middle-Medium": "pons_Test_L2_R2.txt"}
-SAMPLE = {"Middle-Easy": 200, "Middle-Medium": 100}  # chosen before the run
-CAP = {"Middle-Easy": 10.0, "Middle-Medium": 6.0}  # processor seconds per position, all children
-CALIBRATION = 15  # positions of each set, outside the samples, to calibrate the budgets on
+SAMPLE = {"Middle-Easy": 200, "Middle-Medium": 60}  # chosen before the run
+CAP = {"Middle-Easy": 10.0, "Middle-Medium": 5.0}  # processor seconds per position, all children
+CALIBRATION = 10  # positions of each set, outside the samples, to calibrate the budgets on
 PUCT_ITERATIONS = 200  # the chapter's budget for PUCT with the network
 UCT_PROBE = 1000  # iterations at which UCT's time per iteration is measured
 DEPTHS = (1, 2, 3, 4, 5, 6, 7, 8)  # alpha-beta depths tried in the calibration
