@@ -9,14 +9,16 @@ win/draw/loss class).
 
 A move is a *mistake* when it changes the position's class: the mover had a win and the move
 gives a draw or a loss, or had a draw and the move loses.  (In a lost position no move is one.)
-Deciding that needs the exact class of every child, from the package's exact solver
-(:mod:`mcts_course.agents.exact`), which takes milliseconds on a Middle-Easy position but seconds
+Deciding that needs, for every move, whether the child keeps the class, from the package's exact
+solver (:mod:`mcts_course.agents.exact`, with a window just wide enough to decide it, and the
+columns tried centre first), which takes milliseconds on a Middle-Easy position but seconds
 to minutes on a Middle-Medium one.  So ``python -m mcts_lab.pons_offline`` (seeded) does the
 slow part once and writes ``data/pons_offline.json``:
 
-1. draws a sample of each set (sizes fixed here before the run: :data:`SAMPLE`) and solves every
-   child of each sampled position under a per-position cap of processor time (:data:`CAP`); a
-   position not solved within it is recorded as *capped* and left out of the rates;
+1. draws a sample of each set (sizes fixed here before the run: :data:`SAMPLE`) and decides
+   for every move of each sampled position whether it keeps the class, under a per-position
+   cap of processor time (:data:`CAP`); a position not settled within it is recorded as
+   *capped* (``keeps`` null) and left out of the rates;
 2. calibrates the agents' budgets once, on other positions of the sets, so that their mean
    processor time per move matches PUCT's with the shipped network at :data:`PUCT_ITERATIONS`
    iterations: UCT's iterations and alpha-beta's depth (:func:`calibrate`);
