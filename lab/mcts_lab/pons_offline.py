@@ -392,6 +392,7 @@ def comparisons_table(family: list[Comparison]) -> Any:
 def rates_figure(by_set: dict[str, SetResult]) -> Any:
     """Mistake rates with their intervals, one group of bars per set."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import PercentFormatter
 
     fig, ax = plt.subplots(figsize=(7, 3.2))
     width = 0.25
@@ -408,7 +409,8 @@ def rates_figure(by_set: dict[str, SetResult]) -> Any:
         ax.bar(xs, ys, width, yerr=errs, capsize=3, label=agent)
     ax.set_xticks(range(len(by_set)))
     ax.set_xticklabels([f"{n} ({r.solved} positions)" for n, r in by_set.items()])
-    ax.set_ylabel("share of moves that are mistakes")
+    ax.set_ylabel("moves that are mistakes")
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.legend(frameon=False, fontsize="small")
     ax.spines[["top", "right"]].set_visible(False)
     fig.tight_layout()

@@ -81,3 +81,11 @@ def test_the_shipped_file_is_consistent() -> None:
 
 def test_recheck_replays_the_shipped_file() -> None:
     assert pons.recheck(positions=2)
+
+
+def test_the_figure_draws_each_agents_rate_on_each_set() -> None:
+    by_set = pons.results()
+    fig = pons.rates_figure(by_set)
+    heights = sorted(round(p.get_height(), 9) for p in fig.axes[0].patches)
+    rates = sorted(round(r.rate(a), 9) for r in by_set.values() for a in pons.AGENTS)
+    assert heights == rates
