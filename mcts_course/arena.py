@@ -56,7 +56,7 @@ from typing import Any, Protocol, TypeVar, cast
 import numpy as np
 
 from mcts_course.errors import needs
-from mcts_course.games import GameState, start_state
+from mcts_course.games import GameState, game_class, start_state
 from mcts_course.games.base import Returns
 from mcts_course.stats import wilson_interval  # also importable from here, as before
 
@@ -253,6 +253,46 @@ class MatchResult:
             "returns": [list(r) for r in self.returns],
         }
 
+    # -- storing a match --
+    def to_json(self) -> dict[str, Any]:
+        """What the result stores, as plain JSON values; :meth:`from_json` reads it back.
+
+        The game by its name, the two agents' names, the seed, per game agent A's player and
+        the returns, and the moves when the match kept them.  (:meth:`as_dict` is a summary
+        for reading; this is the record for a file.)
+        """
+        data: dict[str, Any] = {
+            "game": self.game,
+            "names": list(self.names),
+            "seed": self.seed,
+            "a_player": [int(p) for p in self.a_player],
+            "returns": [[int(r0), int(r1)] for r0, r1 in self.returns],
+        }
+        if self.moves:
+            data["moves"] = [[int(a) for a in game] for game in self.moves]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchResult:
+        """The result :meth:`to_json` wrote (also after a trip through :func:`json.dumps`).
+
+        The game's name gives its colours and, when the moves were kept, the start state that
+        :meth:`record` replays them from.
+        """
+        game = game_class(data["game"])
+        moves = [list(m) for m in data.get("moves", [])]
+        a, b = data["names"]
+        return cls(
+            game=data["game"],
+            names=(a, b),
+            a_player=[int(p) for p in data["a_player"]],
+            returns=[(int(r0), int(r1)) for r0, r1 in data["returns"]],
+            seed=data["seed"],
+            player_names=cast("tuple[str, str]", tuple(game.PLAYER_NAMES)),
+            moves=moves,
+            start=game() if moves else None,
+        )
+
     # -- display --
     def _rows(self) -> list[list[str]]:
         a = self.names[0]
@@ -331,10 +371,15 @@ def _fresh(agent: Player, seed: int) -> Player:
     return agent
 
 
-def _play_match_game(
+def match_game(
     start: GameState, agent_a: Player, agent_b: Player, seed: int, index: int
-) -> tuple[int, tuple[int, int], list[int]]:
-    """Game ``index`` of a match: agent A plays first when ``index`` is even."""
+) -> tuple[int, Returns, list[int]]:
+    """Game ``index`` of a match seeded with ``seed``, played alone: agent A's player (A moves
+    first when ``index`` is even), the returns and the moves.
+
+    It is the game :func:`match` plays as its game ``index`` (same seeds, fresh copies of the
+    agents), so it replays one stored game without the games before it.
+    """
     seed_a, seed_b = game_seeds(seed, index)
     a, b = _fresh(agent_a, seed_a), _fresh(agent_b, seed_b)
     a_player = index % 2
@@ -373,8 +418,8 @@ def _games(
     except ImportError:
         if n_jobs not in (None, 1):
             needs("joblib", "parallel")  # raises, naming the extra
-        return (_play_match_game(start, agent_a, agent_b, seed, i) for i in range(games))
-    tasks = (delayed(_play_match_game)(start, agent_a, agent_b, seed, i) for i in range(games))
+        return (match_game(start, agent_a, agent_b, seed, i) for i in range(games))
+    tasks = (delayed(match_game)(start, agent_a, agent_b, seed, i) for i in range(games))
     try:
         parallel = Parallel(n_jobs=n_jobs, return_as="generator")  # results in game order
     except ValueError:  # backends such as multiprocessing or Ray deliver them all at the end

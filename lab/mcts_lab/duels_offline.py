@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mcts_course.agents import MCTSAgent, MonteCarloAgent
-from mcts_course.arena import MatchResult, _play_match_game
+from mcts_course.arena import MatchResult, match_game
 from mcts_course.games import ConnectFour, GameState, Othello
 from mcts_lab import mcts_matches, reference
 from mcts_lab.flat import playout_values
@@ -27,32 +27,12 @@ GAMES = {game.NAME: game for game in (ConnectFour, Othello)}
 
 
 def _duel_json(results: dict[int, MatchResult]) -> dict[str, Any]:
-    return {
-        str(b): {
-            "names": list(r.names),
-            "seed": r.seed,
-            "a_player": r.a_player,
-            "returns": r.returns,
-            "moves": r.moves,
-        }
-        for b, r in results.items()
-    }
+    return {str(b): r.to_json() for b, r in results.items()}
 
 
 def _duel(game: type[GameState], stored: dict[str, Any]) -> dict[int, MatchResult]:
-    return {
-        int(b): MatchResult(
-            game=game.NAME,
-            names=(r["names"][0], r["names"][1]),
-            a_player=list(r["a_player"]),
-            returns=[(int(x), int(y)) for x, y in r["returns"]],
-            seed=r["seed"],
-            player_names=tuple(game.PLAYER_NAMES),  # type: ignore[arg-type]
-            moves=[list(m) for m in r["moves"]],
-            start=game(),
-        )
-        for b, r in stored.items()
-    }
+    # the shipped file names the game once per duel, not in each match: add it
+    return {int(b): MatchResult.from_json({"game": game.NAME, **r}) for b, r in stored.items()}
 
 
 def compute() -> dict[str, Any]:
@@ -115,7 +95,7 @@ def recheck_duel(results: dict[int, MatchResult], budget: int, games: int = 2) -
     game = GAMES[r.game]
     same = 0
     for i in range(games):
-        a_player, returns, moves = _play_match_game(
+        a_player, returns, moves = match_game(
             game(), MCTSAgent(budget), MonteCarloAgent(budget, policy="ucb1"), r.seed or 0, i
         )
         same += (a_player, tuple(returns), list(moves)) == (

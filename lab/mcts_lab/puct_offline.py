@@ -2,9 +2,9 @@
 
 Three matches (PUCT(cells) against PUCT(uniform), PUCT(uniform) against UCT, PUCT(cells)
 against UCT), 100 games each, in Connect Four, every agent with 1,000 iterations per move.
-(Othello is one entry of ``SEEDS`` away, ``"othello": 2``; its 300 games cost about eight
-times Connect Four's, some 25 minutes of one core.)  The games take minutes, too long for the
-book's build, so
+(Othello is one entry of ``SEEDS`` away, ``"othello": 2``: a run then plays only the matches
+the file does not hold yet.  Its 300 games cost about eight times Connect Four's, at least 25
+minutes of one idle core.)  The games take minutes, too long for the book's build, so
 ``python -m mcts_lab.puct_offline`` plays them and writes ``data/puct_offline.json`` with the
 specs, the seeds and every game's result; the chapter loads the file and replays the first
 game(s) of each match (:func:`recheck`) to show that the file is what these specs and seeds
@@ -67,13 +67,7 @@ def load() -> list[Stored]:
     text = (resources.files("mcts_lab") / "data" / FILE).read_text()
     stored = []
     for row in json.loads(text)["matches"]:
-        result = MatchResult(
-            game=row["game"],
-            names=tuple(row["names"]),
-            a_player=row["a_player"],
-            returns=[tuple(r) for r in row["returns"]],
-            seed=row["seed"],
-        )
+        result = MatchResult.from_json(row)
         stored.append(Stored(row["game"], row["label"], row["seed"], result))
     return stored
 
@@ -133,25 +127,25 @@ def table(stored: list[Stored]) -> Table:
 
 
 def main() -> None:  # pragma: no cover - tens of minutes of matches
+    """Play the matches of ``SEEDS`` that the file does not hold yet (a stored match with the
+    same game, pairing, specs and seed is the same games: it is kept, not played again), and
+    write the file after every match, so that a stopped run keeps what it finished."""
+    folder = resources.files("mcts_lab") / "data"
+    path = folder / FILE
+    old = json.loads(path.read_text())["matches"] if path.is_file() else []
     rows = []
     for game, base in SEEDS.items():
         for k, label in enumerate(PAIRINGS):
-            result = play(game, label, base + k, n_jobs=2)
-            rows.append(
-                {
-                    "game": game,
-                    "label": label,
-                    "specs": list(PAIRINGS[label]),
-                    "names": list(result.names),
-                    "a_player": result.a_player,
-                    "returns": [list(r) for r in result.returns],
-                    "seed": base + k,
-                }
-            )
-            print(game, label, result.score, result.interval, flush=True)
-    folder = resources.files("mcts_lab") / "data"
-    text = json.dumps({"iterations": ITERATIONS, "games": GAMES, "matches": rows}, indent=0)
-    (folder / FILE).write_text(text + "\n")  # type: ignore[attr-defined]
+            key = (game, label, list(PAIRINGS[label]), base + k)
+            kept = [r for r in old if (r["game"], r["label"], r["specs"], r["seed"]) == key]
+            if kept:
+                rows.append(kept[0])
+                continue
+            result = play(game, label, base + k, n_jobs=1)
+            rows.append({"label": label, "specs": list(PAIRINGS[label]), **result.to_json()})
+            print(game, label, result.score, result.interval, f"{result.seconds:.0f} s", flush=True)
+            text = json.dumps({"iterations": ITERATIONS, "games": GAMES, "matches": rows}, indent=0)
+            path.write_text(text + "\n")  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from mcts_course.arena import (
     _show_progress,
     game_seeds,
     match,
+    match_game,
     play_game,
     wilson_interval,
 )
@@ -123,6 +124,34 @@ def test_match_result_summaries():
     record = result.record(1)  # game 1: agent A (Dice) is player 1
     assert record.players == ("First", "Dice")
     assert record.replay() == record.states and record.returns == result.returns[1]
+
+
+@pytest.mark.parametrize("keep_moves", [True, False])
+def test_a_stored_match_comes_back_from_json_as_it_was(keep_moves):
+    result = match(
+        ConnectFour, Dice(), FirstLegal(), games=5, seed=6, progress=False, keep_moves=keep_moves
+    )
+    text = json.dumps(result.to_json())  # the trip through a file
+    back = MatchResult.from_json(json.loads(text))
+    assert back == result  # every stored field: games, names, colours, returns, seed, moves
+    assert back.player_names == result.player_names == ("Red", "Yellow")
+    assert back.as_dict() == result.as_dict()
+    if keep_moves:
+        assert back.record(3).replay() == result.record(3).replay()
+    else:
+        assert "moves" not in json.loads(text) and back.start is None
+
+
+def test_match_game_replays_game_i_of_a_match_alone():
+    a, b = MCTSAgent(iterations=25), Dice()
+    result = match(TicTacToe, a, b, games=4, seed=5, progress=False)
+    for i in (3, 2):  # out of order, without the games before
+        a_player, returns, moves = match_game(TicTacToe(), a, b, 5, i)
+        assert (a_player, tuple(returns), moves) == (
+            result.a_player[i],
+            result.returns[i],
+            result.moves[i],
+        )
 
 
 def test_no_games_is_an_empty_result():
