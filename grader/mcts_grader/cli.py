@@ -12,10 +12,12 @@ import json
 import os
 import stat
 import sys
+import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
 
+from mcts_course.grading import sandbox
 from mcts_course.grading.sandbox import MEMORY_MB
 
 # Gradescope's autograder layout; each path can be moved with an environment variable (tests).
@@ -155,8 +157,6 @@ def run(args: argparse.Namespace) -> int:
             "DIR/* (or rename that folder)"
         )
     if args.unconfined:
-        from mcts_course.grading import sandbox
-
         os.environ[sandbox.UNCONFINED_ENV] = "1"  # read by every run's sandboxes
         if sandbox.confinement_mode() == "none":
             print(f"warning: confinement: {sandbox.UNCONFINED_WARNING}", file=sys.stderr)
@@ -164,6 +164,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.timeout_scale <= 0:
         raise UsageError("--timeout-scale must be positive")
+    unsafe = untrusted_tmp()
+    if unsafe:
+        raise UsageError(f"{one_line(unsafe)}; give grade a TMPDIR of its own")
+    uid_only = sandbox.confinement_mode() == sandbox.UID_ONLY
     for folder in args.tests:
         if not Path(folder).exists():
             raise UsageError(f"--tests {one_line(folder)}: no such file or folder")
@@ -172,6 +176,12 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"--tests {one_line(folder)}: {one_line(untrusted)}; "
                 "refusing to run it as the grader"
+            )
+        if uid_only and sandbox.readable_by_others(Path(folder)):
+            # without namespaces a student's code runs as another user, who could read them
+            raise UsageError(
+                f"--tests {one_line(folder)}: other users can read it, and without namespaces "
+                "a student's code runs as another user: chmod -R go-rwx it"
             )
     due = due_date(args)
     options = [
@@ -215,6 +225,15 @@ def run(args: argparse.Namespace) -> int:
     missing = [s for s in args.submissions if not Path(s).exists()]
     if missing:
         raise UsageError(f"no such submission: {one_line(missing[0])}")
+    if uid_only and len(args.submissions) == 1:  # several are refused without namespaces
+        sub = Path(os.path.abspath(args.submissions[0]))
+        open_ = [p for p in sub.parent.iterdir() if p != sub and sandbox.readable_by_others(p)]
+        if open_:
+            raise UsageError(
+                f"other users can read {one_line(str(open_[0]))}, beside the submission: without "
+                "namespaces its code runs as another user and could read it; chmod go-rwx it "
+                "(or the folder holding both)"
+            )
     started = time.perf_counter()
     grades = grade(
         args.submissions,
@@ -244,37 +263,53 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _not_ours(item: Path, way: bool) -> str | None:
+    """Why ``item`` may be changed by someone other than the grader: a link, another user's,
+    or writable by group or others (a world-writable folder with the sticky bit, like
+    ``/tmp``, is allowed ``way``: on the way to something, since there nobody renames what is
+    not theirs)."""
+    info = item.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        return f"{item} is a link"
+    if info.st_uid not in (0, os.geteuid()):
+        return f"{item} belongs to user id {info.st_uid}"
+    sticky = way and stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_ISVTX
+    if info.st_mode & 0o022 and not sticky:
+        return f"{item} may be written by others (mode {info.st_mode & 0o777:o})"
+    return None
+
+
 def untrusted_file(path: Path) -> str | None:
     """Why ``path`` (a test file or a folder of them) may have been written by someone other
     than the grader, None if nothing: a link anywhere in it, or a file or folder in it or on the
-    way to it from ``/`` that is owned by another user or writable by group or others (a
-    world-writable folder with the sticky bit, like ``/tmp``, only on the way, since there
-    nobody renames what is not theirs).  Hidden tests run as the grader, unconfined: every
-    folder on their way must be the grader's, or someone could swap them mid-batch."""
-    me = os.geteuid()
+    way to it from ``/`` that is not the grader's (:func:`_not_ours`).  Hidden tests run as the
+    grader, unconfined: every folder on their way must be the grader's, or someone could swap
+    them mid-batch."""
     absolute = Path(os.path.abspath(path))
     if not os.path.lexists(absolute):
         return None  # nothing to run: the caller says "no such file or folder"
-
-    def owned(item: Path, info: os.stat_result, way: bool) -> str | None:
-        if stat.S_ISLNK(info.st_mode):
-            return f"{item} is a link"
-        if info.st_uid not in (0, me):
-            return f"{item} belongs to user id {info.st_uid}"
-        sticky = way and stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_ISVTX
-        if info.st_mode & 0o022 and not sticky:
-            return f"{item} may be written by others (mode {info.st_mode & 0o777:o})"
-        return None
-
     for parent in reversed(absolute.parents):  # from / down to the folder holding the tests
-        why = owned(parent, parent.lstat(), way=True)
+        why = _not_ours(parent, way=True)
         if why:
             return why
     found = [absolute, *sorted(absolute.rglob("*"))] if absolute.is_dir() else [absolute]
     for item in found:
-        why = owned(item, item.lstat(), way=False)
+        why = _not_ours(item, way=False)
         if why:
             return why
+    return None
+
+
+def untrusted_tmp() -> str | None:
+    """Why the temporary folder (``TMPDIR``), where the grader makes its own folders, may not
+    be safe for them, None if it is: it and every folder above it must be the grader's or
+    sticky (``/tmp``), or another user could rename the grader's folder away and put theirs in
+    its place between two runs."""
+    folder = Path(os.path.abspath(tempfile.gettempdir()))
+    for item in [*reversed(folder.parents), folder]:
+        why = _not_ours(item, way=True)
+        if why:
+            return f"the temporary folder (TMPDIR): {why}"
     return None
 
 

@@ -199,13 +199,16 @@ def build_zip(
     (:func:`mcts_grader.vet.vet`: BadTests names a faulty one); the zip is written beside
     ``out`` and renamed at the end, so that a failure leaves no zip, not half of one."""
     from mcts_course.errors import UsageError
-    from mcts_grader.cli import untrusted_file
+    from mcts_grader.cli import untrusted_file, untrusted_tmp
     from mcts_grader.vet import hidden_copy, vet
 
     out = Path(out)
     with contextlib.ExitStack() as stack:
         checked = None
         if tests:
+            unsafe = untrusted_tmp()
+            if unsafe:
+                raise UsageError(f"{unsafe}; give the builder a TMPDIR of its own")
             untrusted = untrusted_file(Path(tests))
             if untrusted:  # the check below runs them as the builder, unconfined
                 raise UsageError(f"--tests {tests}: {untrusted}; refusing to run it")

@@ -306,6 +306,21 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         early_config.known_args_namespace.noconftest = True
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """In a run that grades a submission, a folder outside the run's own (its rootdir: the
+    grader's folder, which holds the copy of the hidden tests) is collected as a plain folder,
+    never as a package whose ``__init__.py`` pytest imports to set it up: pytest collects every
+    folder above a test, and a stranger may have put an ``__init__.py`` in one of them (``/tmp``
+    above the grader's folder).  The tests' own modules still import as their packages do."""
+    config = parent.config
+    if config.getoption("submission", None) is None or not (path / "__init__.py").is_file():
+        return None
+    if path.resolve().is_relative_to(config.rootpath.resolve()):
+        return None
+    return pytest.Dir.from_parent(parent, path=path)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
