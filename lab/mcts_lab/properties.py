@@ -300,7 +300,7 @@ def outcomes_table(outcomes: list[PlayoutOutcomes]) -> Table:
     return Table(
         ["playout", "X wins", "draws", "O wins", "µs per playout"],
         rows,
-        {"X wins": ".0%", "draws": ".0%", "O wins": ".0%", "µs per playout": ".1f"},
+        {"X wins": ".0%", "draws": ".0%", "O wins": ".0%", "µs per playout": ".2f"},
         right=["X wins", "draws", "O wins", "µs per playout"],
     )
 

@@ -70,16 +70,26 @@ class Convergence:
     mcts_best: list[list[int]] = field(default_factory=list)
     flat_best: list[list[int]] = field(default_factory=list)
 
+    @property
+    def comparisons(self) -> int:
+        """The family the chapter reads from this scan: MCTS against flat MC at every budget,
+        and one change of flat MC's share between two budgets."""
+        return len(self.budgets) + 1
+
+    @property
+    def level(self) -> float:
+        """The confidence of each interval, so that the whole family keeps 95% (Bonferroni)."""
+        return corrected(self.comparisons)
+
     def mcts_minus_flat(self, i: int) -> PairedDifference:
         """MCTS's share of best moves minus flat MC's at budget ``i``, paired by position, the
-        interval corrected for the comparisons read from the scan (two per budget)."""
-        level = corrected(2 * len(self.budgets))
-        return paired_difference(self.mcts_best[i], self.flat_best[i], level)
+        interval corrected for the family of :attr:`comparisons`."""
+        return paired_difference(self.mcts_best[i], self.flat_best[i], self.level)
 
     def flat_gain(self, i: int, j: int) -> PairedDifference:
-        """Flat MC's share at budget ``j`` minus at budget ``i``, paired by position."""
-        level = corrected(2 * len(self.budgets))
-        return paired_difference(self.flat_best[j], self.flat_best[i], level)
+        """Flat MC's share at budget ``j`` minus at budget ``i``, paired by position (the one
+        change between budgets in the family)."""
+        return paired_difference(self.flat_best[j], self.flat_best[i], self.level)
 
     @property
     def mcts_share(self) -> list[float]:

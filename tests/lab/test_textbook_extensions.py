@@ -226,5 +226,9 @@ def test_convergence_keeps_the_paired_data():
     assert [sum(b) for b in conv.mcts_best] == conv.mcts_hits
     assert [sum(b) for b in conv.flat_best] == conv.flat_hits
     d = conv.mcts_minus_flat(1)
-    assert d.positions == 30 and d.confidence == pytest.approx(1 - 0.05 / 4)
+    # the family: MCTS against flat MC at each of the two budgets, and one change of flat MC's
+    # share between budgets
+    assert conv.comparisons == 3
+    assert d.positions == 30 and d.confidence == pytest.approx(1 - 0.05 / 3)
+    assert conv.flat_gain(0, 1).confidence == d.confidence
     assert d.difference == pytest.approx(conv.mcts_share[1] - conv.flat_share[1])
