@@ -125,6 +125,7 @@ def test_iterative_deepening_stops_when_no_line_met_the_horizon():
         assert depth <= empty  # not 64: a search that saw only finished games ends it (line 5)
         best = max(-exact_value(state.play(a)) for a in state.legal_actions())
         assert -exact_value(state.play(move)) == best
+        assert move == AlphaBetaAgent(time_limit=60.0, evaluate=result).select_action(state)
 
 
 def test_iterative_deepening_abandons_a_search_the_deadline_interrupts(monkeypatch):
