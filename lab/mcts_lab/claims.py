@@ -21,7 +21,9 @@ from mcts_course.stats import CONFIDENCE, equivalence, holm, paired_interval
 # The book's one policy for "no difference" (chapter "How the book measures"): fixed before
 # any run, on the scale of the measure (a share of best moves, a mistake rate, a score).
 EQUIVALENCE_BOUND = 0.05  # two methods or settings "play equally well"
-BOUND_BESIDE = 0.10  # a difference "small next to" an effect above this, measured beside it
+# A difference "small next to" an effect of the same measure, measured beside it: its interval
+# lies within half the effect's lower confidence limit (so 9.9 points is never small next to 10.1).
+BESIDE_FRACTION = 0.5
 
 
 class ClaimFailed(AssertionError):
@@ -100,6 +102,20 @@ def claim_within(interval: tuple[float, float], bound: float, words: str) -> Non
         bool(-bound < interval[0] and interval[1] < bound),
         f"{words} (interval {interval[0]:+.3g} to {interval[1]:+.3g}, bound ±{bound:g})",
     )
+
+
+def claim_small_beside(
+    interval: tuple[float, float], effect: tuple[float, float], words: str
+) -> float:
+    """A difference "small next to" an effect measured beside it: the effect's interval lies
+    above 0, and ``interval`` (the difference's, at the level its section uses) lies inside
+    ±``BESIDE_FRACTION`` times the effect's lower limit.  Returns that bound."""
+    claim(
+        bool(effect[0] > 0), f"{words} (the effect's interval {effect[0]:+.3g} to {effect[1]:+.3g})"
+    )
+    bound = BESIDE_FRACTION * effect[0]
+    claim_within(interval, bound, f"{words} (half the effect's lower limit {effect[0]:.3g})")
+    return bound
 
 
 def claim_scan(p_values: Mapping[Any, float], expected: Mapping[Any, bool], words: str) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from mcts_lab.textbook.bandit import ucb1_bandit
 
 from mcts_course.agents import MCTSAgent, MonteCarloAgent, RandomAgent, ucb1
 from mcts_course.agents.bandits import ucb1_arm
@@ -371,7 +372,14 @@ def test_chapter_8():
         MCTSAgent().backpropagate(path, returns)
         assert [n.wins for n in path] == added and [n.visits for n in path] == [1] * 4
     states(8, "adds 1 to the wins of the root and of a1", "A draw adds ½ to every node")
-    states(8, f"about ±{1.96 * math.sqrt(0.7 * 0.3 / 50):.2f}")
+    # 8.3: the statistics come from a UCT search of a depth-one tree (the root is a bandit)
+    run = ucb1_bandit([0.55, 0.50, 0.30], 1000, seed=2, record=[1000])
+    bounds, pulls = run.upper(1000), run.pulls[0]
+    means = [w / n for w, n in zip(run.wins[0], pulls, strict=True)]
+    assert max(bounds) - min(bounds) < 0.01  # level, as the answer says
+    assert pulls.index(max(pulls)) == means.index(max(means)) == 0  # robust child = max child
+    assert ucb1(0.70 * 50, 50, 1000) > max(bounds) + 0.4  # c at 50 visits, mean 0.70: not UCT
+    states(8, f"$\\ln 1000 = {math.log(1000):.3f}$", "`ucb1_bandit` with seed 2")
     position = tic("a1 b2 c3")
     values = {position.action_to_string(a): v for a, v in move_values(position).items()}
     assert values == {"b1": 0, "a2": 0, "c2": 0, "b3": 0, "c1": -1, "a3": -1}

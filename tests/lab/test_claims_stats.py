@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mcts_lab.claims import ClaimFailed, claim_better, claim_equivalent, claim_scan, claim_within
+from mcts_lab.claims import (
+    ClaimFailed,
+    claim_better,
+    claim_equivalent,
+    claim_scan,
+    claim_small_beside,
+    claim_within,
+)
 
 
 def test_claim_better_is_paired_and_returns_its_interval():
@@ -35,3 +42,11 @@ def test_claim_scan_judges_each_budget_after_holms_correction():
     claim_scan(p, {60: True, 200: False, 600: False, 2000: True}, "the scan")
     with pytest.raises(ClaimFailed):  # 0.03 is below 5% but not after the correction
         claim_scan(p, {60: True, 200: True, 600: False, 2000: True}, "the scan")
+
+
+def test_small_beside_means_within_half_the_effects_lower_limit():
+    assert claim_small_beside((-0.02, 0.07), (0.16, 0.40), "small") == pytest.approx(0.08)
+    with pytest.raises(ClaimFailed):  # 9.9 points are not small next to an effect of 10.1
+        claim_small_beside((0.05, 0.099), (0.101, 0.30), "not small")
+    with pytest.raises(ClaimFailed):  # an effect not shown to exist contrasts with nothing
+        claim_small_beside((-0.01, 0.01), (-0.02, 0.30), "no effect")

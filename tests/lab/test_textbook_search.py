@@ -116,3 +116,34 @@ def test_iterative_deepening_plays_the_deepest_finished_search():
     move, depth = tb.iterative_deepening(state, 0.0, cell_score)  # no time: depth 1 only
     assert depth == 1
     assert move == MinimaxAgent(1).select_action(state)
+
+
+def test_iterative_deepening_stops_when_no_line_met_the_horizon():
+    for state in TTT:
+        empty = len(state.legal_actions())
+        move, depth = tb.iterative_deepening(state, 60.0, result)
+        assert depth <= empty  # not 64: a search that saw only finished games ends it (line 5)
+        best = max(-exact_value(state.play(a)) for a in state.legal_actions())
+        assert -exact_value(state.play(move)) == best
+        assert move == AlphaBetaAgent(time_limit=60.0, evaluate=result).select_action(state)
+
+
+def test_iterative_deepening_abandons_a_search_the_deadline_interrupts(monkeypatch):
+    state, ticks, leaves = OTHELLO[0], [0], []
+
+    def clock():  # a fake clock: one second per reading
+        ticks[0] += 1
+        return float(ticks[0])
+
+    def counted(s, p):
+        leaves.append(s)
+        return cell_score(s, p)
+
+    monkeypatch.setattr(tb.time, "perf_counter", clock)
+    move, depth = tb.iterative_deepening(state, 3.0, counted)
+    first = len(state.legal_actions())  # depth 1: one leaf per move, untimed
+    assert (move, depth) == (tb.alphabeta_search(state, 1, cell_score), 1)
+    assert len(leaves) == first + 3  # the depth-2 search stopped at the deadline, mid-way
+    leaves.clear()
+    tb.alphabeta_search(state, 2, counted)
+    assert len(leaves) > 3  # a whole depth-2 search evaluates more

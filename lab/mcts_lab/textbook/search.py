@@ -96,14 +96,33 @@ def negamax(state: State, alpha: float = -1, beta: float = 1) -> float:
     return v
 
 
+class TimeUp(Exception):
+    """The time limit passed inside a search (line 8 of Algorithm 4.3)."""
+
+
 def iterative_deepening(
     state: State, time_limit: float, evaluate: Evaluation, max_depth: int = 64
 ) -> tuple[int, int]:
-    """Algorithm 4.3 (without its move ordering): the move of the deepest alpha-beta search
-    finished within ``time_limit`` seconds, and that depth.  Depth 1 always finishes."""
+    """Algorithm 4.3 without its move ordering (lines 2 and 6): the move of the deepest
+    alpha-beta search that finished within ``time_limit`` seconds, and that depth.  Depth 1
+    always finishes; a search that met no horizon ends the deepening (line 5)."""
     deadline = time.perf_counter() + time_limit
-    best, depth = alphabeta_search(state, 1, evaluate), 1
-    while depth < max_depth and time.perf_counter() < deadline:
-        # A real program also stops *inside* a search at the deadline (the engine does).
-        best, depth = alphabeta_search(state, depth + 1, evaluate), depth + 1
+    timed = horizon = False
+
+    def leaf(s: State, p: int) -> float:  # every search ends here: note horizons, watch the clock
+        nonlocal horizon
+        horizon = horizon or not s.is_terminal()
+        if timed and time.perf_counter() > deadline:
+            raise TimeUp  # line 8: abandon this search, keep the deepest finished one
+        return evaluate(s, p)
+
+    best, depth = alphabeta_search(state, 1, leaf), 1  # line 3: not timed
+    timed = True
+    while depth < max_depth and horizon:  # line 5: stop when every line reached the end
+        horizon = False
+        try:
+            a = alphabeta_search(state, depth + 1, leaf)  # line 7
+        except TimeUp:
+            break
+        best, depth = a, depth + 1  # line 9
     return best, depth
