@@ -16,7 +16,7 @@ from mcts_course.games import GameState
 from mcts_course.learn.network import NetGuide, Predictor
 from mcts_lab.learning import Truth, net_agent
 from mcts_lab.present import Table
-from mcts_lab.textbook.puct import puct_score
+from mcts_lab.textbook.puct import puct_score, puct_select
 
 # The loop's boxes: (gid, text, x, y) on a 10 x 6 canvas; the arrows go round in this order.
 LOOP_BOXES = [
@@ -184,3 +184,69 @@ def value_check(truth: Truth, net: Any) -> ValueCheck:
         float(((value - exact) ** 2).mean()),
         float(((mean - exact) ** 2).mean()),
     )
+
+
+# -- which node the network values: the package's order against AlphaZero's -----------------------
+def alphazero_order_visits(
+    predict: Any, state: GameState, iterations: int, c: float, fpu: float = 0.5
+) -> dict[int, int]:
+    """The root's visits after ``iterations`` simulations in AlphaZero's order (the order of
+    exercise 8's ``puct_search``): a leaf reached by selection is valued by the network and gets
+    all its children in the same simulation, the root included, so the first simulation values
+    the root itself and the root's children share ``iterations - 1`` visits.  ``predict(state)``
+    gives (priors, value for the player to move), as ``mcts_course.learn.load(game).predict``."""
+    # A node is [state, visits, wins, children, priors]; wins are for the player who moved in.
+    root: list[Any] = [state, 0, 0.0, {}, {}]
+    for _ in range(iterations):
+        node, path = root, [root]
+        while node[3]:
+            children = {a: (node[4][a], kid[1], kid[2]) for a, kid in node[3].items()}
+            node = node[3][puct_select(children, node[1], c, fpu)]
+            path.append(node)
+        here: GameState = node[0]
+        if here.is_terminal():
+            returns = here.returns()
+        else:
+            node[4], value = predict(here)
+            node[3] = {a: [here.play(a), 0, 0.0, {}, {}] for a in here.legal_actions()}
+            returns = (value, -value) if here.current_player == 0 else (-value, value)
+        for parent, visited in zip([None, *path], path, strict=False):
+            visited[1] += 1
+            mover = 1 - state.current_player if parent is None else parent[0].current_player
+            visited[2] += (1 + returns[mover]) / 2
+    return {a: kid[1] for a, kid in sorted(root[3].items())}
+
+
+@dataclass
+class OrderCheck:
+    """The package's PUCT (``PUCTAgent`` with the network, N iterations) against AlphaZero's
+    order (N + 1 simulations, one spent valuing the root), on the same positions and budgets:
+    how many searches gave the root's children the same visit counts."""
+
+    searches: int
+    same: int
+    moved: int  # the most visits that went to other children in any one search
+    package_sum: int  # the root's children's visits in the package's search of N (= N)
+    alphazero_sum: int  # and in AlphaZero's order with N simulations (= N - 1)
+    budget: int  # the N of those two sums
+
+
+def order_check(
+    predictor: Predictor, positions: list[GameState], budgets: list[int], c: float = 1.0
+) -> OrderCheck:
+    """Search each position at each budget both ways (see :class:`OrderCheck`)."""
+    guide = NetGuide(predictor)
+    same = searches = moved = 0
+    for state in positions:
+        for n in budgets:
+            root = net_agent(predictor, n, c=c).search(state)
+            package = {a: kid.visits for a, kid in sorted(root.children.items())}
+            theirs = alphazero_order_visits(guide.predict, state, n + 1, c)
+            same += package == theirs
+            moved = max(moved, sum(abs(package[a] - theirs[a]) for a in package) // 2)
+            searches += 1
+    n = budgets[-1]
+    root = net_agent(predictor, n, c=c).search(positions[0])
+    package_sum = sum(kid.visits for kid in root.children.values())
+    alphazero_sum = sum(alphazero_order_visits(guide.predict, positions[0], n, c).values())
+    return OrderCheck(searches, same, moved, package_sum, alphazero_sum, n)

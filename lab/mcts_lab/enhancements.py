@@ -16,7 +16,7 @@ from mcts_course.agents.rave import RAVEAgent
 from mcts_course.agents.transpositions import TranspositionMCTSAgent
 from mcts_course.games import GameState
 from mcts_course.games.base import random_position
-from mcts_course.stats import wilson_interval
+from mcts_course.stats import paired_interval, sign_flip_p_value, wilson_interval
 from mcts_lab.present import Table, game_title
 
 
@@ -236,3 +236,91 @@ def savings_table(rows: list[GraphSavings]) -> Table:
         {"tree nodes": ",", "graph nodes": ",", "graph / tree": ".0%"},
         right=["positions", "iterations", "tree nodes", "graph nodes", "graph / tree"],
     )
+
+
+# -- AMAF's favourite against the exact values (tic-tac-toe) -------------------------------------
+@dataclass
+class AmafExact:
+    """On solved positions where the choice matters, after a plain UCT search that also
+    collected AMAF statistics (RAVE with K = 0): is the move with the best AMAF mean optimal,
+    and is UCT's own move (the most visited) optimal?  Paired: the same search gives both."""
+
+    iterations: int
+    amaf_right: list[bool]
+    uct_right: list[bool]
+
+    @property
+    def positions(self) -> int:
+        return len(self.amaf_right)
+
+    def share(self, amaf: bool) -> float:
+        flags = self.amaf_right if amaf else self.uct_right
+        return sum(flags) / len(flags)
+
+    def interval(self, amaf: bool) -> tuple[float, float]:
+        """95% Wilson interval of the share of positions where the move is optimal."""
+        return wilson_interval(self.share(amaf), self.positions)
+
+    def difference(self, confidence: float = 0.95) -> tuple[float, tuple[float, float], float]:
+        """UCT's share minus AMAF's: the difference, its paired bootstrap interval over the
+        positions at ``confidence``, and the sign-flip p-value."""
+        uct = [float(x) for x in self.uct_right]
+        amaf = [float(x) for x in self.amaf_right]
+        return (
+            self.share(False) - self.share(True),
+            paired_interval(uct, amaf, confidence=confidence),
+            sign_flip_p_value([u - a for u, a in zip(uct, amaf, strict=True)]),
+        )
+
+
+def amaf_exact_table(rows: list[AmafExact], confidence: float) -> Table:
+    """One row per budget: how often each move is optimal, and UCT's share minus AMAF's with
+    its paired interval at ``confidence`` (corrected for the number of budgets)."""
+    level = f"{confidence:.1%}".replace(".0%", "%")
+    out = []
+    for r in rows:
+        diff, (low, high), _ = r.difference(confidence)
+        out.append(
+            [
+                f"{r.iterations:,}",
+                r.positions,
+                r.share(False),
+                r.share(True),
+                f"{diff:+.1%} ({low:+.1%} to {high:+.1%})",
+            ]
+        )
+    columns = [
+        "iterations",
+        "positions",
+        "UCT's move optimal",
+        "AMAF's favourite optimal",
+        f"UCT minus AMAF ({level} interval)",
+    ]
+    return Table(
+        columns,
+        out,
+        {"UCT's move optimal": ".1%", "AMAF's favourite optimal": ".1%"},
+        right=columns[1:],
+    )
+
+
+def amaf_exact(iterations: int, count: int, seed: int) -> AmafExact:
+    """``count`` tic-tac-toe positions where the choice matters, drawn with ``seed``, each
+    searched once (seeded by its number, as in :mod:`mcts_lab.rave_scan`)."""
+    from mcts_lab.rave_scan import tictactoe_positions
+
+    solved = tictactoe_positions()
+    picks = sorted(random.Random(seed).sample(range(len(solved.numbers)), count))
+    amaf_right, uct_right = [], []
+    for i in picks:
+        agent = RAVEAgent(iterations, rave=0, seed=solved.numbers[i])
+        root = agent.search(solved.states[i])
+        kids = root.children  # action -> child
+        amaf = {a: agent.amaf(kid) for a, kid in kids.items()}
+        chosen = max(kids, key=lambda a: (kids[a].visits, -a))  # ties: the smallest action
+        # A move never AMAF-sampled has no AMAF mean; it cannot be AMAF's favourite.
+        sampled = [a for a in kids if amaf[a][1] > 0]
+        best = max(sampled, key=lambda a: (amaf[a][0] / amaf[a][1], -a))
+        amaf_right.append(best in solved.optimal[i])
+        uct_right.append(chosen in solved.optimal[i])
+    return AmafExact(iterations, amaf_right, uct_right)

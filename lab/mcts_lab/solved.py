@@ -167,7 +167,12 @@ class SolverAgainstUCT:
         for b in self.budgets:
             low, high = self.difference(b, confidence)
             rows.append(
-                [f"{b:,}", self.mistakes(b, False), self.mistakes(b), f"{low:+.1%} to {high:+.1%}"]
+                [
+                    f"{b:,}",
+                    self.mistakes(b, False),
+                    self.mistakes(b),
+                    f"{_end(low)} to {_end(high)}",
+                ]
             )
         return Table(
             ["iterations", "UCT's mistakes", "MCTS-Solver's", f"UCT minus solver ({level})"],
@@ -175,6 +180,12 @@ class SolverAgainstUCT:
             {"UCT's mistakes": ".1%", "MCTS-Solver's": ".1%"},
             right=["UCT's mistakes", "MCTS-Solver's", f"UCT minus solver ({level})"],
         )
+
+
+def _end(x: float) -> str:
+    """An interval's end with its sign, but an end at 0 as a plain 0: "+0.0%" would hide
+    whether the interval includes 0."""
+    return "0" if abs(x) < 5e-4 else f"{x:+.1%}"
 
 
 def solver_against_uct(

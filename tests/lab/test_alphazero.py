@@ -65,3 +65,24 @@ def test_value_check_against_the_constant_predictor():
     assert check.constant_squared < check.squared  # the mean beats 0: wins outnumber losses
     assert check.right == pytest.approx(float((truth.values == 0).mean()))
     assert check.constant_right == max(float((truth.values == v).mean()) for v in (1, 0, -1))
+
+
+def _knows_nothing(state):
+    moves = state.legal_actions()
+    return {a: 1 / len(moves) for a in moves}, 0.0
+
+
+def test_alphazero_order_spends_its_first_simulation_on_the_root():
+    # One simulation values the root and gives it children: none of them is visited yet.
+    assert set(az.alphazero_order_visits(_knows_nothing, TicTacToe(), 1, c=1.0).values()) == {0}
+    # With equal priors and a value of 0 (a draw, like fpu), the next nine go one to each move.
+    visits = az.alphazero_order_visits(_knows_nothing, TicTacToe(), 10, c=1.0)
+    assert list(visits.values()) == [1] * 9
+
+
+def test_alphazero_order_and_the_package_differ_by_the_roots_own_visit(predictor):
+    positions = [TicTacToe(), TicTacToe.from_moves("a1 b1 a2 b2")]
+    check = az.order_check(predictor, positions, [10, 40], c=1.5)
+    assert check.searches == 4
+    assert (check.package_sum, check.alphazero_sum) == (40, 39)
+    assert check.same >= 3 and check.moved <= 1

@@ -41,3 +41,31 @@ def test_the_graph_has_fewer_nodes_than_the_tree():
     othello = graph_savings(random_positions(Othello, 4, 1, seed=4), iterations=50)
     assert othello.graph_nodes <= othello.tree_nodes
     assert "graph / tree" in savings_table([row, othello])._repr_markdown_()
+
+
+def test_amaf_exact_scores_both_moves_of_the_same_searches_against_the_truth():
+    from mcts_lab.enhancements import amaf_exact, amaf_exact_table
+    from mcts_lab.rave_scan import tictactoe_positions
+
+    result = amaf_exact(iterations=60, count=40, seed=3)
+    assert result.positions == 40
+    # A position where the choice matters has a non-optimal move, so neither share is forced
+    # to 1; the same searches give both flags, so the two lists pair up position by position.
+    assert len(result.uct_right) == len(result.amaf_right) == 40
+    diff, (low, high), p = result.difference()
+    assert diff == result.share(False) - result.share(True)
+    assert low <= diff <= high and 0 < p <= 1
+    # The same seed draws the same positions and gives the same flags.
+    assert amaf_exact(iterations=60, count=40, seed=3) == result
+    assert len(tictactoe_positions().numbers) > 40
+    table = amaf_exact_table([result], 0.975)
+    assert "97.5%" in table.columns[-1]
+
+
+def test_amaf_exact_with_one_iteration_leaves_one_move_sampled():
+    from mcts_lab.enhancements import amaf_exact
+
+    # One iteration visits one child and its playout AMAF-samples it and the root player's
+    # later moves; the most visited child is then sampled too, so both picks exist.
+    result = amaf_exact(iterations=1, count=10, seed=0)
+    assert result.positions == 10

@@ -39,3 +39,14 @@ def test_proofs_never_contradict_exact_values():
     values = move_values(state)
     assert max(values.values()) == 1 and min(values.values()) == -1
     assert isinstance(state, (TicTacToe, ConnectFour))
+
+
+def test_an_interval_end_at_zero_is_printed_without_a_sign():
+    from mcts_lab.solved import SolverAgainstUCT
+
+    # UCT errs in one position of four, the solver never: the bootstrap's low end is exactly 0.
+    duel = SolverAgainstUCT((10,), 1, {10: [0.0, 0.0, 0.0, 0.0]}, {10: [1.0, 0.0, 0.0, 0.0]})
+    low, high = duel.difference(10, 0.95)
+    assert low == 0 and high > 0
+    cell = duel.table(0.95).rows[0][-1]
+    assert cell.startswith("0 to +") and "+0.0%" not in cell
