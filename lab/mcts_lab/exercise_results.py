@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from mcts_course.agents import MCTSAgent
 from mcts_course.agents.exact import best_actions
@@ -31,6 +32,16 @@ class Point:
     @property
     def interval(self) -> tuple[float, float]:
         return wilson_interval(self.best_share, self.seeds)
+
+
+def corrected_intervals(
+    results: dict[str, Any], alpha: float = 0.05
+) -> tuple[float, dict[str, tuple[float, float]]]:
+    """Wilson intervals on several match scores (``.score``, ``.games``) read together against
+    one half: each at level 1 - alpha/k (Bonferroni), so that the k hold together with
+    1 - alpha; ``(level, name -> interval)``."""
+    level = 1 - alpha / len(results)
+    return level, {name: wilson_interval(r.score, r.games, level) for name, r in results.items()}
 
 
 def summarise(rows: Sequence[dict], position: GameState) -> list[Point]:

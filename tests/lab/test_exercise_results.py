@@ -81,3 +81,20 @@ def test_tree_size_counts_every_node():
 def test_a_table_renders_its_rows_with_their_formats():
     table = Table(["move", "mean"], [["b2", 0.5]], {"mean": ".2f"}, right=["mean"])
     assert table._repr_markdown_().splitlines() == ["| move | mean |", "|---|--:|", "| b2 | 0.50 |"]
+
+
+def test_corrected_intervals_widen_with_the_family_and_hold_the_scores():
+    from types import SimpleNamespace
+
+    from mcts_lab.exercise_results import corrected_intervals
+
+    from mcts_course.stats import wilson_interval
+
+    one = {"a": SimpleNamespace(score=0.6, games=400)}
+    five = {k: SimpleNamespace(score=0.6, games=400) for k in "abcde"}
+    level1, alone = corrected_intervals(one)
+    level5, together = corrected_intervals(five)
+    assert level1 == 0.95 and abs(level5 - 0.99) < 1e-12
+    assert alone["a"] == wilson_interval(0.6, 400, 0.95)
+    low, high = together["a"]
+    assert low < alone["a"][0] < 0.6 < alone["a"][1] < high  # wider, around the score
