@@ -103,11 +103,9 @@ class TimeUp(Exception):
 def iterative_deepening(
     state: State, time_limit: float, evaluate: Evaluation, max_depth: int = 64
 ) -> tuple[int, int]:
-    """Algorithm 4.3 without its move ordering (lines 2 and 6): the move of the deepest
-    alpha-beta search that finished within ``time_limit`` seconds, and that depth.  Depth 1
-    always finishes; a search that met no horizon ends the deepening (line 5)."""
-    deadline = time.perf_counter() + time_limit
-    timed = horizon = False
+    """Algorithm 4.3 without move ordering (lines 2, 6): the move and depth of the deepest
+    alpha-beta search finished within ``time_limit`` s; one with no horizon ends it (line 5)."""
+    deadline, timed, horizon = time.perf_counter() + time_limit, False, False
 
     def leaf(s: State, p: int) -> float:  # every search ends here: note horizons, watch the clock
         nonlocal horizon
@@ -116,7 +114,7 @@ def iterative_deepening(
             raise TimeUp  # line 8: abandon this search, keep the deepest finished one
         return evaluate(s, p)
 
-    best, depth = alphabeta_search(state, 1, leaf), 1  # line 3: not timed
+    best, depth = alphabeta_search(state, 1, leaf), 1  # line 3, not timed; timed from here on
     timed = True
     while depth < max_depth and horizon:  # line 5: stop when every line reached the end
         horizon = False
