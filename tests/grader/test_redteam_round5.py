@@ -8,7 +8,6 @@ write a marker when run, grades, and asserts that nothing of them ran."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,11 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from grading_fixtures.shared_folders import folder_in_tmp, honest
 from mcts_grader.gradescope import main as gradescope_main
 
 from mcts_course.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 as_root = pytest.mark.skipif(
     sys.platform != "linux" or os.geteuid() != 0, reason="another owner needs root to make"
 )
@@ -40,21 +39,8 @@ def strangers(path: Path, marker: Path) -> Path:
 def shared_tmp() -> Iterator[Path]:
     """A world-writable sticky folder like ``/tmp``, which the grader uses as its temporary
     folder (the sandboxes' users must reach the public copy of the package made there)."""
-    base = Path(tempfile.mkdtemp(prefix="rt5-", dir="/tmp"))
-    os.chmod(base, 0o1777)
-    try:
+    with folder_in_tmp("rt5-", 0o1777) as base:
         yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-
-
-def honest(folder: Path) -> Path:
-    folder.mkdir(parents=True)
-    (folder / "bandits.py").write_text(
-        (ROOT / "grader/mcts_grader/solutions/bandits.py").read_text()
-    )
-    os.chmod(folder, 0o700)
-    return folder
 
 
 @as_root

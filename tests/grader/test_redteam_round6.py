@@ -8,19 +8,18 @@ folder beside its own."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from grading_fixtures.shared_folders import folder_in_tmp, honest
 from mcts_grader.gradescope import main as gradescope_main
 
 from mcts_course.cli import main
 from mcts_course.grading import confine
 
-ROOT = Path(__file__).resolve().parents[2]
 as_root = pytest.mark.skipif(
     sys.platform != "linux" or os.geteuid() != 0, reason="another owner needs root to make"
 )
@@ -31,21 +30,8 @@ ONE_SET = ["--exercise-set=bandits", "-k", "ucb1"]
 @pytest.fixture
 def open_folder() -> Iterator[Path]:
     """A folder in ``/tmp`` that every user may enter (mode 755)."""
-    base = Path(tempfile.mkdtemp(prefix="rt6-", dir="/tmp"))
-    os.chmod(base, 0o755)
-    try:
+    with folder_in_tmp("rt6-", 0o755) as base:
         yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-
-
-def honest(folder: Path, mode: int = 0o700) -> Path:
-    folder.mkdir(parents=True)
-    (folder / "bandits.py").write_text(
-        (ROOT / "grader/mcts_grader/solutions/bandits.py").read_text()
-    )
-    os.chmod(folder, mode)
-    return folder
 
 
 def hidden_tests(folder: Path) -> Path:
