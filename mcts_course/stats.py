@@ -81,6 +81,26 @@ def wilson_interval(score: float, n: int, confidence: float = CONFIDENCE) -> tup
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def detection_chance(share: float, n: int, confidence: float = CONFIDENCE) -> float:
+    """The chance that ``n`` trials whose true success rate is ``share`` give a Wilson interval
+    that excludes 50%: the power of "one side is better" at this sample size, summed exactly over
+    the binomial distribution (so a reader can ask how often a match of ``n`` games would show an
+    edge of a given size, rather than only whether one match did)."""
+    if not 0 < share < 1:
+        raise ValueError(f"share must lie strictly between 0 and 1, not {share}")
+    log_p, log_q = math.log(share), math.log(1 - share)
+    total = 0.0
+    for k in range(n + 1):
+        low, high = wilson_interval(k / n, n, confidence)
+        if high < 0.5 or low > 0.5:
+            log_pmf = (
+                math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+                + k * log_p + (n - k) * log_q
+            )
+            total += math.exp(log_pmf)
+    return total
+
+
 def half_width(std: float, n: int, confidence: float = CONFIDENCE) -> float:
     """Half the width of the normal interval of a mean of ``n`` independent values whose
     standard deviation is ``std`` (infinite for fewer than two values: no spread is known)."""

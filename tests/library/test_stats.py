@@ -82,3 +82,23 @@ def test_the_normal_interval_of_a_mean_by_hand():
     assert (low, high) == pytest.approx((2 - 1.959964 / 3**0.5, 2 + 1.959964 / 3**0.5))
     assert half_width(2.0, 4, confidence=0.99) == pytest.approx(2.575829, abs=1e-6)
     assert mean_interval([5.0]) == (-math.inf, math.inf)  # one run: no spread is known
+
+
+def test_detection_chance_is_the_rejection_rate_of_simulated_matches() -> None:
+    """The exact sum agrees with simulated matches, is about 5% (two tails) with no edge, and
+    grows with the edge and with the number of games."""
+    import random
+
+    from mcts_course.stats import detection_chance, wilson_interval
+
+    rng = random.Random(7)
+    n, share = 200, 0.56
+    rejected = 0
+    for _ in range(4000):
+        wins = sum(rng.random() < share for _ in range(n))
+        low, high = wilson_interval(wins / n, n)
+        rejected += high < 0.5 or low > 0.5
+    assert abs(detection_chance(share, n) - rejected / 4000) < 0.03
+    assert 0.03 < detection_chance(0.5, n) < 0.07
+    assert detection_chance(0.47, 1000) < detection_chance(0.45, 1000) < 1
+    assert detection_chance(0.47, 1000) < detection_chance(0.47, 4000)
