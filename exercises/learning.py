@@ -131,20 +131,22 @@ def self_play(
 ) -> list[tuple[GameState, dict[int, float], float]]:
     """One game of ``puct_search`` against itself, as training examples (given).
 
-    At each position the root's visits become the policy target by YOUR ``policy_target`` (at
-    ``temperature`` for the first ``sampled_moves`` moves, then at 0), and the move is drawn
-    from that target; once the game is over YOUR ``value_targets`` gives each position its
-    value target.  Returns ``(position, policy target, value target)`` for every position.
+    At each position the root's visit shares (YOUR ``policy_target`` at temperature 1) are the
+    policy target, as in AlphaZero; the move is drawn from ``policy_target`` at ``temperature``
+    for the first ``sampled_moves`` moves, then at 0 (the most visited).  Once the game is over
+    YOUR ``value_targets`` gives each position its value target.  No Dirichlet noise is added at
+    the root (chapter 15's engine adds it).  Returns ``(position, policy target, value target)``
+    for every position.
     """
     rng = random.Random(seed)
     state, positions, targets = game(), [], []
     while not state.is_terminal():
         root = puct_search(state, iterations, predict)
         visits = {a: child.visits for a, child in sorted(root.children.items())}
-        pi = policy_target(visits, temperature if len(positions) < sampled_moves else 0.0)
+        play = policy_target(visits, temperature if len(positions) < sampled_moves else 0.0)
         positions.append(state)
-        targets.append(pi)
-        state = state.play(rng.choices(list(pi), weights=list(pi.values()))[0])
+        targets.append(policy_target(visits, 1.0))  # the target: the visit shares
+        state = state.play(rng.choices(list(play), weights=list(play.values()))[0])
     values = value_targets(positions, state)
     return list(zip(positions, targets, values, strict=True))
 

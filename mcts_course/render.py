@@ -578,8 +578,8 @@ LOOKS: dict[str, Look] = {
         button="60px",
         buttons=(
             ("", "black", "#fafafa"),
-            ("X", "#c62828", "#fafafa"),
-            ("O", "#1565c0", "#fafafa"),
+            ("X", "#1f4e9c", "#fafafa"),  # the colours of the drawn boards (_TICTACTOE)
+            ("O", "#d1495b", "#fafafa"),
         ),
     ),
     "columns": Look(

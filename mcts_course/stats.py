@@ -94,8 +94,11 @@ def detection_chance(share: float, n: int, confidence: float = CONFIDENCE) -> fl
         low, high = wilson_interval(k / n, n, confidence)
         if high < 0.5 or low > 0.5:
             log_pmf = (
-                math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-                + k * log_p + (n - k) * log_q
+                math.lgamma(n + 1)
+                - math.lgamma(k + 1)
+                - math.lgamma(n - k + 1)
+                + k * log_p
+                + (n - k) * log_q
             )
             total += math.exp(log_pmf)
     return total
