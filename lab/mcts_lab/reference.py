@@ -229,6 +229,7 @@ def choices_figure(ref: Reference):
     move, the share of the seeds that play it with its 95% Wilson interval, one panel per
     method, the deep searches' moves marked (axis from 0 to 1)."""
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
     moves = list(ref.flat)
     ab_move = ref.alphabeta[max(ref.alphabeta)]
@@ -250,13 +251,25 @@ def choices_figure(ref: Reference):
             ecolor="black",
             capsize=3,
         )
+        own = moves.index(ref.earlier[method])  # the earlier chapter's answer (seed 1)
+        ax.annotate(
+            "seed 1",
+            (own, highs[own]),
+            xytext=(0, 4),
+            textcoords="offset points",
+            ha="center",
+            fontsize=8,
+        )
         ax.set_xticks(range(len(moves)), moves)
         ax.set_ylim(0, 1)
         ax.set_title(f"{titles[method]}, {n} seeds", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("share of the seeds playing the move")
     axes[0].yaxis.set_major_formatter(lambda y, _: f"{y:.0%}")
-    axes[1].bar([], [], color="C2", label=f"deep alpha-beta's move ({ab_move})")
-    axes[1].legend(fontsize=8, loc="upper right")
+    handles = [
+        Patch(color="C2", alpha=0.8, label=f"deep alpha-beta's move ({ab_move})"),
+        Patch(color="C0", alpha=0.8, label="other moves"),
+    ]
+    axes[1].legend(handles=handles, fontsize=8, loc="upper right")
     fig.tight_layout()
     return fig
