@@ -193,8 +193,8 @@ def answers_figure(ref: Reference):
     deepest = max(ref.alphabeta)
     rows = [
         ("minimax, depth 2", {ref.earlier["minimax"]: 1}),
-        ("flat MC, 600 playouts", {ref.earlier["flat"]: 1}),
-        ("MCTS, 2,000 iterations", {ref.earlier["mcts"]: 1}),
+        ("flat MC, 600 playouts, seed 1", {ref.earlier["flat"]: 1}),
+        ("MCTS, 2,000 iterations, seed 1", {ref.earlier["mcts"]: 1}),
         (f"alpha-beta, depths 1-{deepest}", dict(Counter(ref.alphabeta.values()))),
         (f"MCTS, {ref.iterations:,} (seeds)", dict(ref.mcts_moves)),
         (f"flat MC, {ref.flat_per_move:,} a move", {ref.flat_best: 1}),
