@@ -45,8 +45,14 @@ def compute() -> dict[str, Any]:
             "iterations": ref.iterations,
             "searches": [asdict(s) for s in ref.searches],
             "alphabeta": {str(d): m for d, m in ref.alphabeta.items()},
+            "seed_choices": seed_choices(ref.state),
         },
     }
+
+
+def seed_choices(state: GameState) -> dict[str, list[str]]:
+    """The earlier chapters' randomised answers, one per seed (seeds 0 to 39)."""
+    return {m: reference.seed_answers(state, m) for m in ("flat", "mcts")}
 
 
 def load(path: Path = DATA) -> dict[str, Any]:
@@ -85,16 +91,19 @@ def reference_searches(data: dict[str, Any] | None = None) -> reference.Referenc
         {int(d): m for d, m in stored["alphabeta"].items()},
         flat,
         reference.FLAT_PER_MOVE,
+        stored.get("seed_choices", {}),
     )
 
 
-def recheck_duel(results: dict[int, MatchResult], budget: int, games: int = 2) -> int:
-    """Replay the first ``games`` stored games at ``budget`` with their seeds; return how many
-    came out move for move as stored."""
+def recheck_duel(
+    results: dict[int, MatchResult], budget: int, games: int = 2, first: int = 0
+) -> int:
+    """Replay ``games`` stored games at ``budget`` with their seeds, from game ``first`` on;
+    return how many came out move for move as stored."""
     r = results[budget]
     game = GAMES[r.game]
     same = 0
-    for i in range(games):
+    for i in range(first, first + games):
         a_player, returns, moves = match_game(
             game(), MCTSAgent(budget), MonteCarloAgent(budget, policy="ucb1"), r.seed or 0, i
         )

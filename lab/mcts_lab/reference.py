@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
 from mcts_course.games import GameState, Othello
+from mcts_course.stats import wilson_interval
 from mcts_lab import N_JOBS
 from mcts_lab.flat import playout_values
 from mcts_lab.present import Table
@@ -28,21 +31,37 @@ REFERENCE_ITERATIONS = 100_000  # MCTS iterations per reference search
 REFERENCE_SEEDS = 4
 ALPHABETA_DEPTHS = (1, 2, 3, 4, 5, 6, 7)
 FLAT_PER_MOVE = 20_000  # playouts per move: the Monte Carlo chapter's budget for the same values
+ANSWER_SEEDS = 40  # seeds 0-39 for the earlier chapters' randomised answers (seed 1 among them)
 
 
 def running_position() -> Othello:
     return Othello.from_moves(RUNNING)
 
 
+def earlier_agent(method: str, seed: int = 1) -> MinimaxAgent | MonteCarloAgent | MCTSAgent:
+    """The earlier chapters' agent for ``method``: minimax at depth 2 (cell scores), flat
+    Monte Carlo with 600 playouts, MCTS with 2,000 iterations (the chapters used seed 1)."""
+    if method == "minimax":
+        return MinimaxAgent(depth=2)
+    if method == "flat":
+        return MonteCarloAgent(playouts=600, seed=seed)
+    if method == "mcts":
+        return MCTSAgent(iterations=2000, seed=seed)
+    raise ValueError(f"unknown method {method!r}")
+
+
 def earlier_answers(state: GameState) -> dict[str, str]:
-    """The moves the earlier chapters' agents play: minimax at depth 2 (cell scores), flat
-    Monte Carlo with 600 playouts (seed 1), MCTS with 2,000 iterations (seed 1)."""
-    agents = {
-        "minimax": MinimaxAgent(depth=2),
-        "flat": MonteCarloAgent(playouts=600, seed=1),
-        "mcts": MCTSAgent(iterations=2000, seed=1),
-    }
-    return {k: state.action_to_string(a.select_action(state)) for k, a in agents.items()}
+    """The moves the earlier chapters' agents play (seed 1, as in those chapters)."""
+    methods = ("minimax", "flat", "mcts")
+    return {m: state.action_to_string(earlier_agent(m).select_action(state)) for m in methods}
+
+
+def seed_answers(
+    state: GameState, method: str, seeds: Sequence[int] = range(ANSWER_SEEDS)
+) -> list[str]:
+    """The move the earlier chapter's randomised agent plays with each of ``seeds``: one
+    answer per seed, so that a single seed's answer is seen against the spread of answers."""
+    return [state.action_to_string(earlier_agent(method, s).select_action(state)) for s in seeds]
 
 
 @dataclass
@@ -66,6 +85,8 @@ class Reference:
     alphabeta: dict[int, str]  # depth: move
     flat: dict[str, tuple[float, float, float]]  # move: mean, 95% interval
     flat_per_move: int
+    # per randomised method ("flat", "mcts"): the move played with each seed 0, 1, ...
+    seed_choices: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def mcts_moves(self) -> Counter:
@@ -172,8 +193,8 @@ def answers_figure(ref: Reference):
     deepest = max(ref.alphabeta)
     rows = [
         ("minimax, depth 2", {ref.earlier["minimax"]: 1}),
-        ("flat MC, 600 playouts", {ref.earlier["flat"]: 1}),
-        ("MCTS, 2,000 iterations", {ref.earlier["mcts"]: 1}),
+        ("flat MC, 600 playouts, seed 1", {ref.earlier["flat"]: 1}),
+        ("MCTS, 2,000 iterations, seed 1", {ref.earlier["mcts"]: 1}),
         (f"alpha-beta, depths 1-{deepest}", dict(Counter(ref.alphabeta.values()))),
         (f"MCTS, {ref.iterations:,} (seeds)", dict(ref.mcts_moves)),
         (f"flat MC, {ref.flat_per_move:,} a move", {ref.flat_best: 1}),
@@ -191,5 +212,64 @@ def answers_figure(ref: Reference):
     for ax in (left, right):
         ax.set_xticks(range(len(moves)), moves)
         ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def choice_counts(ref: Reference, method: str) -> dict[str, tuple[int, float, float]]:
+    """For one randomised method: per move ever chosen, the seeds that chose it and the 95%
+    Wilson interval of its share of the seeds."""
+    chosen = Counter(ref.seed_choices[method])
+    n = len(ref.seed_choices[method])
+    return {m: (c, *wilson_interval(c / n, n)) for m, c in chosen.items()}
+
+
+def choices_figure(ref: Reference):
+    """How often each randomised answer of the earlier chapters comes out over the seeds: per
+    move, the share of the seeds that play it with its 95% Wilson interval, one panel per
+    method, the deep searches' moves marked (axis from 0 to 1)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    moves = list(ref.flat)
+    ab_move = ref.alphabeta[max(ref.alphabeta)]
+    titles = {"flat": "flat MC, 600 playouts", "mcts": "MCTS, 2,000 iterations"}
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), sharey=True)
+    for ax, method in zip(axes, ("flat", "mcts"), strict=True):
+        counts = choice_counts(ref, method)
+        n = len(ref.seed_choices[method])
+        shares = [counts[m][0] / n if m in counts else 0.0 for m in moves]
+        lows = [counts[m][1] if m in counts else 0.0 for m in moves]
+        highs = [counts[m][2] if m in counts else wilson_interval(0.0, n)[1] for m in moves]
+        colors = ["C2" if m == ab_move else "C0" for m in moves]
+        ax.bar(range(len(moves)), shares, color=colors, alpha=0.8)
+        ax.errorbar(
+            range(len(moves)),
+            shares,
+            yerr=[np.subtract(shares, lows), np.subtract(highs, shares)],
+            fmt="none",
+            ecolor="black",
+            capsize=3,
+        )
+        own = moves.index(ref.earlier[method])  # the earlier chapter's answer (seed 1)
+        ax.annotate(
+            "seed 1",
+            (own, highs[own]),
+            xytext=(0, 4),
+            textcoords="offset points",
+            ha="center",
+            fontsize=8,
+        )
+        ax.set_xticks(range(len(moves)), moves)
+        ax.set_ylim(0, 1)
+        ax.set_title(f"{titles[method]}, {n} seeds", fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylabel("share of the seeds playing the move")
+    axes[0].yaxis.set_major_formatter(lambda y, _: f"{y:.0%}")
+    handles = [
+        Patch(color="C2", alpha=0.8, label=f"deep alpha-beta's move ({ab_move})"),
+        Patch(color="C0", alpha=0.8, label="other moves"),
+    ]
+    axes[1].legend(handles=handles, fontsize=8, loc="upper right")
     fig.tight_layout()
     return fig

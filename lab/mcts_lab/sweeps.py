@@ -24,7 +24,15 @@ from mcts_course.agents.bandits import ucb1
 from mcts_course.agents.exact import move_values
 from mcts_course.agents.mcts import robust_max
 from mcts_course.games import GameState, TicTacToe
-from mcts_course.stats import bootstrap_interval, holm, sign_flip_p_value, wilson_interval
+from mcts_course.stats import (
+    bootstrap_interval,
+    corrected_confidence,
+    difference_interval,
+    holm,
+    sign_flip_p_value,
+    wilson_interval,
+)
+from mcts_lab.families import fisher_exact
 from mcts_lab.present import error_bars
 from mcts_lab.trap import decisive_positions
 
@@ -125,8 +133,9 @@ def holm_rejections(scans: Sequence[TuningScan]) -> dict[tuple[str, float], bool
 
 
 def plot_scans(scans: Sequence[TuningScan], title: str = ""):
-    """One panel per scan: the share of best moves per setting with its 95% bootstrap interval
-    over the positions, the default drawn as a diamond and as a dashed line (log axis)."""
+    """One panel per scan: the mistake rate per setting (positions where MCTS does not play a
+    best move) with its 95% bootstrap interval over the positions, on an axis that starts at 0,
+    the default drawn as a diamond and as a dashed line (log axis for the settings)."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter, NullLocator
 
@@ -134,24 +143,35 @@ def plot_scans(scans: Sequence[TuningScan], title: str = ""):
     fig, axes = plt.subplots(
         1, len(scans), figsize=(5 * len(scans), 3.6), sharey=True, squeeze=False
     )
+    top = 0.0
     for ax, scan in zip(axes[0], scans, strict=True):
         xs = sorted(scan.hits)
-        ys = [scan.share(x) for x in xs]
-        err = error_bars(ys, [scan.interval(x) for x in xs])
-        ax.errorbar(xs, ys, yerr=err, fmt="o-", capsize=4, label="share of best moves")
-        ax.plot(
-            [scan.default], [scan.share(scan.default)], "D", color="grey", ms=8, label="the default"
+        ys = [1 - scan.share(x) for x in xs]
+        intervals = [(1 - hi, 1 - lo) for lo, hi in (scan.interval(x) for x in xs)]
+        top = max(top, max(hi for _, hi in intervals))
+        ax.errorbar(
+            xs, ys, yerr=error_bars(ys, intervals), fmt="o-", capsize=4, label="mistake rate"
         )
-        ax.axhline(scan.share(scan.default), color="grey", lw=0.8, ls="--")
+        ax.plot(
+            [scan.default],
+            [1 - scan.share(scan.default)],
+            "D",
+            color="grey",
+            ms=8,
+            label="the default",
+        )
+        ax.axhline(1 - scan.share(scan.default), color="grey", lw=0.8, ls="--")
         ax.set_xscale("log")
         ax.set_xticks(xs, [f"{x:.2g}" for x in xs])
         ax.xaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlim(min(xs) / 1.6, max(xs) * 1.6)
         ax.set_xlabel(labels.get(scan.parameter, scan.parameter))
-    axes[0][0].set_ylabel("positions where MCTS plays a best move")
+        ax.grid(axis="y", alpha=0.3)
+    axes[0][0].set_ylim(0, top * 1.15)  # from 0: the heights are the mistake rates themselves
+    axes[0][0].set_ylabel("positions where MCTS does not play a best move")
     axes[0][0].yaxis.set_major_formatter(lambda y, _: f"{y:.0%}")
-    axes[0][0].legend(fontsize=8, loc="lower left")
+    axes[0][0].legend(fontsize=8, loc="upper left")
     fig.suptitle(title)
     fig.tight_layout()
     return fig
@@ -172,6 +192,22 @@ class ThresholdChoices:
 
     def interval(self, threshold: int, move: str) -> tuple[float, float]:
         return wilson_interval(self.share(threshold, move), self.seeds)
+
+    def compare(
+        self, move: str, first: int, second: int, comparisons: int = 1
+    ) -> tuple[float, float, float, float]:
+        """How much more often ``move`` is chosen with threshold ``first`` than with
+        ``second``: the difference of shares, its interval (Newcombe, at the Bonferroni level
+        for ``comparisons`` read together) and Fisher's exact two-sided p-value (uncorrected)."""
+        a, b = self.choices[first][move], self.choices[second][move]
+        low, high = difference_interval(
+            a / self.seeds,
+            self.seeds,
+            b / self.seeds,
+            self.seeds,
+            corrected_confidence(comparisons),
+        )
+        return (a - b) / self.seeds, low, high, fisher_exact(a, self.seeds, b, self.seeds)
 
     def top(self, threshold: int) -> str:
         """The move chosen most often with this threshold (ties: the first in move order)."""
