@@ -211,8 +211,14 @@ def equal_time_table(solutions: Sequence[FFOSolution], equal: EqualTime) -> Tabl
     for s in (solver_share(solutions), equal.share):
         (b0, b1), (k0, k1) = s.best_interval, s.kept_interval
         rows.append(
-            [s.label, s.trials, s.best_share, f"{b0:.0%} to {b1:.0%}",
-             s.kept_share, f"{k0:.0%} to {k1:.0%}"]
+            [
+                s.label,
+                s.trials,
+                s.best_share,
+                f"{b0:.0%} to {b1:.0%}",
+                s.kept_share,
+                f"{k0:.0%} to {k1:.0%}",
+            ]
         )
     best = statistics.fmean(random_move_best(p) for p in positions)
     kept = statistics.fmean(random_move_kept(p) for p in positions)
