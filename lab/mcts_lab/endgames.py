@@ -24,6 +24,7 @@ from mcts_course.agents import (
     MCTSAgent,
     endgame_margins,
     make_agent,
+    solve_endgame,
     with_params,
 )
 from mcts_course.agents.endgame import empty_squares
@@ -32,6 +33,7 @@ from mcts_course.games import Othello
 from mcts_course.stats import bootstrap_interval
 from mcts_lab import N_JOBS
 from mcts_lab.ffo import Share, SolvedPosition, load_ffo
+from mcts_lab.paired import PairedDifference, paired_difference
 from mcts_lab.present import Table
 
 
@@ -173,8 +175,67 @@ def mcts_at_solver_time(
         for s in solutions
     )
     seconds = sum(t for _, _, t in done) / len(done)
-    share = Share("MCTS, the solver's time", best, kept, len(jobs), every, seconds)
+    # per position, the share of its seeds that found a best move / kept the outcome: the
+    # position is the unit of the paired comparison with a random move
+    pairs = list(zip(jobs, done, strict=True))
+    by_best = tuple(
+        statistics.fmean(a in s.position.best_moves for (t, _), (a, _, _) in pairs if t is s)
+        for s in solutions
+    )
+    by_kept = tuple(
+        statistics.fmean(s.position.keeps_outcome(a) for (t, _), (a, _, _) in pairs if t is s)
+        for s in solutions
+    )
+    share = Share(
+        "MCTS, the solver's time", best, kept, len(jobs), every, seconds, by_best, by_kept
+    )
     return EqualTime(share, sum(i for _, i, _ in done) / len(done))
+
+
+def random_move_best(position: SolvedPosition) -> float:
+    """The exact chance that a uniformly random legal move is a best move (no sampling)."""
+    return len(position.best_moves) / len(position.margins)
+
+
+def random_move_kept(position: SolvedPosition) -> float:
+    """The exact chance that a uniformly random legal move keeps the position's outcome."""
+    return sum(position.keeps_outcome(a) for a in position.margins) / len(position.margins)
+
+
+def equal_time_table(solutions: Sequence[FFOSolution], equal: EqualTime) -> Table:
+    """The solver, MCTS at the solver's time and a random legal move on the same positions:
+    best moves and outcome-keeping moves, with 95% Wilson intervals over the positions for the
+    two searches; the random move's shares are exact means over the positions (no interval)."""
+    positions = [s.position for s in solutions]
+    rows: list[list[object]] = []
+    for s in (solver_share(solutions), equal.share):
+        (b0, b1), (k0, k1) = s.best_interval, s.kept_interval
+        rows.append(
+            [
+                s.label,
+                s.trials,
+                s.best_share,
+                f"{b0:.0%} to {b1:.0%}",
+                s.kept_share,
+                f"{k0:.0%} to {k1:.0%}",
+            ]
+        )
+    best = statistics.fmean(random_move_best(p) for p in positions)
+    kept = statistics.fmean(random_move_kept(p) for p in positions)
+    rows.append(["a random legal move (exact)", len(positions), best, "exact", kept, "exact"])
+    return Table(
+        ["player", "decisions", "best move", "95% interval", "outcome kept", "95% interval "],
+        rows,
+        {"best move": ".0%", "outcome kept": ".0%"},
+        right=["decisions", "best move", "outcome kept"],
+    )
+
+
+def versus_random(solutions: Sequence[FFOSolution], equal: EqualTime) -> PairedDifference:
+    """MCTS's share of best moves minus a random legal move's, paired by position, with a
+    bootstrap interval over the positions."""
+    chance = [random_move_best(s.position) for s in solutions]
+    return paired_difference(equal.share.best_by_position, chance)
 
 
 # -- the hand-over match ------------------------------------------------------------------------
@@ -463,4 +524,47 @@ def margins_board(position: SolvedPosition):
         vmax=reach,
         label="exact margin of the move",
         title=f"FFO #{position.number}: {mover} to move",
+    )
+
+
+def package_nodes_at_depth(
+    positions: Sequence[SolvedPosition], shallow: int, sizes: range
+) -> dict[int, float]:
+    """The package solver's geometric-mean nodes at each of ``sizes`` empty squares, on the
+    best lines of ``positions`` (as :func:`nodes_by_empties`), with its shallow loop (no move
+    list, no ordering, no table) used only at ``shallow`` empties or fewer instead of the
+    package's own threshold: what the fixed-order loop near the leaves costs in positions
+    searched.  Each margin is checked against the package's own."""
+    import math
+
+    from mcts_course.agents import endgame
+
+    states = [
+        s
+        for p in positions
+        for s in best_line(p.state, min(sizes))  # the same lines: found before the patch
+        if empty_squares(s) in sizes
+    ]
+    margins = [solve_endgame(s) for s in states]
+    saved = endgame.SHALLOW
+    endgame.SHALLOW = shallow  # a module constant read at every node; restored below
+    try:
+        logs: dict[int, list[float]] = {e: [] for e in sizes}
+        for state, margin in zip(states, margins, strict=True):
+            solution = EndgameSolver().solve(state)
+            assert solution.margin == margin, "the margin changed"
+            logs[empty_squares(state)].append(math.log(solution.nodes))
+    finally:
+        endgame.SHALLOW = saved
+    return {e: math.exp(statistics.fmean(v)) for e, v in logs.items()}
+
+
+def mean_nodes(counts: Sequence[NodeCount], search: str, empties: int) -> float:
+    """The geometric mean of ``search``'s nodes over the positions with ``empties`` empties."""
+    import math
+
+    return math.exp(
+        statistics.fmean(
+            math.log(c.nodes) for c in counts if c.search == search and c.empties == empties
+        )
     )
