@@ -13,6 +13,7 @@ more games or a changed engine cannot leave a false sentence in the book.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -52,6 +53,11 @@ def glue(name: str, value: Any) -> Any:
     """
     if getattr(value, "shape", None) == () and hasattr(value, "item"):
         value = value.item()  # a numpy scalar: myst-nb formats Python numbers, not np.float64
+    if isinstance(value, float) and math.isfinite(value):
+        # One decimal number reached by two computations (19/400, and 1 - 381/400) can differ in
+        # its last binary digit and then round differently when printed (4.7% and 4.8%): keep 12
+        # significant digits, so that equal numbers print alike.
+        value = float(f"{value:.12g}")
     try:
         from myst_nb import glue as myst_glue
     except ImportError:

@@ -17,3 +17,10 @@ def test_glue_hands_python_numbers_to_myst_nb():
     value = glue("numpy_scalar", np.float64(0.25))
     assert type(value) is float and value == 0.25
     assert glue("plain", 3) == 3
+
+
+def test_one_decimal_number_reached_two_ways_prints_alike():
+    """19/400 and 1 - 381/400 differ in their last binary digit; glued, they print the same."""
+    direct, complement = 19 / 400, 1 - 381 / 400
+    assert f"{direct:.1%}" != f"{complement:.1%}"  # the trap: 4.7% and 4.8%
+    assert f"{glue('direct', direct):.1%}" == f"{glue('complement', complement):.1%}"
