@@ -72,6 +72,11 @@ def _on_path(view: dict[str, Any]) -> tuple[set[str], str | None]:
     return set(step["path"]) | ({added} if added else set()), added
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and the noun, singular for one ("1 visit", "2 visits")."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _children_cell(node: dict[str, Any], threshold: int) -> str:
     """How far the node has grown: "k of m" moves with a child, a leaf waiting for its
     threshold's visits, or the end of the game."""
@@ -196,7 +201,7 @@ def table_html(view: dict[str, Any], *, nested: bool = False, caption: str | Non
     if caption is None:
         who = " ".join(view["selected_line"]) or "the root"
         caption = (
-            f"Children of {_esc(who)} (N = {parent['visits']} visits, "
+            f"Children of {_esc(who)} (N = {_count(parent['visits'], 'visit')}, "
             f"c = {view['settings']['c']:.4g}). "
             + (
                 "No child yet."
@@ -299,7 +304,8 @@ def tree_svg(view: dict[str, Any], open_keys: set[str] | frozenset[str], depth: 
         x, y = xy(key)
         r = radius(node)
         name = "root" if key == "" else f"{node['move']} by {node['by']}"
-        aria = f"{name}: {node['visits']} visits, {wins_text(node['wins'])} wins"
+        aria = f"{name}: {_count(node['visits'], 'visit')}, {wins_text(node['wins'])} "
+        aria += "win" if node["wins"] == 1 else "wins"
         if key:
             aria += f", mean {fmt(node['mean'])}, UCB {fmt(node['ucb'])}"
         aria += (", selected" if key == selected else "") + (

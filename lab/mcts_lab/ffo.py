@@ -25,7 +25,7 @@ from importlib import resources
 from joblib import Parallel, delayed
 
 from mcts_course.games import Othello
-from mcts_course.stats import wilson_interval
+from mcts_course.stats import CONFIDENCE, bootstrap_interval, wilson_interval
 from mcts_lab import N_JOBS
 from mcts_lab.paired import PairedDifference, corrected, paired_difference
 from mcts_lab.present import Table
@@ -124,6 +124,20 @@ class Share:
     def kept_interval(self) -> tuple[float, float]:
         return wilson_interval(self.kept_share, self.positions)
 
+    def position_interval(
+        self, kept: bool = False, confidence: float = CONFIDENCE
+    ) -> tuple[float, float]:
+        """The percentile bootstrap over positions of the per-position shares (the book's rule
+        for a rate per position, appendix "How the book measures").  Where every position gave
+        the same share, resampling positions cannot move the mean and the bootstrap collapses
+        to a point; Wilson's interval with n = the positions is given instead, as if each
+        position were one trial."""
+        by = self.kept_by_position if kept else self.best_by_position
+        share = self.kept_share if kept else self.best_share
+        if len(by) < 2 or len(set(by)) == 1:
+            return wilson_interval(share, self.positions, confidence)
+        return bootstrap_interval(by, confidence)
+
 
 def paired(
     first: Share, second: Share, kept: bool = False, comparisons: int = 1
@@ -173,13 +187,18 @@ def solved_shares(
     return out
 
 
-def share_table(shares: Sequence[Share], kept: bool = True) -> Table:
+def share_table(shares: Sequence[Share], kept: bool = True, by_position: bool = False) -> Table:
     """One row per player: decisions, shares of best and of outcome-keeping moves with their
     95% intervals, and the mean milliseconds per decision on this machine.  ``kept=False``
-    leaves out the outcome columns (where the best move and the outcome coincide)."""
+    leaves out the outcome columns (where the best move and the outcome coincide).  The
+    intervals are Wilson's with n = the positions, or (``by_position``) the bootstrap over
+    positions of :meth:`Share.position_interval`."""
     rows = []
     for s in shares:
-        (b0, b1), (k0, k1) = s.best_interval, s.kept_interval
+        if by_position:
+            (b0, b1), (k0, k1) = s.position_interval(), s.position_interval(kept=True)
+        else:
+            (b0, b1), (k0, k1) = s.best_interval, s.kept_interval
         ms = s.seconds * 1000
         row = [s.label, s.trials, s.best_share, f"{b0:.0%} to {b1:.0%}"]
         if kept:

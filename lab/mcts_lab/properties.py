@@ -19,7 +19,7 @@ from mcts_course.agents.minimax import SearchStats, minimax_value
 from mcts_course.agents.rollout import reward
 from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState, TicTacToe
-from mcts_course.stats import wilson_interval
+from mcts_course.stats import CONFIDENCE, wilson_interval
 from mcts_lab import N_JOBS
 from mcts_lab.present import Table, error_bars, game_title
 
@@ -136,10 +136,12 @@ class Trap:
         counts = self.mcts_safe if which == "mcts" else self.flat_safe
         return [c / self.seeds for c in counts]
 
-    def intervals(self, which: str) -> list[tuple[float, float]]:
-        return [wilson_interval(s, self.seeds) for s in self.share(which)]
+    def intervals(self, which: str, confidence: float = CONFIDENCE) -> list[tuple[float, float]]:
+        """Wilson's interval at each budget over the ``seeds`` searches of this one position
+        (``confidence`` widened by the caller when several budgets are read together)."""
+        return [wilson_interval(s, self.seeds, confidence) for s in self.share(which)]
 
-    def plot(self):
+    def plot(self, confidence: float = CONFIDENCE):
         import matplotlib.pyplot as plt
 
         from mcts_course.render import draw_board
@@ -170,7 +172,7 @@ class Trap:
             axes[2].errorbar(
                 self.budgets,
                 ys,
-                yerr=error_bars(ys, self.intervals(which)),
+                yerr=error_bars(ys, self.intervals(which, confidence)),
                 marker="o",
                 capsize=3,
                 label=label,
@@ -183,7 +185,9 @@ class Trap:
         axes[2].minorticks_off()
         axes[2].set_ylim(0, 1.05)
         axes[2].set_xlabel("playouts per decision (MCTS: iterations)")
-        axes[2].set_ylabel(f"share of {self.seeds} searches not losing")
+        axes[2].set_ylabel(
+            f"share of {self.seeds} searches not losing ({confidence:.2%} intervals)"
+        )
         axes[2].legend(loc="lower left")
         fig.tight_layout()
         return fig
@@ -197,8 +201,8 @@ def _no_evaluation(state: GameState, player: int) -> float:
 
 def narrow_trap(budgets: Sequence[int], seeds: int, seed: int = 0) -> Trap:
     """The trap position: its exact values, the exact playout mean of each move, how many of
-    ``seeds`` searches of MCTS and of flat Monte Carlo (the same number of playouts per
-    decision) avoid the losing moves, and the depth (and positions visited) at which
+    ``seeds`` searches of MCTS and of flat Monte Carlo (its uniform allocation, the same number
+    of playouts per decision) avoid the losing moves, and the depth (and positions visited) at which
     full-width minimax with no evaluation proves them worse."""
     state = trap_position()
     values = move_values(state)
@@ -209,7 +213,10 @@ def narrow_trap(budgets: Sequence[int], seeds: int, seed: int = 0) -> Trap:
         for n in budgets
     ]
     flat = [
-        sum(MonteCarloAgent(n, seed=seed + s).select_action(state) in safe for s in range(seeds))
+        sum(
+            MonteCarloAgent(n, policy="uniform", seed=seed + s).select_action(state) in safe
+            for s in range(seeds)
+        )
         for n in budgets
     ]
     for depth in range(1, 10):  # the first depth at which every losing move scores below

@@ -64,3 +64,28 @@ def test_tables_have_a_row_per_player_and_position():
     assert len(positions_table(POSITIONS).rows) == 19
     short = share_table([Share("x", 1, 2, 4, 0, 0.1)], kept=False)
     assert "outcome kept" not in short._repr_markdown_() and "100" in short._repr_markdown_()
+
+
+def test_position_interval_is_a_bootstrap_over_positions():
+    from mcts_lab.ffo import Share
+
+    from mcts_course.stats import bootstrap_interval, wilson_interval
+
+    spread = Share("x", 3, 4, 8, 1, 0.1, (1.0, 0.5, 0.0, 0.0), (1.0, 1.0, 0.0, 0.0))
+    assert spread.position_interval() == bootstrap_interval([1.0, 0.5, 0.0, 0.0])
+    assert spread.position_interval(kept=True) == bootstrap_interval([1.0, 1.0, 0.0, 0.0])
+    # the same share everywhere: the bootstrap would be a point, Wilson over positions stands in
+    flat = Share("y", 4, 4, 4, 4, 0.1, (1.0,) * 4, (1.0,) * 4)
+    low, high = flat.position_interval()
+    assert (low, high) == wilson_interval(1.0, 4) and low < 1.0 == high
+    wider = flat.position_interval(confidence=0.99)
+    assert wider[0] < low
+    table = share_table_markdown([spread], by_position=True)
+    low, high = spread.position_interval()
+    assert f"{low:.0%} to {high:.0%}" in table
+
+
+def share_table_markdown(shares, by_position):
+    from mcts_lab.ffo import share_table
+
+    return share_table(shares, by_position=by_position)._repr_markdown_()

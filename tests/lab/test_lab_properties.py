@@ -35,6 +35,11 @@ def test_the_trap_has_two_losing_corners_that_random_playouts_favour():
     assert trap.depth_seen == 4  # corner, forced block, a block, the fork's win
     assert len(trap.mcts_safe) == len(trap.flat_safe) == 2
     assert all(0 <= k <= 5 for k in trap.mcts_safe + trap.flat_safe)
+    # a corrected confidence widens every interval around the same share
+    for (lo, hi), (wlo, whi), share in zip(
+        trap.intervals("mcts"), trap.intervals("mcts", 0.99), trap.share("mcts"), strict=True
+    ):
+        assert wlo <= lo <= share <= hi <= whi and (wlo, whi) != (lo, hi)
 
 
 def test_the_winning_move_playout_takes_a_win_when_there_is_one():

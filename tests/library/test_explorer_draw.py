@@ -41,7 +41,8 @@ def test_the_svg_draws_every_node_with_its_statistics(session):
     for n in view["nodes"]:
         g = nodes[n["node"]]
         assert int(g.get("data-visits")) == n["visits"] and float(g.get("data-wins")) == n["wins"]
-        assert g.get("tabindex") == "0" and f"{n['visits']} visits" in g.get("aria-label")
+        visits = f"{n['visits']} visit{'' if n['visits'] == 1 else 's'},"
+        assert g.get("tabindex") == "0" and visits in g.get("aria-label")
     # Depth gives y; a parent sits over the middle of its first and last child.
     for n in view["nodes"]:
         kids = sorted((m for m in view["nodes"] if m["parent"] == n["node"]),
