@@ -1,0 +1,106 @@
+"""Red team round 6's notes, and round 5's left-overs: without namespaces a student's user id
+left files in nested world-writable folders and System V segments behind (05, 07, 09); the
+direct pytest route read the current folder's configuration; a folder with both NAME.py and
+NAME.ipynb said nothing of which was graded (13); the grader's players lent to ``play_game``
+answered after the call (round 5, 03); ``--out`` under a folder another user may rename in
+(round 5, 15)."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from grading_fixtures.shared_folders import folder_in_tmp
+
+from mcts_course.grading import confine, sandbox, sweep
+from mcts_course.grading.process import StudentProcess
+
+as_root = pytest.mark.skipif(
+    sys.platform != "linux" or os.geteuid() != 0, reason="a user id per sandbox needs root"
+)
+OTHER = 54321  # a user id that is neither the grader's nor the sandbox's
+
+
+@pytest.fixture
+def no_namespaces(monkeypatch) -> Iterator[None]:
+    """This machine as a container that forbids unshare (Gradescope's)."""
+    monkeypatch.setenv(confine.NO_NAMESPACES_ENV, "1")
+    confine.namespaces_allowed.cache_clear()
+    yield
+    monkeypatch.delenv(confine.NO_NAMESPACES_ENV)
+    confine.namespaces_allowed.cache_clear()
+
+
+@pytest.fixture
+def public() -> Iterator[Path]:
+    # in /tmp, not pytest's tmp_path: the sandbox's user must read it
+    folder = sandbox.public_package(Path(tempfile.mkdtemp(prefix="public-", dir="/tmp")))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _segments(key: int) -> list[str]:
+    lines = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+    return [line for line in lines if line.split() and int(line.split()[0]) == key]
+
+
+PLANT = """
+import ctypes, os
+os.makedirs({nested!r} + '/mine/deeper', exist_ok=True)
+open({nested!r} + '/mine/deeper/note', 'w').write('for the next submission')
+open({nested!r} + '/planted.pth', 'w').write('import os')
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmget.restype = ctypes.c_int
+SEGMENT = libc.shmget({key}, 4096, 0o1000 | 0o600)  # IPC_CREAT
+print('segment', SEGMENT)
+import resource
+print('mqueue', resource.getrlimit(resource.RLIMIT_MSGQUEUE))  # no POSIX queue either
+def report():
+    return 0
+"""
+
+
+@as_root
+def test_without_namespaces_what_the_students_id_leaves_is_swept(
+    no_namespaces, public, monkeypatch
+):
+    with folder_in_tmp("rt6-sweep-", 0o755) as root:  # the sweep's only root here
+        shared = root / "shared"  # stands for /tmp
+        nested = shared / "a" / "b"  # a world-writable folder nested in it
+        nested.mkdir(parents=True)
+        for folder in (shared, shared / "a", nested):
+            os.chmod(folder, 0o1777)
+        theirs = nested / "theirs.txt"
+        theirs.write_text("another user's")
+        os.chown(theirs, OTHER, OTHER)
+        monkeypatch.setattr(sweep, "ROOTS", (str(root),))
+        key = random.randrange(1 << 20, 1 << 30)
+        process = StudentProcess(
+            None,
+            "bandits.py",
+            None,
+            ["report"],
+            public,
+            code=PLANT.format(nested=str(nested), key=key),
+        )
+        try:
+            printed = process.start()
+            assert "segment -1" not in printed and "segment" in printed, printed
+            assert (nested / "planted.pth").exists() and _segments(key)  # the attack worked
+            assert "mqueue (0, 0)" in printed
+        finally:
+            process.kill()
+        assert not (nested / "planted.pth").exists()
+        assert not (nested / "mine").exists()
+        assert _segments(key) == []
+        assert theirs.read_text() == "another user's"  # another owner's file stays
+        line = process.confinement()
+        assert "swept after the run" in line
+        assert sweep.TOTAL.files >= 2 and sweep.TOTAL.ipc >= 1
