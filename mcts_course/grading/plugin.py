@@ -302,8 +302,32 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     current folder's and every folder's above it (a stranger's ``/tmp/conftest.py`` above a run
     in ``/tmp``), a submission's, or one beside the hidden tests.  Runs before pytest loads the
     first one; pytest's own ``--noconftest`` does the rest."""
-    if getattr(early_config.known_args_namespace, "submission", None) is not None:
+    submission = getattr(early_config.known_args_namespace, "submission", None)
+    if submission is not None:
         early_config.known_args_namespace.noconftest = True
+        _refuse_configuration(early_config, submission)
+
+
+def _refuse_configuration(config: pytest.Config, submission: str) -> None:
+    """Refuse a run that grades ``submission`` if pytest read a configuration file (it did so
+    before any plugin, and may have loaded the plugins its ``addopts`` name: only the user can
+    prevent that, by never starting pytest where a stranger wrote one) or if its rootdir is the
+    submission's folder or lies in it.  The course's own front ends pass ``-c /dev/null``."""
+    folder = Path(submission).resolve()
+    inipath = config.inipath
+    if inipath is not None and str(inipath) != os.devnull:
+        if Path(inipath).resolve().is_relative_to(folder):  # through a loose PATH argument
+            raise pytest.UsageError(
+                f"{inipath} belongs to the submission: write --submission={submission}"
+            )
+        raise pytest.UsageError(
+            f"pytest read {inipath}; run from a folder of your own or pass -c /dev/null"
+        )
+    if folder.is_dir() and config.rootpath.resolve().is_relative_to(folder):
+        raise pytest.UsageError(
+            f"pytest's rootdir {config.rootpath} is in the submission {submission}: run from a "
+            "folder of your own (pytest reads a folder's configuration before any plugin)"
+        )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -330,12 +354,6 @@ def pytest_configure(config: pytest.Config) -> None:
     submission = config.getoption("submission")
     if submission is not None and not Path(submission).exists():
         raise pytest.UsageError(f"--submission {submission}: no such file or folder")
-    if submission is not None and config.inipath is not None:
-        inside = Path(config.inipath).resolve().is_relative_to(Path(submission).resolve())
-        if inside:  # pytest found it through a loose PATH after --submission
-            raise pytest.UsageError(
-                f"{config.inipath} belongs to the submission: write --submission={submission}"
-            )
     if config.getoption("timeout_scale") <= 0:
         raise pytest.UsageError("--timeout-scale must be positive")
     if config.getoption("unconfined"):

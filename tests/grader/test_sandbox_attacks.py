@@ -410,7 +410,9 @@ def test_no_student_code_runs_when_the_sandbox_cannot_start(tmp_path, drop, monk
     attack = f"open({str(drop / 'ran')!r}, 'w').write('as root?')"
     sub = submission(tmp_path / "s", attack)
     results = tmp_path / "results.json"
-    args = invocation.pytest_args(sub, sets=["bandits"], results_json=results, options=["-q"])
+    args = invocation.pytest_args(
+        sub, sets=["bandits"], results_json=results, options=["-q"], rootdir=tmp_path
+    )
     assert pytest.main(args) == REFUSED
     assert "refuses to grade" in json.loads(results.read_text())["refused"]
     assert not (drop / "ran").exists()
