@@ -1,8 +1,11 @@
 """The pytest plugin that grades a submission, enabled by installing the package (it is
 registered through the ``pytest11`` entry point)::
 
-    python -m pytest --pyargs mcts_course.grading --submission exercises/
-    python -m pytest hidden/ --submission alice/ --results-json out/alice/results.json
+    python -m pytest -c /dev/null --pyargs mcts_course.grading --submission exercises/
+    python -m pytest -c /dev/null hidden/ --submission alice/ --results-json out/alice/results.json
+
+(``-c /dev/null``, or a folder with no configuration file above it: a run with
+``--submission`` that read one is refused, see :func:`_refuse_configuration`.)
 
 It provides:
 
@@ -614,7 +617,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             if path.exists() and find_sources(path):
                 terminalreporter.write_line(
                     f"{arg} holds exercise files, not tests: grade them with\n"
-                    f"    python -m pytest --pyargs mcts_course.grading --submission {arg}\n"
+                    "    python -m pytest -c /dev/null --pyargs mcts_course.grading "
+                    f"--submission {arg}\n"
                     "(or mcts-course check " + arg + ")",
                     yellow=True,
                 )
