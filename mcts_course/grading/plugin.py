@@ -57,6 +57,7 @@ from mcts_course.grading.report import (
     Outcome,
     atomic_write,
     grades_csv,
+    one_line,
     points_table,
     printable,
     results_json,
@@ -250,8 +251,13 @@ class Grading:
         data = results_json(list(self.outcomes.values()), time.monotonic() - self.started)
         files = {s: str(src.origin or src.path) for s, src in self.sources().items()}
         from mcts_course.grading.sandbox import confinement
+        from mcts_course.grading.sources import graded_not
 
         data["extra_data"] = {"files": files, "confinement": confinement()}
+        notes = sorted({one_line(graded_not(s)) for s in self.sources().values() if s.beside})
+        if notes:  # the instructor's results.json and the student's output both say it
+            data["extra_data"]["notes"] = notes
+            data["output"] += "".join(f"\nNote: {note}" for note in notes)
         return data
 
 
@@ -391,7 +397,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     grading = config.stash[GRADING]
     if grading.submission is None:
         return []
-    found = ", ".join(f"{s}: {src.origin or src.path}" for s, src in grading.sources().items())
+    found = ", ".join(
+        f"{s}: {src.origin or src.path}"
+        + (f" ({src.beside} beside it not graded)" * bool(src.beside))
+        for s, src in grading.sources().items()
+    )
     from mcts_course.grading.sandbox import confinement
 
     return [

@@ -104,3 +104,45 @@ def test_without_namespaces_what_the_students_id_leaves_is_swept(
         line = process.confinement()
         assert "swept after the run" in line
         assert sweep.TOTAL.files >= 2 and sweep.TOTAL.ipc >= 1
+
+
+# -- 13: NAME.py and NAME.ipynb in one folder -----------------------------------------------------
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _notebook(code: str) -> str:
+    import json
+
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    return json.dumps(
+        {"cells": [{**cell, "source": code}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    )
+
+
+def test_a_py_file_graded_beside_a_notebook_of_its_name_is_said(tmp_path):
+    """the stub bandits.py is graded (as always), and the student and the instructor are told
+    that bandits.ipynb beside it (the reference, worked in the notebook) was not"""
+    import json
+
+    from mcts_grader.batch import grade
+
+    both = tmp_path / "subs" / "both"
+    both.mkdir(parents=True)
+    os.chmod(both, 0o700)
+    (both / "bandits.py").write_text((REPO / "exercises" / "bandits.py").read_text())
+    solved = (REPO / "grader" / "mcts_grader" / "solutions" / "bandits.py").read_text()
+    (both / "bandits.ipynb").write_text(_notebook(solved))
+    only = tmp_path / "subs" / "only"
+    only.mkdir()
+    os.chmod(only, 0o700)
+    (only / "bandits.py").write_text((REPO / "exercises" / "bandits.py").read_text())
+    out = tmp_path / "out"
+    results = grade([both, only], out, sets=["bandits"], n_jobs=1, pytest_args=["-k", "ucb1"])
+    assert [r.score for r in results] == [0, 0]  # the stub was graded in both
+    data = json.loads((out / "both" / "results.json").read_text())
+    said = "bandits.py was graded, not bandits.ipynb beside it"
+    assert any(said in note for note in data["extra_data"]["notes"])
+    assert said in data["output"]  # the student's top-level feedback
+    assert all(said in test["output"] for test in data["tests"])  # each failure's message
+    alone = json.loads((out / "only" / "results.json").read_text())
+    assert "notes" not in alone["extra_data"] and said not in alone["output"]
