@@ -146,3 +146,45 @@ def test_a_py_file_graded_beside_a_notebook_of_its_name_is_said(tmp_path):
     assert all(said in test["output"] for test in data["tests"])  # each failure's message
     alone = json.loads((out / "only" / "results.json").read_text())
     assert "notes" not in alone["extra_data"] and said not in alone["output"]
+
+
+# -- round 5, 03: the grader's players lent to a call -----------------------------------------
+KEEPS = """
+KEPT = []
+
+def play_game(first, second):
+    KEPT.extend([first, second])
+    return first.select_action(None)
+
+def play_later():
+    return KEPT[0].select_action(None)
+"""
+
+
+class _Player:
+    name = "MCTS(100)"
+
+    def __init__(self) -> None:
+        self.moves = 0
+
+    def select_action(self, state: object) -> int:
+        self.moves += 1
+        return 4
+
+
+def test_players_lent_to_a_call_are_revoked_when_it_returns():
+    from mcts_course.grading.notebook import NotebookTransport
+    from mcts_course.grading.process import StudentError
+    from mcts_course.grading.proxies import Connection, Student
+
+    namespace: dict = {"__name__": "keeps_players"}
+    exec(compile(KEEPS, "<keeps>", "exec"), namespace)
+    connection = Connection(NotebookTransport(namespace))
+    connection.begin_test(5.0)
+    student = Student(connection, {"play_game", "play_later"})
+    first, second = _Player(), _Player()
+    assert student.play_game(first, second) == 4  # lent for the call: it answers
+    assert first.moves == 1
+    with pytest.raises(StudentError, match="unknown object"):
+        student.play_later()  # the same test, a later call: the player no longer answers
+    assert first.moves == 1 and connection.lent == {}
