@@ -188,3 +188,30 @@ def test_players_lent_to_a_call_are_revoked_when_it_returns():
     with pytest.raises(StudentError, match="unknown object"):
         student.play_later()  # the same test, a later call: the player no longer answers
     assert first.moves == 1 and connection.lent == {}
+
+
+# -- round 5, 15: --out under a folder another user may rename in ------------------------------
+@as_root
+def test_an_output_folder_under_a_folder_others_may_rename_in_is_refused(tmp_path, capsys):
+    from grading_fixtures.shared_folders import honest
+
+    from mcts_course.cli import main
+
+    sub = honest(tmp_path / "alice")
+    with folder_in_tmp("rt5-out-", 0o755) as base:
+        theirs = base / "theirs"  # a teaching assistant's folder, say
+        theirs.mkdir()
+        os.chown(theirs, OTHER, OTHER)
+        out = theirs / "mine" / "out"
+        one = ["--exercise-set=bandits", "-k", "ucb1"]
+        assert main(["grade", str(sub), "--out", str(out), *one]) == 2
+        err = capsys.readouterr().err
+        assert f"--out {out}: {theirs} belongs to user id {OTHER}" in err
+        assert not (theirs / "mine").exists()
+        os.chown(theirs, 0, 0)
+        os.chmod(theirs, 0o777)  # anyone may rename in it (not sticky)
+        assert main(["grade", str(sub), "--out", str(out), *one]) == 2
+        assert "may be written by others (mode 777)" in capsys.readouterr().err
+        os.chmod(theirs, 0o755)  # once it is the grader's alone, the same command grades
+        assert main(["grade", str(sub), "--out", str(out), *one]) == 0
+        assert (out / "grades.csv").exists()
