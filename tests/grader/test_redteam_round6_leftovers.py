@@ -215,3 +215,17 @@ def test_an_output_folder_under_a_folder_others_may_rename_in_is_refused(tmp_pat
         os.chmod(theirs, 0o755)  # once it is the grader's alone, the same command grades
         assert main(["grade", str(sub), "--out", str(out), *one]) == 0
         assert (out / "grades.csv").exists()
+
+
+# -- one check of the --tests paths, for the copy and the pre-run ---------------------------------
+def test_a_missing_tests_path_is_named_on_one_printable_line(tmp_path):
+    from mcts_grader.vet import BadTests, hidden_copy, vet
+
+    ghost = tmp_path / "hidden\x1b[2J\nPASSED everything"  # a name made to fake output
+    for check in (lambda: hidden_copy([ghost], tmp_path / "copy"), lambda: vet([ghost])):
+        with pytest.raises(BadTests) as caught:
+            check()
+        message = str(caught.value)
+        assert message.startswith("--tests ") and message.endswith(": no such file or folder")
+        assert "\n" not in message and "\x1b" not in message and "hidden" in message
+    assert not (tmp_path / "copy").exists()
