@@ -88,6 +88,7 @@ def is_shipped(path: Path) -> bool:
 HIDDEN_VISIBILITY = "after_due_date"  # an instructor's tests: seen after the due date only
 OUTPUT_CAP = 20_000  # characters of one test's feedback (a message may quote student data)
 REFUSED = 75  # the exit status of a run that refused to grade (student code not confinable)
+SCALE_ENV = "MCTS_TIMEOUT_SCALE"  # the default of --timeout-scale
 PUBLIC_ENV = "MCTS_GRADING_PUBLIC"  # a batch's public copy of the package, made once by grade()
 
 
@@ -284,9 +285,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--timeout-scale",
         type=float,
-        default=1.0,
+        default=None,
         metavar="X",
-        help="multiply every test's time limit by X (a slow machine; default 1)",
+        help=f"multiply every test's time limit by X (a slow machine; default ${SCALE_ENV} or 1)",
     )
     group.addoption(
         "--memory-mb",
@@ -363,6 +364,8 @@ def pytest_configure(config: pytest.Config) -> None:
     submission = config.getoption("submission")
     if submission is not None and not Path(submission).exists():
         raise pytest.UsageError(f"--submission {submission}: no such file or folder")
+    if config.getoption("timeout_scale") is None:  # a notebook's check() has no option
+        config.option.timeout_scale = _scale_from_environment()
     if config.getoption("timeout_scale") <= 0:
         raise pytest.UsageError("--timeout-scale must be positive")
     if config.getoption("unconfined"):
@@ -376,6 +379,16 @@ def pytest_configure(config: pytest.Config) -> None:
         # as after Ctrl-C, so that the sessions' end closes the sandboxes (kills their
         # processes) instead of dying with them still running.
         signal.signal(signal.SIGTERM, _interrupted)
+
+
+def _scale_from_environment() -> float:
+    """``$MCTS_TIMEOUT_SCALE`` (a slow or busy machine: a notebook's ``check()`` cells take no
+    option), else 1."""
+    text = os.environ.get(SCALE_ENV, "").strip()
+    try:
+        return float(text) if text else 1.0
+    except ValueError:
+        raise pytest.UsageError(f"{SCALE_ENV}={text!r}: expected a number") from None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

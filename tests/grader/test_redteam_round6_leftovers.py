@@ -229,3 +229,25 @@ def test_a_missing_tests_path_is_named_on_one_printable_line(tmp_path):
         assert message.startswith("--tests ") and message.endswith(": no such file or folder")
         assert "\n" not in message and "\x1b" not in message and "hidden" in message
     assert not (tmp_path / "copy").exists()
+
+
+# -- a busy machine: check() cells take their time limits' scale from the environment ------------
+def test_the_time_scale_of_a_notebooks_check_comes_from_the_environment(monkeypatch, capsys):
+    from mcts_course.grading.notebook import check
+    from mcts_course.grading.plugin import SCALE_ENV
+
+    namespace: dict = {"__name__": "__main__"}
+    exec(
+        compile((REPO / "grader/mcts_grader/solutions/bandits.py").read_text(), "b", "exec"),
+        namespace,
+    )
+    monkeypatch.setenv(SCALE_ENV, "1")
+    full = check("bandits", namespace, show_failures=False)
+    assert full.outcomes and all(o.passed for o in full.outcomes)
+    monkeypatch.setenv(SCALE_ENV, "0.0001")  # a budget no answer meets: the scale was applied
+    starved = check("bandits", namespace, show_failures=False)
+    assert starved.outcomes and not all(o.passed for o in starved.outcomes)
+    monkeypatch.setenv(SCALE_ENV, "fast")
+    capsys.readouterr()
+    assert check("bandits", namespace, show_failures=False).outcomes == []
+    assert f"{SCALE_ENV}='fast': expected a number" in capsys.readouterr().err
