@@ -251,3 +251,36 @@ def test_the_time_scale_of_a_notebooks_check_comes_from_the_environment(monkeypa
     capsys.readouterr()
     assert check("bandits", namespace, show_failures=False).outcomes == []
     assert f"{SCALE_ENV}='fast': expected a number" in capsys.readouterr().err
+
+
+# -- a batch killed with SIGKILL: its folders are found and removed by the next ------------------
+def test_a_killed_batchs_folders_are_removed_by_the_next(tmp_path, monkeypatch):
+    import subprocess
+
+    from mcts_grader import batch
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a pid no process has now
+    stale = [tmp_path / f"mcts-public-{gone.pid}-ab12", tmp_path / f"mcts-grader-{gone.pid}-x_9"]
+    for folder in stale:
+        (folder / "mcts_course").mkdir(parents=True)
+    running = tmp_path / f"mcts-public-{os.getpid()}-cd34"  # a batch still under way
+    running.mkdir()
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "keep").write_text("not the grader's to remove")
+    link = tmp_path / f"mcts-public-{gone.pid}-link"
+    link.symlink_to(target)
+    assert not Path(f"/proc/{gone.pid}").exists()
+    theirs = tmp_path / f"mcts-grader-{gone.pid}-theirs"  # another user's folder of that name
+    if os.geteuid() == 0:
+        theirs.mkdir()
+        os.chown(theirs, OTHER, OTHER)
+    assert batch.remove_stale_folders(tmp_path) == sorted(p.name for p in stale)
+    assert not any(p.exists() for p in stale)
+    assert running.is_dir() and link.is_symlink() and (target / "keep").exists()
+    assert theirs.is_dir() or os.geteuid() != 0
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with batch._batch_env() as (private, env):  # this batch's own folders carry its pid
+        assert private.name.startswith(f"mcts-grader-{os.getpid()}-")
+        assert Path(env["MCTS_GRADING_PUBLIC"]).name.startswith(f"mcts-public-{os.getpid()}-")
