@@ -662,8 +662,10 @@ class Sandbox:
             kill_all(self.uid)
             if self.cage is None:
                 # no private /tmp, /run/lock or IPC namespace: sweep what its id left there
+                # (its work folder first: that one is the sandbox's own, not a leftover)
                 from mcts_course.grading import sweep
 
+                shutil.rmtree(self.work, ignore_errors=True)
                 sweep.sweep({self.uid})
         # fd-based: does not follow its links
         shutil.rmtree(self.folder or self.work, ignore_errors=True)

@@ -96,8 +96,10 @@ def summary() -> str:
         f"swept after the run: {TOTAL.files} file(s) or folder(s) and {TOTAL.ipc} IPC "
         "object(s) its user id left were removed"
     )
-    if TOTAL.left or TOTAL.cut:
-        words += f" ({TOTAL.left} could not be, walk cut at its bounds: {TOTAL.cut})"
+    if TOTAL.left:
+        words += f", {TOTAL.left} could not be"
+    if TOTAL.cut:
+        words += f" (the walk stops at {ENTRIES} entries or {DEPTH} folders deep)"
     return words
 
 
