@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import signal
 import stat
@@ -385,9 +386,11 @@ def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
     and handed to every run; at the end every process of the batch's sandbox ids is killed
     (a run stopped with SIGKILL could not do it)."""
     env = dict(os.environ)
-    with tempfile.TemporaryDirectory(prefix="mcts-grader-") as private:
+    remove_stale_folders()
+    mine = os.getpid()  # in the names: a later batch finds them if this one is killed
+    with tempfile.TemporaryDirectory(prefix=f"mcts-grader-{mine}-") as private:
         os.chmod(private, 0o700)
-        with tempfile.TemporaryDirectory(prefix="mcts-public-") as public:
+        with tempfile.TemporaryDirectory(prefix=f"mcts-public-{mine}-") as public:
             os.chmod(public, 0o755)  # the student's user imports the package from here
             sandbox.public_package(Path(public))
             env[PUBLIC_ENV] = public
@@ -399,6 +402,41 @@ def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
             finally:
                 if is_root():
                     sandbox.kill_registered()
+
+
+STALE_FOLDER = re.compile(r"mcts-(?:grader|public)-(\d+)-[A-Za-z0-9_]+")
+
+
+def remove_stale_folders(where: str | Path | None = None) -> list[str]:
+    """Remove the folders (:func:`_batch_env`'s, in ``where``: the temporary folder) that a
+    batch killed with SIGKILL left: only this user's, real folders (no link is followed), of
+    a batch whose process is gone (another batch on this machine keeps its own).  Returns the
+    names removed."""
+    import shutil
+
+    from mcts_course.grading.confine import _alive
+
+    folder = Path(where or tempfile.gettempdir())
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    removed = []
+    for entry in entries:
+        match = STALE_FOLDER.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            continue
+        if _alive(int(match.group(1))):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)  # through descriptors: links not followed
+        removed.append(entry.name)
+    return sorted(removed)
 
 
 def _check_batch_private(submissions: list[Path]) -> None:

@@ -217,6 +217,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give at least one SUBMISSION (or --gradescope)")
     if not args.out:
         raise UsageError("--out DIR is required")
+    unsafe = untrusted_way(Path(args.out))
+    if unsafe:  # they could swap the folder for one of theirs, with a grades.csv of theirs
+        raise UsageError(
+            f"--out {one_line(args.out)}: {one_line(unsafe)}; another user could put a folder of "
+            "theirs in its place: choose an output folder under folders of your own"
+        )
     if (Path(args.out) / "grades.csv").exists() and not args.force:
         raise UsageError(
             f"{args.out} already holds grades: give --force to grade into it again (the "
@@ -288,10 +294,9 @@ def untrusted_file(path: Path) -> str | None:
     absolute = Path(os.path.abspath(path))
     if not os.path.lexists(absolute):
         return None  # nothing to run: the caller says "no such file or folder"
-    for parent in reversed(absolute.parents):  # from / down to the folder holding the tests
-        why = _not_ours(parent, way=True)
-        if why:
-            return why
+    why = untrusted_way(absolute)
+    if why:
+        return why
     found = [absolute, *sorted(absolute.rglob("*"))] if absolute.is_dir() else [absolute]
     for item in found:
         why = _not_ours(item, way=False)
@@ -306,10 +311,21 @@ def untrusted_tmp() -> str | None:
     sticky (``/tmp``), or another user could rename the grader's folder away and put theirs in
     its place between two runs."""
     folder = Path(os.path.abspath(tempfile.gettempdir()))
-    for item in [*reversed(folder.parents), folder]:
-        why = _not_ours(item, way=True)
+    why = untrusted_way(folder) or _not_ours(folder, way=True)
+    return f"the temporary folder (TMPDIR): {why}" if why else None
+
+
+def untrusted_way(path: Path) -> str | None:
+    """Why someone other than the grader could rename a folder on the way from ``/`` to
+    ``path`` (not ``path`` itself), and so put a folder of theirs in its place: the one rule
+    (:func:`_not_ours`, sticky folders allowed) for the hidden tests, the temporary folder and
+    the output folder.  Folders not made yet are the grader's to make."""
+    for parent in reversed(Path(os.path.abspath(path)).parents):  # from / down
+        if not os.path.lexists(parent):
+            break
+        why = _not_ours(parent, way=True)
         if why:
-            return f"the temporary folder (TMPDIR): {why}"
+            return why
     return None
 
 

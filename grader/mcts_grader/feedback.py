@@ -73,6 +73,8 @@ def student_output(data: dict[str, Any], now: datetime, due: datetime | None) ->
         text += f"\n(tests worth {later:g} more points are shown after the due date)"
     if never:
         text += f"\n(tests worth {never:g} more points are not shown)"
+    notes = (data.get("extra_data") or {}).get("notes") or []  # e.g. which file was graded
+    text += "".join(f"\nNote: {note}" for note in notes if isinstance(note, str))
     return text
 
 

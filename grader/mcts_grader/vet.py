@@ -33,6 +33,7 @@ import pytest
 
 from mcts_course.errors import UsageError
 from mcts_course.grading import invocation
+from mcts_course.grading.report import one_line
 
 SOLUTIONS = Path(__file__).resolve().parent / "solutions"
 REPORT_OPTION = "--vet-report"
@@ -50,6 +51,16 @@ class BadTests(UsageError):
     """A hidden test that cannot grade fairly; the message names it (exit status 2)."""
 
 
+def require(tests: Iterable[str | Path]) -> list[Path]:
+    """The ``--tests`` paths, each of which must exist (BadTests names the first that does not,
+    on one printable line: the name may hold anything)."""
+    paths = [Path(t) for t in tests]
+    missing = [str(t) for t in paths if not t.exists()]
+    if missing:
+        raise BadTests(f"--tests {one_line(missing[0])}: no such file or folder")
+    return paths
+
+
 def hidden_copy(tests: Iterable[str | Path], folder: Path) -> list[Path]:
     """The instructor's hidden ``tests`` copied into ``folder`` (the grader's own, made here),
     one subfolder each: what the pre-run checks is then what every run grades with, byte for
@@ -57,10 +68,7 @@ def hidden_copy(tests: Iterable[str | Path], folder: Path) -> list[Path]:
     through folders that hold an ``__init__.py`` to name their package, and import whatever
     ``__init__.py`` a stranger put above them (``/tmp/__init__.py`` over hidden tests in
     ``/tmp/tests``); a single file is copied alone (what lies beside it is not the tests)."""
-    tests = [Path(t) for t in tests]
-    missing = [str(t) for t in tests if not t.exists()]
-    if missing:
-        raise BadTests(f"--tests {missing[0]}: no such file or folder")
+    tests = require(tests)
     folder.mkdir(mode=0o700)
     copies = []
     for number, test in enumerate(tests):
@@ -105,10 +113,7 @@ def vet(
     naming each faulty test) when a test file is missing or does not import, a test has no
     usable ``points`` marker or fails on the reference, or a given file holds no test; raises
     UsageError (pytest's own line) when pytest cannot run with ``options``."""
-    paths = [Path(t) for t in tests]
-    missing = [str(t) for t in paths if not t.exists()]
-    if missing:
-        raise BadTests(f"--tests {missing[0]}: no such file or folder")
+    paths = require(tests)
     # Without hidden tests nothing needs running: collecting checks the options.
     collect = [] if paths else ["--collect-only"]
     with tempfile.TemporaryDirectory(prefix="mcts-vet-", dir=scratch) as tmp:

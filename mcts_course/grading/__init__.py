@@ -15,8 +15,8 @@ own, who cannot read the grader's files.
 
 One pytest run, several front ends:
 
-* anyone: ``python -m pytest --pyargs mcts_course.grading --submission exercises/`` (the
-  public checks);
+* anyone: ``python -m pytest -c /dev/null --pyargs mcts_course.grading --submission
+  exercises/`` (the public checks; a run that read a configuration file is refused);
 * a student at the terminal: ``mcts-course check exercises/`` (the public checks of the sets
   found there);
 * a student in a notebook: ``check("ttt_mcts")`` after the cells that define the functions (the

@@ -1,8 +1,11 @@
 """The pytest plugin that grades a submission, enabled by installing the package (it is
 registered through the ``pytest11`` entry point)::
 
-    python -m pytest --pyargs mcts_course.grading --submission exercises/
-    python -m pytest hidden/ --submission alice/ --results-json out/alice/results.json
+    python -m pytest -c /dev/null --pyargs mcts_course.grading --submission exercises/
+    python -m pytest -c /dev/null hidden/ --submission alice/ --results-json out/alice/results.json
+
+(``-c /dev/null``, or a folder with no configuration file above it: a run with
+``--submission`` that read one is refused, see :func:`_refuse_configuration`.)
 
 It provides:
 
@@ -54,6 +57,7 @@ from mcts_course.grading.report import (
     Outcome,
     atomic_write,
     grades_csv,
+    one_line,
     points_table,
     printable,
     results_json,
@@ -84,6 +88,7 @@ def is_shipped(path: Path) -> bool:
 HIDDEN_VISIBILITY = "after_due_date"  # an instructor's tests: seen after the due date only
 OUTPUT_CAP = 20_000  # characters of one test's feedback (a message may quote student data)
 REFUSED = 75  # the exit status of a run that refused to grade (student code not confinable)
+SCALE_ENV = "MCTS_TIMEOUT_SCALE"  # the default of --timeout-scale
 PUBLIC_ENV = "MCTS_GRADING_PUBLIC"  # a batch's public copy of the package, made once by grade()
 
 
@@ -247,8 +252,13 @@ class Grading:
         data = results_json(list(self.outcomes.values()), time.monotonic() - self.started)
         files = {s: str(src.origin or src.path) for s, src in self.sources().items()}
         from mcts_course.grading.sandbox import confinement
+        from mcts_course.grading.sources import graded_not
 
         data["extra_data"] = {"files": files, "confinement": confinement()}
+        notes = sorted({one_line(graded_not(s)) for s in self.sources().values() if s.beside})
+        if notes:  # the instructor's results.json and the student's output both say it
+            data["extra_data"]["notes"] = notes
+            data["output"] += "".join(f"\nNote: {note}" for note in notes)
         return data
 
 
@@ -275,9 +285,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--timeout-scale",
         type=float,
-        default=1.0,
+        default=None,
         metavar="X",
-        help="multiply every test's time limit by X (a slow machine; default 1)",
+        help=f"multiply every test's time limit by X (a slow machine; default ${SCALE_ENV} or 1)",
     )
     group.addoption(
         "--memory-mb",
@@ -302,8 +312,32 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     current folder's and every folder's above it (a stranger's ``/tmp/conftest.py`` above a run
     in ``/tmp``), a submission's, or one beside the hidden tests.  Runs before pytest loads the
     first one; pytest's own ``--noconftest`` does the rest."""
-    if getattr(early_config.known_args_namespace, "submission", None) is not None:
+    submission = getattr(early_config.known_args_namespace, "submission", None)
+    if submission is not None:
         early_config.known_args_namespace.noconftest = True
+        _refuse_configuration(early_config, submission)
+
+
+def _refuse_configuration(config: pytest.Config, submission: str) -> None:
+    """Refuse a run that grades ``submission`` if pytest read a configuration file (it did so
+    before any plugin, and may have loaded the plugins its ``addopts`` name: only the user can
+    prevent that, by never starting pytest where a stranger wrote one) or if its rootdir is the
+    submission's folder or lies in it.  The course's own front ends pass ``-c /dev/null``."""
+    folder = Path(submission).resolve()
+    inipath = config.inipath
+    if inipath is not None and str(inipath) != os.devnull:
+        if Path(inipath).resolve().is_relative_to(folder):  # through a loose PATH argument
+            raise pytest.UsageError(
+                f"{inipath} belongs to the submission: write --submission={submission}"
+            )
+        raise pytest.UsageError(
+            f"pytest read {inipath}; run from a folder of your own or pass -c /dev/null"
+        )
+    if folder.is_dir() and config.rootpath.resolve().is_relative_to(folder):
+        raise pytest.UsageError(
+            f"pytest's rootdir {config.rootpath} is in the submission {submission}: run from a "
+            "folder of your own (pytest reads a folder's configuration before any plugin)"
+        )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -330,12 +364,8 @@ def pytest_configure(config: pytest.Config) -> None:
     submission = config.getoption("submission")
     if submission is not None and not Path(submission).exists():
         raise pytest.UsageError(f"--submission {submission}: no such file or folder")
-    if submission is not None and config.inipath is not None:
-        inside = Path(config.inipath).resolve().is_relative_to(Path(submission).resolve())
-        if inside:  # pytest found it through a loose PATH after --submission
-            raise pytest.UsageError(
-                f"{config.inipath} belongs to the submission: write --submission={submission}"
-            )
+    if config.getoption("timeout_scale") is None:  # a notebook's check() has no option
+        config.option.timeout_scale = _scale_from_environment()
     if config.getoption("timeout_scale") <= 0:
         raise pytest.UsageError("--timeout-scale must be positive")
     if config.getoption("unconfined"):
@@ -349,6 +379,16 @@ def pytest_configure(config: pytest.Config) -> None:
         # as after Ctrl-C, so that the sessions' end closes the sandboxes (kills their
         # processes) instead of dying with them still running.
         signal.signal(signal.SIGTERM, _interrupted)
+
+
+def _scale_from_environment() -> float:
+    """``$MCTS_TIMEOUT_SCALE`` (a slow or busy machine: a notebook's ``check()`` cells take no
+    option), else 1."""
+    text = os.environ.get(SCALE_ENV, "").strip()
+    try:
+        return float(text) if text else 1.0
+    except ValueError:
+        raise pytest.UsageError(f"{SCALE_ENV}={text!r}: expected a number") from None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -370,7 +410,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     grading = config.stash[GRADING]
     if grading.submission is None:
         return []
-    found = ", ".join(f"{s}: {src.origin or src.path}" for s, src in grading.sources().items())
+    found = ", ".join(
+        f"{s}: {src.origin or src.path}"
+        + (f" ({src.beside} beside it not graded)" * bool(src.beside))
+        for s, src in grading.sources().items()
+    )
     from mcts_course.grading.sandbox import confinement
 
     return [
@@ -596,7 +640,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             if path.exists() and find_sources(path):
                 terminalreporter.write_line(
                     f"{arg} holds exercise files, not tests: grade them with\n"
-                    f"    python -m pytest --pyargs mcts_course.grading --submission {arg}\n"
+                    "    python -m pytest -c /dev/null --pyargs mcts_course.grading "
+                    f"--submission {arg}\n"
                     "(or mcts-course check " + arg + ")",
                     yellow=True,
                 )

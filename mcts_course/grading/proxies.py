@@ -111,19 +111,27 @@ class Connection:
         back into the test's own objects only with ``keep`` (a test that asks for them, e.g.
         the rng a playout drew from): otherwise a submission could rewrite the test's inputs,
         and the test's own reference answer with them."""
-        encoder = self.encoder()
-        originals = [(list(args), dict(kwargs)) for args, kwargs in calls]
-        message = {
-            "op": "call",
-            "name": None if obj is not None else function,
-            "obj": obj,
-            "many": many,
-            "repeat": repeat,
-            "calls": encoder.value([[a, k] for a, k in originals]),
-            "nodes": encoder.table(),
-        }
-        reply = self.request(message, function)
-        return self._answer(reply, encoder, originals, keep)
+        # What this call lends (a player, an evaluation) is revoked when it returns: a
+        # submission that kept it (red team 5, 03) cannot make the grader's own MCTS play for it
+        # in a later call.  Objects an outer call lent stay theirs (a call made from a callback).
+        before = set(self.lent)
+        try:
+            encoder = self.encoder()  # lends as it encodes the arguments
+            originals = [(list(args), dict(kwargs)) for args, kwargs in calls]
+            message = {
+                "op": "call",
+                "name": None if obj is not None else function,
+                "obj": obj,
+                "many": many,
+                "repeat": repeat,
+                "calls": encoder.value([[a, k] for a, k in originals]),
+                "nodes": encoder.table(),
+            }
+            reply = self.request(message, function)
+            return self._answer(reply, encoder, originals, keep)
+        finally:
+            for handle in set(self.lent) - before:
+                del self.lent[handle]
 
     def getattr(self, obj: Any, attr: str, function: str) -> Any:
         encoder = self.encoder()

@@ -447,8 +447,15 @@ def registered_uids() -> set[int]:
 def kill_registered() -> None:
     """Kill every process of every sandbox id of the registry: the end of a batch, after a run
     that was killed (it could not close its sandboxes) left some of them behind."""
-    for uid in registered_uids():
+    uids = registered_uids()
+    for uid in uids:
         kill_all(uid)
+    if confinement_mode() == UID_ONLY:  # their files and IPC objects are the machine's
+        from mcts_course.grading import sweep
+
+        sweep.sweep(uids)
+        return
+    for uid in uids:
         for folder in SHARED_TMP:
             _remove_owned(Path(folder), uid)
 
@@ -482,7 +489,7 @@ def confinement_mode() -> str:
 
 def confinement() -> str:
     """One line for reports: what confines a student's process here."""
-    from mcts_course.grading import confine
+    from mcts_course.grading import confine, sweep
 
     found = confinement_mode()
     if found in ("namespaces", "userns"):
@@ -491,7 +498,8 @@ def confinement() -> str:
     if found == UID_ONLY:
         return (
             "user id and permissions only (no namespaces here: one submission at a time; "
-            f"its processes killed by user id; no private /tmp, network open); {LIBRARY_UID}"
+            f"its processes killed by user id; no private /tmp, network open; {sweep.summary()}"
+            f"); {LIBRARY_UID}"
         )
     if os.environ.get(UNCONFINED_ENV) == "1":
         return UNCONFINED_WARNING
@@ -653,8 +661,12 @@ class Sandbox:
         if self.uid is not None:
             kill_all(self.uid)
             if self.cage is None:
-                for folder in SHARED_TMP:
-                    _remove_owned(Path(folder), self.uid)
+                # no private /tmp, /run/lock or IPC namespace: sweep what its id left there
+                # (its work folder first: that one is the sandbox's own, not a leftover)
+                from mcts_course.grading import sweep
+
+                shutil.rmtree(self.work, ignore_errors=True)
+                sweep.sweep({self.uid})
         # fd-based: does not follow its links
         shutil.rmtree(self.folder or self.work, ignore_errors=True)
 

@@ -399,6 +399,8 @@ def limit_resources(memory_mb: int, cpu_seconds: int, sandboxed: bool = False) -
     ]
     if sandboxed:
         limits.append((resource.RLIMIT_NPROC, NPROC, NPROC))
+        # no POSIX message queue (they outlive the process, counted per user id)
+        limits.append((resource.RLIMIT_MSGQUEUE, 0, 0))
     for kind, soft, hard in limits:
         _, old_hard = resource.getrlimit(kind)
         if old_hard != resource.RLIM_INFINITY:

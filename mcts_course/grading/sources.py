@@ -39,6 +39,7 @@ class Source:
     everything: str = ""  # all the code, for the static check (a notebook's skipped cells too)
     refused: str = ""  # why the file cannot be graded (e.g. a symbolic link): 0 points
     origin: Path | None = None  # the submitted file, when ``path`` is in a snapshot (messages)
+    beside: str = ""  # the notebook of the same name beside this .py file, not graded
 
 
 def _keep(node: ast.stmt, defined: set[str] | None = None) -> bool:
@@ -263,7 +264,23 @@ def find_sources(
             key = (rank, path.suffix != ".py", len(path.parts), str(path))
             if name not in chosen or key < chosen[name][0]:
                 chosen[name] = (key, source)
-    return {name: source for name, (_, source) in chosen.items()}
+    found = {name: source for name, (_, source) in chosen.items()}
+    for source in found.values():
+        twin = source.path.with_suffix(".ipynb")
+        if source.kind == "py" and twin in files and not source.beside:
+            # a student who worked in the notebook and handed in the whole folder: say which
+            # one was graded (the .py file, as always), rather than grade the stub quietly
+            source.beside = twin.name
+            source.notes.append(graded_not(source))
+    return found
+
+
+def graded_not(source: Source) -> str:
+    """The note on a .py file graded while a notebook of the same name lies beside it."""
+    return (
+        f"{source.path.name} was graded, not {source.beside} beside it (a .py file is "
+        "graded before a notebook of the same name): hand in only the file you worked in"
+    )
 
 
 def _candidates(folder: Path) -> list[Path]:

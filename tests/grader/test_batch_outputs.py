@@ -60,6 +60,7 @@ def test_an_unknown_exercise_name_is_an_error_not_an_empty_grade(tmp_path, capsy
     from mcts_course.grading.invocation import pytest_args
 
     exercises = Path(__file__).resolve().parents[2] / "exercises"
-    status = pytest.main(pytest_args(exercises, exercises=["ttt_backprop", "nosuch"]))
+    args = pytest_args(exercises, exercises=["ttt_backprop", "nosuch"], rootdir=tmp_path)
+    status = pytest.main(args)
     assert status == pytest.ExitCode.USAGE_ERROR
     assert "unknown exercise nosuch" in capsys.readouterr().err

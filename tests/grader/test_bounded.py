@@ -9,6 +9,7 @@ the same exercise set."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +66,8 @@ def peak_kb(submission: Path, results: Path) -> int:
             "no:cacheprovider",
             "--pyargs",
             "mcts_course.grading",
+            "-c",
+            os.devnull,
             f"--submission={submission}",
             "--exercise-set=bandits",
             f"--results-json={results}",

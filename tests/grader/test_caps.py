@@ -195,6 +195,8 @@ def test_the_pytest_plugin_refuses_too(powerless, tmp_path):
             f"--submission={folder}",
             "--exercise-set=bandits",
             f"--rootdir={tmp_path}",
+            "-c",
+            os.devnull,
         ]
     )
     assert status == 75

@@ -10,6 +10,7 @@ import pytest
 from grading_fixtures.points import most
 from mcts_grader.batch import grade
 
+from mcts_course.grading.plugin import SCALE_ENV
 from mcts_course.grading.sets import SETS
 
 nbformat = pytest.importorskip("nbformat")
@@ -67,8 +68,13 @@ def test_notebook_runs_and_stubs_score_zero(name, tmp_path):
     ), last
 
 
-def test_solved_notebook_scores_full_marks(tmp_path):
+def test_solved_notebook_scores_full_marks(tmp_path, monkeypatch):
     """the notebook's check() runs the public checks: all of their points"""
+    # Its cells call check() with the tests' own time limits, in the kernel's process: on a
+    # loaded machine (load 10 on 2 cores) "MCTS blocks the opponent's line" (1.6 s of its 4 s at
+    # load 8) ran out of time.  Time is not what this test is about: the kernel inherits a
+    # larger scale, the answers checked are the same.
+    monkeypatch.setenv(SCALE_ENV, "4")
     best = most("ttt_mcts", public_only=True)
     texts = execute(solved("17_tictactoe_exercises", ("ttt_mcts",)), tmp_path)
     assert f"total            {best:g} / {best:g}" in texts[-1], texts[-1]

@@ -70,15 +70,37 @@ def test_pytest_grades_a_submission(tmp_path):
     )
 
 
-def test_no_warning_from_the_checkout_without_the_test_tools(tmp_path):
-    """a student's install has no pytest-timeout: pytest run in the checkout (its pyproject.toml
-    configuration) warns of no unknown option"""
+def test_a_run_that_read_a_configuration_file_is_refused(tmp_path):
+    """pytest reads the current folder's configuration (and loads the plugins its addopts name)
+    before any plugin can stop it: the grading plugin refuses such a run at its first hook,
+    and the same run with ``-c /dev/null`` grades, without warnings (a student's install has
+    no pytest-timeout)."""
     sub = build("reference", tmp_path / "sub", files=("bandits",))
     args = ["-p", "no:timeout", "--pyargs", "mcts_course.grading", f"--submission={sub}"]
-    done = pytest_run(*args, "-k", "unplayed", cwd=ROOT)
+    done = pytest_run(*args, "-k", "unplayed", cwd=ROOT)  # the checkout's pyproject.toml
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    expected = f"pytest read {ROOT / 'pyproject.toml'}; run from a folder of your own or pass -c"
+    assert expected in done.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "tox.ini").write_text("[pytest]\naddopts = -p no:terminal\n")
+    done = pytest_run(*args, "-k", "unplayed", cwd=elsewhere)
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert f"pytest read {elsewhere / 'tox.ini'}" in done.stderr
+    done = pytest_run(*args, "-c", os.devnull, "-k", "unplayed", cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "configfile: pyproject.toml" in done.stdout  # the checkout's configuration was read
     assert "warnings summary" not in done.stdout and "Warning" not in done.stderr
+
+
+def test_a_run_whose_rootdir_is_the_submission_is_refused(tmp_path):
+    """started inside the submission's folder, pytest makes it the rootdir (and would read its
+    configuration files): refused, though the folder holds no configuration"""
+    sub = build("reference", tmp_path / "sub", files=("bandits",))
+    (sub / "inner").mkdir()
+    for where, given in ((sub, "."), (sub / "inner", "..")):
+        done = pytest_run("--pyargs", "mcts_course.grading", f"--submission={given}", cwd=where)
+        assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+        assert "rootdir" in done.stderr and "is in the submission" in done.stderr
 
 
 def test_pytest_fails_a_wrong_submission(tmp_path):

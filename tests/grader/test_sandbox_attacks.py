@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -384,10 +385,30 @@ def evil(self, request):
 
 server.Server.handle = evil
 """
-    subs = [submission(tmp_path / "honest"), submission(tmp_path / "plug", attack)]
-    grades = {g.name: g for g in grade(subs, sets=["bandits"], n_jobs=2, timeout_scale=0.5)}
-    assert grades["honest"].score == full_marks()
-    assert grades["plug"].score < full_marks()
+    # The honest neighbour is graded at the same time by a grader of its own, with the normal
+    # time budgets (a batch has one --timeout-scale, and two batches in one process would share
+    # its registry of sandbox ids); only the attacker's budgets are halved, so that its blocked
+    # requests time out sooner.  With both at half, a loaded machine (load 10) cost the honest
+    # neighbour marks it had earned.
+    honest = submission(tmp_path / "honest")
+    out = tmp_path / "out-honest"
+    command = [sys.executable, "-m", "mcts_course", "grade", str(honest), "--out", str(out)]
+    neighbour = subprocess.Popen(
+        [*command, "--exercise-set=bandits"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        (plug,) = grade(
+            [submission(tmp_path / "plug", attack)], sets=["bandits"], timeout_scale=0.5
+        )
+    finally:
+        log, _ = neighbour.communicate(timeout=900)
+    assert neighbour.returncode == 0, log
+    assert json.loads((out / "honest" / "results.json").read_text())["score"] == full_marks()
+    assert plug.score < full_marks()
 
 
 # -- 5. fail closed -------------------------------------------------------------------------
@@ -410,7 +431,9 @@ def test_no_student_code_runs_when_the_sandbox_cannot_start(tmp_path, drop, monk
     attack = f"open({str(drop / 'ran')!r}, 'w').write('as root?')"
     sub = submission(tmp_path / "s", attack)
     results = tmp_path / "results.json"
-    args = invocation.pytest_args(sub, sets=["bandits"], results_json=results, options=["-q"])
+    args = invocation.pytest_args(
+        sub, sets=["bandits"], results_json=results, options=["-q"], rootdir=tmp_path
+    )
     assert pytest.main(args) == REFUSED
     assert "refuses to grade" in json.loads(results.read_text())["refused"]
     assert not (drop / "ran").exists()

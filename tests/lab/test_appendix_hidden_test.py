@@ -31,8 +31,9 @@ def run(tmp_path: Path, submission: Path) -> subprocess.CompletedProcess[str]:
             "-p",
             "no:cacheprovider",
             str(hidden),
-            "--submission",
-            str(submission),
+            # one token: a loose path would make pytest read the configuration above it (the
+            # checkout's pyproject.toml), and the plugin refuses such a run
+            f"--submission={submission}",
         ],
         capture_output=True,
         text=True,
