@@ -61,6 +61,28 @@ def recheck(stored: dict[int, MatchResult], games: int = 2) -> bool:
     return True
 
 
+def table(results: dict[int, MatchResult], confidence: float = 0.95) -> object:
+    """A Markdown table: each budget's games, wins-draws-losses, score and Wilson interval at
+    ``confidence`` (the chapter's Bonferroni level).  The draw count matters: a score counts
+    draws half."""
+    from IPython.display import Markdown
+
+    from mcts_course.stats import wilson_interval
+
+    lines = [
+        "| flat Monte Carlo (playouts per decision) | games | won-drawn-lost | score | "
+        f"{confidence:.1%} interval |",
+        "|--:|--:|--:|--:|--:|",
+    ]
+    for budget, r in results.items():
+        lo, hi = wilson_interval(r.score, r.games, confidence)
+        lines.append(
+            f"| {budget} | {r.games} | {r.wins}-{r.draws}-{r.losses} | {r.score:.1%} | "
+            f"{lo:.1%} to {hi:.1%} |"
+        )
+    return Markdown("\n".join(lines))
+
+
 def main() -> None:  # pragma: no cover - 200 games, minutes
     results = play()
     data = {

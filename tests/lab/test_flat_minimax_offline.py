@@ -24,3 +24,11 @@ def test_the_shipped_file_holds_both_budgets_with_their_games():
     assert list(stored) == list(fm.BUDGETS)
     assert all(r.games == fm.GAMES for r in stored.values())
     assert all(r.names[1] == "Minimax(2)" for r in stored.values())
+
+
+def test_table_gives_each_budget_at_the_asked_level():
+    stored = fm.load()
+    narrow, wide = fm.table(stored).data, fm.table(stored, 0.99).data
+    assert "95.0% interval" in narrow and "99.0% interval" in wide
+    r = stored[200]
+    assert f"| 200 | {r.games} | {r.wins}-{r.draws}-{r.losses} | {r.score:.1%} |" in narrow
