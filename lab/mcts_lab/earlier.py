@@ -11,6 +11,8 @@ chapter can rerun a match "under their rules" and measure what each difference i
   the opponent is assumed to help), and the exploration term uses the logarithm of the
   **global iteration count** instead of the parent's visits.  A leaf is expanded once it has
   been visited **more than** ``threshold`` times, and a playout plays ``depth + 1`` plies.
+  ``flip=True`` keeps only the second difference (the package's change of perspective with
+  their global count), so that a rerun can change one thing at a time.
 * :func:`earlier_flat` (the flat Monte Carlo page): ``count`` playouts per decision in total,
   round robin over the moves, the best mean wins, playouts of ``depth + 1`` plies.
 * :func:`lecture_minimax` (the lecture notes): its "depth 2" minimax applies the move, then
@@ -41,6 +43,7 @@ class EarlierMCTS(MCTSAgent):
         depth: int = 20,
         time_limit: float | None = None,
         c: float = SQRT2,
+        flip: bool = False,
         seed: int | None = None,
     ):
         # "visits > threshold" is the package's "visits >= threshold + 1"; their playout loop
@@ -53,7 +56,8 @@ class EarlierMCTS(MCTSAgent):
             playout_depth=depth + 1,
             seed=seed,
         )
-        self.name = f"EarlierMCTS({iterations})"
+        self.flip = flip  # True: backpropagate as the package does (only the count differs)
+        self.name = f"EarlierMCTS({iterations}{', flip' if flip else ''})"
         self._root: Node | None = None
         self._count = 0
 
@@ -77,7 +81,11 @@ class EarlierMCTS(MCTSAgent):
     def backpropagate(
         self, path: list[Node], returns: tuple[int, int], moves: Sequence[Move] = ()
     ) -> None:
-        """Every node on the path adds the reward of the player to move at the root."""
+        """Every node on the path adds the reward of the player to move at the root (or, with
+        ``flip``, the reward of each node's own player, as the package does)."""
+        if self.flip:
+            super().backpropagate(path, returns, moves)
+            return
         me = path[0].state.current_player
         reward = (returns[me] + 1) / 2
         for node in path:

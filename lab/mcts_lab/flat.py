@@ -426,25 +426,35 @@ class Earlier:
         lo, hi = result.interval
         return bool(lo <= self.reported_score(budget) <= hi)
 
-    def table(self) -> object:
+    def difference(self, result, budget: int, confidence: float = 0.95) -> tuple[float, float]:
+        """The two-sample interval of ``result``'s score minus the earlier page's for ``budget``
+        (our games and their 100 are independent samples)."""
+        from mcts_lab.present import versus_reported
+
+        return versus_reported(result, *self.reported[budget], confidence)
+
+    def table(self, confidence: float = 0.95) -> object:
         """A Markdown table: each match (ours, then the reruns), our score with its 95%
-        interval, the earlier page's score and whether it lies inside."""
+        interval, the earlier page's score, and ours minus theirs with its two-sample interval
+        at ``confidence`` (the section's Bonferroni level)."""
         from IPython.display import Markdown
 
         lines = [
             "| flat MC (playouts in total) | opponent | games | our score (95% interval) | "
-            "earlier page (won-lost) | earlier score in our interval? |",
-            "|--:|---|--:|--:|--:|:-:|",
+            f"earlier page (won-lost) | ours − earlier ({confidence:.1%} interval) |",
+            "|--:|---|--:|--:|--:|--:|",
         ]
         for budget, result in self.ours.items():
             rows = [("minimax depth 2", result), *self.reruns.get(budget, {}).items()]
             wins, losses = self.reported[budget]
+            theirs = self.reported_score(budget)
             for opponent, r in rows:
                 lo, hi = r.interval
+                d_lo, d_hi = self.difference(r, budget, confidence)
                 lines.append(
                     f"| {budget} | {opponent} | {r.games} | {r.score:.1%} ({lo:.1%} to {hi:.1%}) "
-                    f"| {self.reported_score(budget):.1%} ({wins}-{losses}) | "
-                    f"{'yes' if self.inside(r, budget) else '**no**'} |"
+                    f"| {theirs:.1%} ({wins}-{losses}) | "
+                    f"{r.score - theirs:+.1%} ({d_lo:+.1%} to {d_hi:+.1%}) |"
                 )
         return Markdown("\n".join(lines))
 

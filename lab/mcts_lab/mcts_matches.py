@@ -25,11 +25,11 @@ from mcts_course.agents import (
 )
 from mcts_course.arena import MatchResult, match, play_game
 from mcts_course.games import ConnectFour, GameState, Othello
-from mcts_course.stats import bradley_terry
+from mcts_course.stats import CONFIDENCE, bradley_terry
 from mcts_lab import N_JOBS
 from mcts_lab.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
 from mcts_lab.experiments import Tournament, distinct_openings, round_robin
-from mcts_lab.present import earlier_table, error_bars, inside, told_apart
+from mcts_lab.present import earlier_table, error_bars, inside, told_apart, versus_reported
 
 # The sizes the chapter uses (tests/test_book_claims.py checks the promised minimums).
 GAMES_EARLIER = 60  # per earlier match (the earlier pages played 100)
@@ -74,6 +74,10 @@ class EarlierRow:
     def inside(self) -> bool:
         return inside(self.result, self.wins, self.losses)
 
+    def difference(self, confidence: float = CONFIDENCE) -> tuple[float, float]:
+        """The two-sample interval of our score minus the reported one."""
+        return versus_reported(self.result, self.wins, self.losses, confidence)
+
 
 def earlier_matches(
     games: int = GAMES_EARLIER, seed: int = 70, n_jobs: int | None = N_JOBS
@@ -107,13 +111,16 @@ def earlier_matches(
 def earlier_reruns(
     games: int = GAMES_RERUN, seed: int = 80, n_jobs: int | None = N_JOBS
 ) -> dict[str, MatchResult]:
-    """The match against minimax with depth 2, rerun with one difference of the earlier code at
-    a time: their MCTS (no change of perspective, global log count), a minimax counting discs,
-    a minimax looking 3 plies ahead (as the lecture notes' code does)."""
+    """The match against minimax with depth 2, rerun with differences of the earlier code: their
+    MCTS (no change of perspective *and* the global log count: two changes at once), a minimax
+    counting discs, a minimax looking 3 plies ahead (as the lecture notes' code does), and their
+    MCTS with the package's change of perspective (the global log count alone), which separates
+    the two changes of the first rerun."""
     runs = {
         "their MCTS vs minimax depth 2": (EarlierMCTS(200), MinimaxAgent(depth=2)),
         "MCTS vs minimax counting discs": (earlier_mcts(200), disc_count_minimax()),
         "MCTS vs minimax 3 plies": (earlier_mcts(200), lecture_minimax()),
+        "their count only vs minimax depth 2": (EarlierMCTS(200, flip=True), MinimaxAgent(depth=2)),
     }
     return {
         label: match(Othello, a, b, games=games, seed=seed + k, n_jobs=n_jobs, keep_moves=False)
@@ -121,25 +128,38 @@ def earlier_reruns(
     }
 
 
-def earlier_markdown(rows: Mapping[str, EarlierRow]):
-    """The earlier results next to ours, as a Markdown table."""
+def earlier_markdown(rows: Mapping[str, EarlierRow], confidence: float = CONFIDENCE):
+    """The earlier results next to ours, as a Markdown table, with the two-sample interval of
+    each difference at ``confidence``."""
     from IPython.display import Markdown
 
     return Markdown(
-        earlier_table([(f"MCTS(200) {r.label}", r.result, r.wins, r.losses) for r in rows.values()])
+        earlier_table(
+            [(f"MCTS(200) {r.label}", r.result, r.wins, r.losses) for r in rows.values()],
+            confidence,
+        )
     )
 
 
-def reruns_markdown(reruns: Mapping[str, MatchResult]):
-    """The reruns as a Markdown table: result, score and 95% interval."""
+def reruns_markdown(
+    reruns: Mapping[str, MatchResult], reported: EarlierRow, confidence: float = CONFIDENCE
+):
+    """The reruns as a Markdown table: result, score and 95% interval, and the difference from
+    the reported result (``reported``'s) with its two-sample interval at ``confidence``."""
     from IPython.display import Markdown
 
-    lines = ["| rerun | result | score | 95% interval |", "|---|--:|--:|--:|"]
+    lines = [
+        "| rerun | result | score | 95% interval "
+        f"| minus their {reported.reported:.1%} ({confidence:.1%} interval) |",
+        "|---|--:|--:|--:|--:|",
+    ]
     for label, r in reruns.items():
         lo, hi = r.interval
+        d_lo, d_hi = versus_reported(r, reported.wins, reported.losses, confidence)
         lines.append(
             f"| {label} | {r.wins}-{r.losses} ({r.games} games) | {r.score:.1%} | "
-            f"{lo:.1%} to {hi:.1%} |"
+            f"{lo:.1%} to {hi:.1%} | {r.score - reported.reported:+.1%} "
+            f"({d_lo:+.1%} to {d_hi:+.1%}) |"
         )
     return Markdown("\n".join(lines))
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcts_course.arena import MatchResult
+from mcts_course.stats import CONFIDENCE, difference_interval
 
 GAME_TITLES = {"othello": "Othello", "connect4": "Connect Four", "tictactoe": "Tic-tac-toe"}
 
@@ -89,22 +90,42 @@ def interval_text(result: MatchResult) -> str:
     return f"{lo:.1%} to {hi:.1%}"
 
 
-def earlier_table(rows: list[tuple[str, MatchResult, int, int | None]], games: int = 100) -> str:
+def versus_reported(
+    result: MatchResult,
+    wins: int,
+    losses: int | None,
+    confidence: float = CONFIDENCE,
+    games: int = 100,
+) -> tuple[float, float]:
+    """The interval of our score minus a reported one: two independent samples (our games,
+    their ``games``), each score treated as a binomial proportion (``stats.difference_interval``),
+    at ``confidence`` (the section's Bonferroni level when it reads several comparisons)."""
+    theirs = reported_score(wins, losses, games)
+    return difference_interval(result.score, result.games, theirs, games, confidence)
+
+
+def earlier_table(
+    rows: list[tuple[str, MatchResult, int, int | None]],
+    confidence: float = CONFIDENCE,
+    games: int = 100,
+) -> str:
     """A Markdown table: each earlier experiment (label, our result, their wins and losses in
-    ``games``), their score, ours with its 95% interval, and whether theirs lies inside."""
+    ``games``), their score, ours with its 95% interval, and the difference ours minus theirs
+    with its two-sample interval at ``confidence``."""
     lines = [
         "| experiment | their result | their score | our result | our score | our 95% interval "
-        "| theirs inside? |",
-        "|---|--:|--:|--:|--:|--:|:-:|",
+        f"| ours − theirs ({confidence:.1%} interval) |",
+        "|---|--:|--:|--:|--:|--:|--:|",
     ]
     for label, result, wins, losses in rows:
         then = f"{wins}-{losses}" if losses is not None else f"{wins} won"
         theirs = reported_score(wins, losses, games)
         at_least = "" if losses is not None else "≥ "
-        where = "yes" if inside(result, wins, losses, games) else "**no**"
+        lo, hi = versus_reported(result, wins, losses, confidence, games)
         lines.append(
             f"| {label} | {then} | {at_least}{theirs:.1%} | {result.wins}-{result.losses} "
-            f"({result.games} games) | {result.score:.1%} | {interval_text(result)} | {where} |"
+            f"({result.games} games) | {result.score:.1%} | {interval_text(result)} "
+            f"| {result.score - theirs:+.1%} ({lo:+.1%} to {hi:+.1%}) |"
         )
     return "\n".join(lines)
 

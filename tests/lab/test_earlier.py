@@ -31,6 +31,21 @@ def test_earlier_mcts_adds_the_root_players_reward_at_every_level():
     assert [n.wins for n in ours_path] == [0.0, 1.0, 0.0, 1.0]
 
 
+def test_earlier_mcts_with_flip_backpropagates_as_the_package_and_keeps_the_global_count():
+    start = TicTacToe.from_moves("b2")
+    win_for_x = (1, -1)
+    flipped, ours = path_of(start, ["a1", "c3", "a3"]), path_of(start, ["a1", "c3", "a3"])
+    agent = EarlierMCTS(10, flip=True)
+    agent.backpropagate(flipped, win_for_x)
+    MCTSAgent(10).backpropagate(ours, win_for_x)
+    assert [n.wins for n in flipped] == [n.wins for n in ours]
+    assert [n.wins for n in flipped] != [1.0] * 4  # not the root player's reward everywhere
+    # a search with the flip still runs their selection and counts every iteration
+    state = Othello.from_moves("f5 d6 c3 d3 c4 f4 c5 b3 c2")
+    root = EarlierMCTS(60, threshold=0, flip=True, seed=3).search(state)
+    assert root.visits == 60 and "flip" in agent.name
+
+
 def test_earlier_mcts_counts_visits_and_plays_legal_moves():
     state = Othello.from_moves("f5 d6 c3 d3 c4 f4 c5 b3 c2")
     agent = EarlierMCTS(200, seed=3)

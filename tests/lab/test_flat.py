@@ -97,8 +97,13 @@ def test_earlier_compares_the_reported_score_with_our_interval():
     earlier = flat.Earlier(ours, reruns, {20: (25, 74), 200: (28, 69)})
     assert earlier.reported_score(20) == pytest.approx(0.255)
     assert not earlier.inside(ours[20], 20) and earlier.inside(reruns[20]["minimax, 3 plies"], 20)
-    table = earlier.table().data
-    assert table.count("\n") == 1 + 3 and "**no**" in table
+    # two-sample intervals: 40% against 25.5% is a finding at 95%, not at 99.9%; 25% is not
+    assert earlier.difference(ours[20], 20)[0] > 0
+    assert earlier.difference(ours[20], 20, 0.999)[0] < 0
+    lo, hi = earlier.difference(reruns[20]["minimax, 3 plies"], 20)
+    assert lo < 0 < hi
+    table = earlier.table(0.99).data
+    assert table.count("\n") == 1 + 3 and "99.0% interval" in table and "+14.5%" in table
 
 
 @pytest.mark.timeout(120)

@@ -105,9 +105,11 @@ def test_earlier_matches_and_reruns_are_seeded():
     assert [r.result.returns for r in rows.values()] == [r.result.returns for r in again.values()]
     assert rows["vs random"].reported == (94 + 1 / 2) / 100
     assert "| experiment |" in mm.earlier_markdown(rows).data
+    assert rows["vs random"].difference(0.99)[0] < rows["vs random"].difference()[0]
     reruns = mm.earlier_reruns(games=1, n_jobs=1)
-    assert len(reruns) == 3 and all(r.games == 1 for r in reruns.values())
-    assert "| rerun |" in mm.reruns_markdown(reruns).data
+    assert len(reruns) == 4 and all(r.games == 1 for r in reruns.values())
+    table = mm.reruns_markdown(reruns, rows["vs minimax depth 2"], 0.99).data
+    assert "| rerun |" in table and "minus their 32.5% (99.0% interval)" in table
 
 
 def test_duel_plays_equal_budgets_and_is_seeded():
