@@ -38,7 +38,7 @@ import random
 import signal
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -261,16 +261,26 @@ class SetResult:
     mistakes: dict[str, list[int]]
     classes: dict[int, int]  # positions per class (+1 win, 0 draw, -1 loss) among the solved
     seconds: dict[str, float]  # mean processor seconds per move of each agent in the run
+    possible: list[int] = field(default_factory=list)  # 1 where some legal move is a mistake
 
     @property
     def solved(self) -> int:
         return len(next(iter(self.mistakes.values())))
 
-    def rate(self, agent: str) -> float:
-        return sum(self.mistakes[agent]) / self.solved
+    @property
+    def contested(self) -> int:
+        """The solved positions where a mistake is possible: some legal move changes the class
+        (in the others, lost positions among them, every move keeps it)."""
+        return sum(self.possible)
 
-    def interval(self, agent: str) -> tuple[float, float]:
-        return wilson_interval(self.rate(agent), self.solved)
+    def rate(self, agent: str, where_possible: bool = False) -> float:
+        """The share of mistakes over the solved positions, or over those where a mistake is
+        possible (``where_possible``); the mistakes are the same, only the denominator changes."""
+        return sum(self.mistakes[agent]) / (self.contested if where_possible else self.solved)
+
+    def interval(self, agent: str, where_possible: bool = False) -> tuple[float, float]:
+        n = self.contested if where_possible else self.solved
+        return wilson_interval(self.rate(agent, where_possible), n)
 
 
 def results(data: dict[str, Any] | None = None) -> dict[str, SetResult]:
@@ -286,7 +296,8 @@ def results(data: dict[str, Any] | None = None) -> dict[str, SetResult]:
         for r in solved:
             classes[class_of(r["score"])] += 1
         seconds = {a: sum(r["agent_seconds"][a] for r in solved) / len(solved) for a in AGENTS}
-        out[name] = SetResult(name, len(rows), mistakes, classes, seconds)
+        possible = [int(any(k is False for k in r["keeps"])) for r in solved]
+        out[name] = SetResult(name, len(rows), mistakes, classes, seconds, possible)
     return out
 
 
@@ -390,29 +401,37 @@ def comparisons_table(family: list[Comparison]) -> Any:
 
 
 def rates_figure(by_set: dict[str, SetResult]) -> Any:
-    """Mistake rates with their intervals, one group of bars per set."""
+    """Mistake rates with their intervals, one group of bars per set: on the left over all
+    solved positions, on the right over those where a mistake is possible."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import PercentFormatter
 
-    fig, ax = plt.subplots(figsize=(7, 3.2))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), sharey=True)
     width = 0.25
-    for j, agent in enumerate(AGENTS):
-        xs: list[float] = []
-        ys: list[float] = []
-        errs: list[list[float]] = [[], []]
-        for i, r in enumerate(by_set.values()):
-            low, high = r.interval(agent)
-            xs.append(i + (j - 1) * width)
-            ys.append(r.rate(agent))
-            errs[0].append(r.rate(agent) - low)
-            errs[1].append(high - r.rate(agent))
-        ax.bar(xs, ys, width, yerr=errs, capsize=3, label=agent)
-    ax.set_xticks(range(len(by_set)))
-    ax.set_xticklabels([f"{n} ({r.solved} positions)" for n, r in by_set.items()])
-    ax.set_ylabel("moves that are mistakes")
-    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
-    ax.legend(frameon=False, fontsize="small")
-    ax.spines[["top", "right"]].set_visible(False)
+    for ax, where_possible in zip(axes, (False, True), strict=True):
+        for j, agent in enumerate(AGENTS):
+            xs: list[float] = []
+            ys: list[float] = []
+            errs: list[list[float]] = [[], []]
+            for i, r in enumerate(by_set.values()):
+                low, high = r.interval(agent, where_possible)
+                rate = r.rate(agent, where_possible)
+                xs.append(i + (j - 1) * width)
+                ys.append(rate)
+                errs[0].append(rate - low)
+                errs[1].append(high - rate)
+            ax.bar(xs, ys, width, yerr=errs, capsize=3, label=agent)
+        ax.set_xticks(range(len(by_set)))
+        counts = [r.contested if where_possible else r.solved for r in by_set.values()]
+        ax.set_xticklabels([f"{n}\n({c} positions)" for n, c in zip(by_set, counts, strict=True)])
+        ax.set_title(
+            "where a mistake is possible" if where_possible else "all solved positions",
+            fontsize="medium",
+        )
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        ax.spines[["top", "right"]].set_visible(False)
+    axes[0].set_ylabel("moves that are mistakes")
+    axes[0].legend(frameon=False, fontsize="small")
     fig.tight_layout()
     plt.close(fig)
     return fig

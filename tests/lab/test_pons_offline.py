@@ -89,3 +89,23 @@ def test_the_figure_draws_each_agents_rate_on_each_set() -> None:
     heights = sorted(round(p.get_height(), 9) for p in fig.axes[0].patches)
     rates = sorted(round(r.rate(a), 9) for r in by_set.values() for a in pons.AGENTS)
     assert heights == rates
+
+
+def test_rates_where_a_mistake_is_possible_count_the_same_mistakes_over_fewer_positions() -> None:
+    data = pons.load()
+    for name, result in pons.results(data).items():
+        solved = [r for r in data["sets"][name] if r["keeps"] is not None]
+        # a lost position never admits a mistake; a won one may (if some move gives it away)
+        for r, possible in zip(solved, result.possible, strict=True):
+            if pons.class_of(r["score"]) == -1:
+                assert possible == 0
+            assert possible == int(False in r["keeps"])
+        assert result.classes[1] + result.classes[0] >= result.contested > 0
+        for agent in pons.AGENTS:
+            # every mistake lies in a position where one is possible
+            assert all(p for m, p in zip(result.mistakes[agent], result.possible, strict=True) if m)
+            assert result.rate(agent, where_possible=True) * result.contested == pytest.approx(
+                result.rate(agent) * result.solved
+            )
+            low, high = result.interval(agent, where_possible=True)
+            assert low <= result.rate(agent, where_possible=True) <= high
