@@ -1,14 +1,18 @@
 """The prior control of the PUCT chapter at 1,000 iterations per move: computed once, shipped.
 
 Three matches (PUCT(cells) against PUCT(uniform), PUCT(uniform) against UCT, PUCT(cells)
-against UCT), 100 games each, in Connect Four, every agent with 1,000 iterations per move.
-(Othello is one entry of ``SEEDS`` away, ``"othello": 2``: a run then plays only the matches
-the file does not hold yet.  Its 300 games cost about eight times Connect Four's, at least 25
-minutes of one idle core.)  The games take minutes, too long for the book's build, so
-``python -m mcts_lab.puct_offline`` plays them and writes ``data/puct_offline.json`` with the
-specs, the seeds and every game's result; the chapter loads the file and replays the first
-game(s) of each match (:func:`recheck`) to show that the file is what these specs and seeds
-give.  The budget and the number of games were chosen before the run; nothing was scanned.
+against UCT), 100 games each, every agent with 1,000 iterations per move, in each game of
+``SEEDS``; match ``k`` of a game (in the order of ``PAIRINGS``) is seeded with
+``SEEDS[game] + k``.  The shipped file holds Connect Four's three.  Othello's (seed 2, fixed
+before any of its games was played) cost several times as much and are not shipped yet: a run
+with ``"othello": 2`` in ``SEEDS`` plays only the matches the file does not hold yet and writes
+the file after each match, so it can be resumed.  The games take far too long for the book's
+build, so ``python -m mcts_lab.puct_offline`` plays them and writes ``data/puct_offline.json``
+with the specs, the seeds and every game's result; the chapter loads the file and replays a
+sample (:func:`recheck`: the first game of a match) to show that the file is what these specs
+and seeds give, and reads the matches together, with Holm's correction over all of them
+(:func:`holm_rejections`).  The budget, the number of games and the seeds were chosen before
+the runs; nothing was scanned.
 """
 
 from __future__ import annotations
