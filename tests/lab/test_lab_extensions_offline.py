@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from mcts_lab import algorithm, puct_offline
 from mcts_lab.puct import PAIRINGS
 
@@ -31,6 +32,7 @@ def test_the_prior_control_file_holds_the_matches_of_the_stated_design():
     assert [(s.game, s.label) for s in stored] == [
         (g, label) for g in puct_offline.SEEDS for label in PAIRINGS
     ]
+    assert {s.game for s in stored} == {"connect4", "othello"}
     for s in stored:
         k = list(PAIRINGS).index(s.label)
         assert s.seed == s.result.seed == puct_offline.SEEDS[s.game] + k
@@ -42,7 +44,8 @@ def test_the_prior_control_file_holds_the_matches_of_the_stated_design():
     rejected = puct_offline.holm_rejections(stored)
     assert list(rejected.values()) == holm([s.p_value for s in stored])
     table = puct_offline.table(stored)
-    assert len(table.rows) == len(stored) == len(puct_offline.SEEDS) * len(PAIRINGS)
+    assert len(table.rows) == len(stored) == 6
+    assert {row[0] for row in table.rows} == {"Connect Four", "Othello"}
 
 
 def _stored(game: str, label: str, wins: int, losses: int) -> puct_offline.Stored:
@@ -80,6 +83,12 @@ def test_the_prior_control_file_is_what_its_seeds_give():
     r0, r1 = changed.result.returns[0]
     changed.result.returns[0] = (r1, r0)
     assert r0 != r1 and not puct_offline.recheck(changed, games=1)
+
+
+@pytest.mark.slow
+def test_the_prior_control_file_is_what_its_seeds_give_in_othello():
+    first_othello = next(s for s in puct_offline.load() if s.game == "othello")
+    assert puct_offline.recheck(first_othello, games=1)
 
 
 def test_solver_against_uct_scores_both_searches_on_the_same_positions():
