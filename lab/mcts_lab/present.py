@@ -79,6 +79,12 @@ def inside(result: MatchResult, wins: int, losses: int | None, games: int = 100)
     return lo <= reported_score(wins, losses, games) <= hi
 
 
+def p_text(p: float) -> str:
+    """A p-value as the book prints it: three decimals, and "< 0.001" below that (a resampled
+    p-value has no meaningful fourth decimal: its resolution is one over the resamples)."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def side_to_move(state: Any) -> str:
     """The name of the player to move in ``state`` (Black, White, X, O, Red, Yellow)."""
     return state.PLAYER_NAMES[state.current_player]
