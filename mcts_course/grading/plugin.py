@@ -409,6 +409,7 @@ def pytest_collection_modifyitems(
             "mcts_course.grading --submission PATH (a folder such as exercises/, a .py file or "
             "a notebook)"
         )
+    items[:] = held_back_last(items)
     last: dict[str, str] = {}  # set -> the node id of its last test
     for item in items:
         points = item.stash.get(POINTS, None)
@@ -437,6 +438,32 @@ def pytest_collection_modifyitems(
         # is readable by every user, and the student's code may know its path.
         hidden.update(str(folder) for folder in grader_packages())
         process.EXTRA_PRIVATE[:] = sorted(hidden)
+
+
+def _held_back(item: pytest.Item) -> bool:
+    points = item.stash.get(POINTS, None)
+    return isinstance(points, Points) and points.visibility != "visible"
+
+
+def _set_of(item: pytest.Item) -> str | None:
+    points = item.stash.get(POINTS, None)
+    return points.set_name if isinstance(points, Points) else None
+
+
+def held_back_last(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The items with each set's visible tests before its held-back ones (hidden,
+    after_due_date, after_published), sets in the order of their first test, stable within.
+    The student's process answers a set's tests one after the other and may remember the
+    arguments it was called with: a held-back test run before a visible one would hand its
+    inputs to code whose errors and prints the visible test shows."""
+    order: dict[str | None, int] = {}
+    keys: list[tuple[int, bool]] = []
+    current: str | None = None
+    for item in items:
+        current = _set_of(item) or current  # an unmarked item stays beside the set above it
+        keys.append((order.setdefault(current, len(order)), _held_back(item)))
+    ranked = sorted(range(len(items)), key=lambda index: keys[index])
+    return [items[index] for index in ranked]
 
 
 def _is_graded(item: pytest.Item) -> bool:
@@ -542,11 +569,22 @@ def pytest_runtest_makereport(
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_runtest_teardown(item: pytest.Item) -> None:
-    """After a set's last test its student process goes, not at the end of the run."""
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After a set's last test its student process goes, not at the end of the run; and
+    before its first held-back test: those start a fresh process, which has seen no visible
+    test, and no visible test comes after them (held_back_last)."""
     grading = item.config.stash[GRADING]
     if grading.last.get(item.nodeid) in grading.runs:
         grading.runs[grading.last[item.nodeid]].close()
+    set_name = _set_of(item)
+    boundary = (
+        nextitem is not None
+        and _set_of(nextitem) == set_name
+        and _held_back(nextitem)
+        and not _held_back(item)
+    )
+    if boundary and set_name in grading.runs:
+        grading.runs[set_name].close()
 
 
 # -- the end of the run ----------------------------------------------------------------------
