@@ -316,6 +316,8 @@ def grade(
     sandbox.check_batch(len(paths))  # several submissions need namespaces between them
     if is_root() and len(paths) > 1:
         _check_batch_private(paths)
+    if out_dir is not None:
+        _refuse_out_overlap(paths, Path(out_dir))
     # Held from the check of the names --out holds to the last row written: a second grade
     # into the same folder is refused, instead of both passing the check and one replacing
     # the other's rows.
@@ -391,6 +393,22 @@ def grade(
         if lock is not None:
             lock.release()
     return graded
+
+
+def _refuse_out_overlap(submissions: list[Path], out_dir: Path) -> None:
+    """UsageError for a submission that is the output folder, lies in it, or holds it
+    (``grade export/* --out export/grades``): its row would be the grades themselves, or its
+    copy the other students' results."""
+    from mcts_course.errors import UsageError
+
+    out = Path(os.path.realpath(out_dir))
+    for path in submissions:
+        real = Path(os.path.realpath(path))
+        if real == out or out in real.parents or real in out.parents:
+            raise UsageError(
+                f"{one_line(str(path))}: a submission may not be, hold or lie inside --out "
+                f"{one_line(str(out_dir))}; give an --out outside the submissions"
+            )
 
 
 class OutLock:

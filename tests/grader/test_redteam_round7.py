@@ -198,3 +198,90 @@ def test_07_setup_closes_connect4_rules_and_every_protected_modules_pyc(tmp_path
         assert mode(name) == 0o600, name
     # the other games stay readable: nothing asks for them to be written
     assert mode("games/othello.py") == mode("games/__pycache__/othello.cpython-311.pyc") == 0o644
+
+
+def test_10_a_results_json_that_does_not_parse_stops_the_merge(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["grade", str(honest(tmp_path / "a" / "alice")), "--out", str(out), *ONE_SET]) == 0
+    before = (out / "grades.csv").read_text()
+    (out / "alice" / "results.json").write_text('{"score": 2, "tests": [')  # a killed write
+    bob = honest(tmp_path / "b" / "bob")
+    assert main(["grade", str(bob), "--out", str(out), "--force", *ONE_SET]) == 2
+    assert "alice/results.json cannot be read" in capsys.readouterr().err
+    assert (out / "grades.csv").read_text() == before  # alice's row is not dropped quietly
+    assert not (out / "bob").exists()
+
+
+def test_17_names_differing_by_spaces_around_them_are_refused():
+    from mcts_grader.table import names_of
+
+    from mcts_course.errors import UsageError
+
+    with pytest.raises(UsageError, match="spaces around them"):
+        names_of([Path("/a/alice"), Path("/b/alice ")])
+    with pytest.raises(UsageError, match="spaces around them"):  # a graded row kept in --out
+        names_of([Path("/b/ alice")], {"alice": {"submission": "/a/alice"}})
+    assert names_of([Path("/a/alice"), Path("/b/alicia")]) == ["alice", "alicia"]
+
+
+def test_26_an_exercise_named_like_a_column_of_grades_csv_is_refused(tmp_path, capsys):
+    from mcts_grader.table import COLUMNS, table
+
+    from mcts_course.grading.sets import SET_OF
+
+    header = table([]).strip().split(",")
+    assert set(header) - set(SET_OF) == set(COLUMNS)  # the columns that are no exercise
+    tests = tmp_path / "hid"
+    tests.mkdir(mode=0o700)
+    (tests / "test_more.py").write_text(
+        "import pytest\n\n\n"
+        '@pytest.mark.points(1, exercise="score", exercise_set="bandits")\n'
+        "def test_ucb1_scored(student):\n"
+        "    assert student.ucb1_choice([1, 0], [1.0, 0.0], 0.0) == 1\n"
+    )
+    sub, out = honest(tmp_path / "alice"), tmp_path / "o"
+    assert main(["grade", str(sub), "--out", str(out), "--tests", str(tests), *ONE_SET]) == 2
+    assert "is a column of grades.csv" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_30_a_submission_that_is_holds_or_lies_in_out_is_refused(tmp_path, capsys):
+    export = tmp_path / "export"
+    alice = honest(export / "alice")
+    grades = export / "grades"
+    grades.mkdir(mode=0o700)  # graded into before: `grade export/*` takes it in
+    for subs, out in (
+        ([alice, grades], grades),  # is --out
+        ([alice], export),  # lies inside --out
+        ([alice], alice / "grades"),  # holds --out
+    ):
+        assert main(["grade", *map(str, subs), "--out", str(out), *ONE_SET]) == 2, out
+        assert "may not be, hold or lie inside --out" in capsys.readouterr().err
+    assert not (alice / "grades").exists() and list(grades.iterdir()) == []
+    assert main(["grade", str(alice), "--out", str(tmp_path / "o"), *ONE_SET]) == 0
+
+
+def test_36_hidden_tests_pytest_would_not_collect_stop_the_pre_run(tmp_path, capsys):
+    tests = tmp_path / "hid"
+    test = (
+        "import pytest\n\n\n"
+        "@pytest.mark.points(1, exercise='bandits_{0}', exercise_set='bandits')\n"
+        "def test_ucb1_{0}(student):\n"
+        "    assert student.ucb1_choice([1, 0], [1.0, 0.0], 0.0) == 1\n"
+    )
+    for where in ("test_a.py", "sub/test_d.py", ".extra/test_b.py", "build/test_c.py", "more.py"):
+        (tests / where).parent.mkdir(parents=True, exist_ok=True)
+        (tests / where).write_text(test.format(Path(where).stem.replace(".", "")))
+    (tests / "helpers.py").write_text("SECRET_ARMS = [3, 5, 7]\n")  # no test: a helper
+    for path in [tests, *tests.rglob("*")]:
+        path.chmod(0o700 if path.is_dir() else 0o600)
+    sub, out = honest(tmp_path / "alice"), tmp_path / "o"
+    assert main(["grade", str(sub), "--out", str(out), "--tests", str(tests), *ONE_SET]) == 2
+    said = capsys.readouterr().err
+    for where in (".extra/test_b.py", "build/test_c.py", "more.py"):
+        assert f"hid/{where} holds tests pytest never collects" in said, said
+    assert "test_a.py" not in said and "test_d.py" not in said and "helpers.py" not in said
+    assert not out.exists()
+    for where in (".extra", "build", "more.py"):  # without them, the same tests grade
+        (tests / where).rename(tmp_path / where.strip("."))
+    assert main(["grade", str(sub), "--out", str(out), "--tests", str(tests), *ONE_SET]) == 0
