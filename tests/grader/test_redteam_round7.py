@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from grading_fixtures.shared_folders import honest
+from grading_fixtures.shared_folders import SOLUTIONS, honest
 
 from mcts_course.cli import main
 
@@ -285,3 +285,46 @@ def test_36_hidden_tests_pytest_would_not_collect_stop_the_pre_run(tmp_path, cap
     for where in (".extra", "build", "more.py"):  # without them, the same tests grade
         (tests / where).rename(tmp_path / where.strip("."))
     assert main(["grade", str(sub), "--out", str(out), "--tests", str(tests), *ONE_SET]) == 0
+
+
+DYNAMIC_REACHES = {
+    "sys.modules": (
+        "import sys\n",
+        'lanes = getattr(sys.modules["mcts_course.games." + "connect" + "4"], "_LA" + "NES")',
+    ),
+    "sys.modules.get": ("import sys\n", 'lanes = sys.modules.get("mcts_" + "course")'),
+    "importlib.import_module": (
+        "from importlib import import_module\n",
+        'lanes = import_module("mcts_course.games." + "connect4")._LANES',
+    ),
+    "spec_from_file_location": (
+        "import importlib.util\n",
+        'lanes = importlib.util.spec_from_file_location("c" + "4", "/x/connect4.py")',
+    ),
+    "__import__": ("", 'lanes = __import__("mcts_" + "course")'),
+    "getattr on mcts_course.games": (
+        "from mcts_course import games\n",
+        'lanes = getattr(games, "connect" + "4")',
+    ),
+}
+
+
+@pytest.mark.parametrize("way", sorted(DYNAMIC_REACHES))
+def test_01_a_module_reached_by_a_computed_name_is_flagged(way):
+    from mcts_course.grading.delegation import library_delegation
+
+    reference = (SOLUTIONS / "connect4.py").read_text()
+    assert library_delegation(reference, "connect4") is None  # the honest code passes
+    imports, reach = DYNAMIC_REACHES[way]
+    code = (
+        imports
+        + reference
+        + "\n\ndef is_win(board, player):\n"
+        + f"    {reach}\n"
+        + "    return bool(lanes)\n"
+    )
+    found = library_delegation(code, "connect4")
+    assert found is not None and way.split()[0].split(".")[0] in found, found
+    # the same reach outside the graded definitions (never called by them) is not graded code
+    unused = imports + reference + f"\n\ndef _unused():\n    {reach}\n"
+    assert library_delegation(unused, "connect4") is None
