@@ -173,19 +173,20 @@ def uncollected(paths: list[Path], found: dict[str, Any]) -> list[str]:
     ``*_test.py``.  Silently, they would grade nothing (the Gradescope zip packs them)."""
     seen = {nodeid.split("::")[0] for nodeid in found["items"]}
     seen |= {where.split("::")[0] for where, _ in found["errors"]}
-    names = {Path(s).as_posix() for s in seen}
+    # node ids are relative to the run's root folder (or to where pytest ran, for files
+    # outside it): a collected file's id is a tail of its path
+    tails = {tuple(p for p in Path(s).parts if p not in ("..", ".")) for s in seen}
     missed = []
     for top in paths:
         files = sorted(top.rglob("*.py")) if top.is_dir() else [top]
         for file in files:
             if "__pycache__" in file.parts:
                 continue
-            # node ids are relative to the run's root folder: compare their tails
-            tail = (Path(top.name) / file.relative_to(top)).as_posix() if top.is_dir() else top.name
-            if any(n == tail or n.endswith("/" + tail) for n in names):
+            if any(t and file.parts[-len(t) :] == t for t in tails):
                 continue
             if TESTS_IN.search(file.read_text(encoding="utf-8", errors="replace")):
-                missed.append(tail)
+                shown = Path(top.name) / file.relative_to(top) if top.is_dir() else file
+                missed.append(shown.as_posix())
     return missed
 
 
