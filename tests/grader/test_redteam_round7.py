@@ -97,7 +97,7 @@ def test_06_a_visible_test_never_shows_what_a_hidden_test_asked(tmp_path):
     assert secret["score"] == secret["max_score"] == 2.0, secret
 
 
-def test_06_the_order_keeps_sets_together_and_visible_tests_first():
+def test_06_every_held_back_test_comes_after_every_visible_one():
     from mcts_course.grading.plugin import POINTS, Points, held_back_last
 
     class Item:
@@ -119,11 +119,11 @@ def test_06_the_order_keeps_sets_together_and_visible_tests_first():
     assert ordered == [
         "b-visible",
         "unmarked",
+        "c-visible",
         "b-visible-2",
         "b-hidden",
-        "b-published",
-        "c-visible",
         "c-late",
+        "b-published",
     ]
 
 
