@@ -317,10 +317,22 @@ def grade(
     sandbox.check_batch(len(paths))  # several submissions need namespaces between them
     if is_root() and len(paths) > 1:
         _check_batch_private(paths)
-    before = graded_before(Path(out_dir)) if out_dir is not None else {}
-    graded = [Graded(n, p) for n, p in zip(names_of(paths, before, replace), paths, strict=True)]
-    runs = Runs()
+    if out_dir is not None:
+        _refuse_out_overlap(paths, Path(out_dir))
+    # Held from the check of the names --out holds to the last row written: a second grade
+    # into the same folder is refused, instead of both passing the check and one replacing
+    # the other's rows.
+    lock = OutLock(Path(out_dir)) if out_dir is not None else None
     outputs = None
+    try:
+        before = graded_before(Path(out_dir)) if out_dir is not None else {}
+        names = names_of(paths, before, replace)
+    except BaseException:
+        if lock is not None:
+            lock.release(failed=True)
+        raise
+    graded = [Graded(n, p) for n, p in zip(names, paths, strict=True)]
+    runs = Runs()
     now = datetime.now(timezone.utc)
     try:
         with _batch_env() as (private, env):
@@ -371,10 +383,62 @@ def grade(
         if outputs is not None:
             rows = [Row(g.name, g.status, g.outcomes, os.path.abspath(g.path)) for g in graded]
             outputs.write_csv(table(rows + earlier_rows(outputs.fd, {g.name for g in graded})))
+    except BaseException:
+        if lock is not None:
+            lock.release(failed=outputs is None)
+            lock = None
+        raise
     finally:
         if outputs is not None:
             outputs.close()
+        if lock is not None:
+            lock.release()
     return graded
+
+
+def _refuse_out_overlap(submissions: list[Path], out_dir: Path) -> None:
+    """UsageError for a submission that is the output folder, lies in it, or holds it
+    (``grade export/* --out export/grades``): its row would be the grades themselves, or its
+    copy the other students' results."""
+    from mcts_course.errors import UsageError
+
+    out = Path(os.path.realpath(out_dir))
+    for path in submissions:
+        real = Path(os.path.realpath(path))
+        if real == out or out in real.parents or real in out.parents:
+            raise UsageError(
+                f"{one_line(str(path))}: a submission may not be, hold or lie inside --out "
+                f"{one_line(str(out_dir))}; give an --out outside the submissions"
+            )
+
+
+class OutLock:
+    """An exclusive lock (flock) on the output folder, made if missing; refused at once
+    (UsageError) when another grade holds it.  A folder made here and still empty when the
+    run fails before writing anything is removed again."""
+
+    def __init__(self, out_dir: Path):
+        import fcntl
+
+        from mcts_course.errors import UsageError
+
+        self.out_dir, self.made = out_dir, not os.path.lexists(out_dir)
+        out_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.fd = Outputs._open(str(out_dir), None, str(out_dir))
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self.fd)
+            raise UsageError(
+                f"another grade is writing into {one_line(str(out_dir))}: wait for it to end "
+                "(two runs into one --out would replace each other's rows), or give another --out"
+            ) from None
+
+    def release(self, failed: bool = False) -> None:
+        os.close(self.fd)  # closing the last descriptor releases the lock
+        if failed and self.made:
+            with contextlib.suppress(OSError):  # not empty, or gone: left as it is
+                self.out_dir.rmdir()
 
 
 @contextlib.contextmanager

@@ -225,7 +225,13 @@ def _write_zip(out: Path, tests: Path | None, wheels: list[Path] | None) -> Path
     with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as tmp:
         wheels = wheels or build_wheels(Path(tmp))
         partial = Path(tmp) / out.name
-        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
+        # 0600 from its creation, whatever the umask: the zip holds the hidden tests, and it
+        # keeps this mode when renamed over ``out`` (a folder others may read, often)
+        descriptor = os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        with (
+            os.fdopen(descriptor, "wb") as raw,
+            zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as z,
+        ):
             for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
                 info = zipfile.ZipInfo(name)
                 info.external_attr = 0o755 << 16  # executable
@@ -254,10 +260,19 @@ def main(argv: list[str] | None = None) -> int:
     from mcts_course.grading.sandbox import SandboxError
 
     try:
-        print(build_zip(args.out, args.tests))
+        out = build_zip(args.out, args.tests)
     except (UsageError, SandboxError, RuntimeError) as error:  # one line, no traceback
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2
+    print(out)
+    what = (
+        "the hidden tests and the reference solutions" if args.tests else "the reference solutions"
+    )
+    print(
+        f"{out} (mode 0600) holds {what}: keep it private (upload it to Gradescope only;"
+        " never into a folder or repository students can read)",
+        file=sys.stderr,
+    )
     return 0
 
 

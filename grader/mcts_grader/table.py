@@ -58,6 +58,9 @@ _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
 
 
 RESERVED = ("grades.csv", "", ".", "..")  # names in the output folder that are not submissions
+# grades.csv's columns beside the exercises': an exercise of that name would make two columns
+# of one header, and a csv.DictReader keeps the last of the two
+COLUMNS = ("submission", "status", "score", "max_score", "source", "ascii_name")
 NAME_CAP = 200  # bytes of a shown name before its number (a Linux file name has 255 at most)
 NUMBER = "\\#"  # between a name and its number: an escaped name never holds it
 
@@ -180,6 +183,14 @@ def graded_before(out_dir: Path) -> dict[str, dict]:
         found = {}
         for name in sorted(os.listdir(fd)):
             data = _results(fd, name)
+            if data is None and _results(fd, name, strict=True) is not None:
+                # a results.json that does not parse (a run killed mid-write, a full disk):
+                # merged quietly, its row would vanish from grades.csv
+                raise UsageError(
+                    f"{one_line(str(out_dir / name / 'results.json'))} cannot be read as a "
+                    "grader's results: restore it, or move that folder out of --out (its row "
+                    "is lost), and grade again"
+                )
             if data is not None:
                 extra = data.get("extra_data")
                 found[name] = extra if isinstance(extra, dict) else {}
@@ -251,16 +262,20 @@ def _refuse_look_alikes(batch: list[str], kept: list[str]) -> None:
     differ only in case or Unicode form (``Bob`` and ``bob``, a full-width ``ｂｏｂ``)."""
     seen: dict[str, str] = {}
     for name in [*batch, *kept]:
-        key = unicodedata.normalize("NFKC", name).casefold()
+        # spaces around a name too: 'alice ' is 'alice' to whoever reads the gradebook
+        key = unicodedata.normalize("NFKC", name).strip().casefold()
         other = seen.setdefault(key, name)
         if other != name and (name in batch or other in batch):
             raise UsageError(
-                f"the submissions '{other}' and '{name}' differ only in case or Unicode form "
-                "(a gradebook may take one for the other): rename one of the folders"
+                f"the submissions '{other}' and '{name}' differ only in case or Unicode form, "
+                "or in spaces around them (a gradebook may take one for the other): rename one "
+                "of the folders"
             )
 
 
-def _results(out_fd: int, name: str) -> dict | None:
+def _results(out_fd: int, name: str, strict: bool = False) -> dict | None:
+    """The results.json of the folder ``name``, or None: no such folder or file, a link, or
+    (unless ``strict``: then ``{}`` stands for it) a file that is no grader's results."""
     try:
         folder = os.open(name, _DIR, dir_fd=out_fd)
     except OSError:
@@ -270,10 +285,16 @@ def _results(out_fd: int, name: str) -> dict | None:
         with os.fdopen(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 return None
-            data = json.loads(f.read(RESULTS_CAP))
-        return data if isinstance(data, dict) else None
-    except (OSError, ValueError):
+            raw = f.read(RESULTS_CAP)
+    except OSError:
         return None
     finally:
         with contextlib.suppress(OSError):
             os.close(folder)
+    try:
+        data = json.loads(raw)
+        if isinstance(data, dict):
+            return data
+    except ValueError:
+        pass
+    return {} if strict else None

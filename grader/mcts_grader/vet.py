@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -148,6 +149,12 @@ def vet(
         found = _read(report)
         graded = _read(results)
     faults = faults_of(found, graded if paths else {"tests": []}, hidden=bool(paths))
+    if found is not None:
+        faults += [
+            f"{f} holds tests pytest never collects (in a folder it does not enter: .*, build, "
+            "dist, venv...; or not named test_*.py or *_test.py)"
+            for f in uncollected(paths, found)
+        ]
     if faults:
         raise BadTests(
             "the hidden tests cannot grade fairly, nothing was graded: " + "; ".join(faults)
@@ -159,6 +166,33 @@ def vet(
             + first_error(done.stdout + "\n" + done.stderr)
         )
     return len(found["items"]) if found else 0
+
+
+TESTS_IN = re.compile(r"^\s*(async\s+)?def test|pytest\.mark\.points", re.MULTILINE)
+
+
+def uncollected(paths: list[Path], found: dict[str, Any]) -> list[str]:
+    """The .py files under ``paths`` that look like tests (a ``def test...`` or a ``points``
+    marker: a helper module is neither) and that pytest collected nothing from: in a folder it
+    does not enter (``.x/``, ``build/``, ``venv/``...) or named neither ``test_*.py`` nor
+    ``*_test.py``.  Silently, they would grade nothing (the Gradescope zip packs them)."""
+    seen = {nodeid.split("::")[0] for nodeid in found["items"]}
+    seen |= {where.split("::")[0] for where, _ in found["errors"]}
+    # node ids are relative to the run's root folder (or to where pytest ran, for files
+    # outside it): a collected file's id is a tail of its path
+    tails = {tuple(p for p in Path(s).parts if p not in ("..", ".")) for s in seen}
+    missed = []
+    for top in paths:
+        files = sorted(top.rglob("*.py")) if top.is_dir() else [top]
+        for file in files:
+            if "__pycache__" in file.parts:
+                continue
+            if any(t and file.parts[-len(t) :] == t for t in tails):
+                continue
+            if TESTS_IN.search(file.read_text(encoding="utf-8", errors="replace")):
+                shown = Path(top.name) / file.relative_to(top) if top.is_dir() else file
+                missed.append(shown.as_posix())
+    return missed
 
 
 def _read(path: Path) -> Any:
@@ -219,6 +253,7 @@ def pytest_collection_modifyitems(
     error, which this run must meet as the students' runs would): then keep every hidden test,
     whatever they selected, and none of the course's own."""
     from mcts_course.grading.plugin import POINTS, is_shipped
+    from mcts_grader.table import COLUMNS
 
     collected = list(items)
     outcome = yield
@@ -237,6 +272,9 @@ def pytest_collection_modifyitems(
             _RECORD["unmarked"].append((item.nodeid, "has no @pytest.mark.points(...) marker"))
         elif isinstance(points, str):
             _RECORD["unmarked"].append((item.nodeid, f"has a bad marker ({points})"))
+        elif points.exercise.strip().casefold() in COLUMNS:
+            why = f"has a bad marker (exercise={points.exercise!r} is a column of grades.csv)"
+            _RECORD["unmarked"].append((item.nodeid, why))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -13,9 +13,11 @@ import from an answer-bearing module (beyond what the set's given code imports),
 module (``mcts_course.agents.bandits.ucb1``, ``importlib.import_module("mcts_course.agents")``),
 the set gets no points, with the line, as an import of the reference solutions does.
 
-A static check, like :func:`~mcts_course.grading.sources.solutions_import`: code that builds the
-module's name at run time passes it; the instructor's hidden tests (code-dependent positions)
-are the answer to that.
+A static check, like :func:`~mcts_course.grading.sources.solutions_import`.  Code that builds a
+module's name at run time cannot be followed, so graded definitions that look a module up by a
+computed name (``sys.modules[...]``, ``importlib.import_module``, ``__import__``,
+``spec_from_file_location``, ``getattr`` on the library's package) are refused as such; what
+hides better still, the instructor's hidden tests (code-dependent positions) answer.
 """
 
 from __future__ import annotations
@@ -111,6 +113,49 @@ def _locals(statement: ast.stmt) -> set[str]:
     return found
 
 
+# Calls that reach a module by a name given as a value: with a name built at run time
+# (``"mcts_" + "course..."``) no static check can tell which module that is.
+LOADERS = frozenset(
+    {
+        "importlib.import_module",
+        "importlib.__import__",
+        "importlib.util.spec_from_file_location",
+        "importlib.util.find_spec",
+        "importlib.machinery.SourceFileLoader",
+        "runpy.run_path",
+        "runpy.run_module",
+        "__import__",
+        "builtins.__import__",
+    }
+)
+
+
+def _resolved(node: ast.expr, imported: dict[str, list[tuple[str, int]]]) -> str:
+    """The dotted name ``node`` stands for, through the file's imports ("" if none)."""
+    dotted = _dotted(node) or ""
+    root = dotted.split(".")[0]
+    bases = [base for base, _ in imported.get(root, [])]
+    return bases[0] + dotted[len(root) :] if bases else dotted
+
+
+def _dynamic_reach(call: ast.Call, imported: dict[str, list[tuple[str, int]]]) -> str | None:
+    """What ``call`` reaches a module with, when the module's name is computed: a loader given
+    a name that is no literal, ``sys.modules.get(...)``, ``getattr`` on the library's package
+    with a computed attribute (red-team round 7, attack 01).  ``sys.modules[...]`` is a
+    subscript: see :func:`library_delegation`."""
+    what = _resolved(call.func, imported)
+    literal = bool(call.args) and isinstance(call.args[0], ast.Constant)
+    if what in LOADERS and not literal:
+        return f"{what} with a module name built at run time (the check cannot tell which)"
+    if what == "sys.modules.get":
+        return "sys.modules (a module looked up by name at run time)"
+    if what == "getattr" and len(call.args) >= 2 and not isinstance(call.args[1], ast.Constant):
+        owner = _resolved(call.args[0], imported)
+        if owner == "mcts_course" or owner.startswith("mcts_course."):
+            return f"getattr on {owner} with a name built at run time"
+    return None
+
+
 def library_delegation(code: str, set_name: str) -> str | None:
     """What the graded definitions of ``set_name`` in ``code`` take from an answer-bearing
     module of the library (``"mcts_course.agents.bandits.ucb1, line 210"``), or None."""
@@ -145,10 +190,16 @@ def library_delegation(code: str, set_name: str) -> str | None:
                         full = base + dotted[len(root) :] if dotted else ""
                         if _denied(full, set_name):
                             hit = full
+                elif isinstance(node, ast.Call):
+                    hit = _dynamic_reach(node, imported)
                 elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                     text = node.value.strip()
                     if _denied(text, set_name):
                         hit = text
+                elif isinstance(node, ast.Subscript) and _resolved(node.value, imported) == (
+                    "sys.modules"
+                ):
+                    hit = "sys.modules (a module looked up by name at run time)"
                 elif isinstance(node, ast.Name) and node.id != name and node.id not in local:
                     todo.append(node.id)  # a helper, a constant, an imported name
                 elif isinstance(node, ast.Import | ast.ImportFrom):

@@ -174,6 +174,7 @@ class Grading:
         self.runs: dict[str, SetRun] = {}  # set name -> SetRun
         self.cpu: dict[str, float] = {}  # set name -> its tests' time limits, summed
         self.last: dict[str, str] = {}  # node id of a set's last test -> the set
+        self.boundary: dict[str, str] = {}  # node id of a set's last visible test -> the set
         self.started = time.monotonic()
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._sources: dict[Any, Any] | None = None
@@ -453,6 +454,7 @@ def pytest_collection_modifyitems(
             "mcts_course.grading --submission PATH (a folder such as exercises/, a .py file or "
             "a notebook)"
         )
+    items[:] = held_back_last(items)
     last: dict[str, str] = {}  # set -> the node id of its last test
     for item in items:
         points = item.stash.get(POINTS, None)
@@ -460,6 +462,17 @@ def pytest_collection_modifyitems(
             grading.cpu[points.set_name] = grading.cpu.get(points.set_name, 0) + points.timeout
             last[points.set_name] = item.nodeid
     grading.last = {nodeid: set_name for set_name, nodeid in last.items()}
+    # a set's process goes after its last visible test when held-back tests follow: those
+    # start a fresh one, which has seen no visible test
+    visible: dict[str, str] = {}
+    later = set()
+    for item in items:
+        set_name = _set_of(item)
+        if set_name is not None and not _held_back(item):
+            visible[set_name] = item.nodeid
+        elif set_name is not None:
+            later.add(set_name)
+    grading.boundary = {nodeid: s for s, nodeid in visible.items() if s in later}
     if grading.submission is not None:
         from mcts_course.grading import process
 
@@ -481,6 +494,25 @@ def pytest_collection_modifyitems(
         # is readable by every user, and the student's code may know its path.
         hidden.update(str(folder) for folder in grader_packages())
         process.EXTRA_PRIVATE[:] = sorted(hidden)
+
+
+def _held_back(item: pytest.Item) -> bool:
+    points = item.stash.get(POINTS, None)
+    return isinstance(points, Points) and points.visibility != "visible"
+
+
+def _set_of(item: pytest.Item) -> str | None:
+    points = item.stash.get(POINTS, None)
+    return points.set_name if isinstance(points, Points) else None
+
+
+def held_back_last(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The items with every held-back test (hidden, after_due_date, after_published) after
+    every visible one, stable within each.  The student's process answers a set's tests one
+    after the other and may remember the arguments it was called with: a held-back test run
+    before a visible one would hand its inputs to code whose errors and prints the visible
+    test shows."""
+    return sorted(items, key=_held_back)
 
 
 def _is_graded(item: pytest.Item) -> bool:
@@ -587,10 +619,13 @@ def pytest_runtest_makereport(
 
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item: pytest.Item) -> None:
-    """After a set's last test its student process goes, not at the end of the run."""
+    """After a set's last test its student process goes, not at the end of the run; and
+    after its last visible test when held-back tests follow (held_back_last): those start a
+    fresh process, which has seen no visible test, and no visible test comes after them."""
     grading = item.config.stash[GRADING]
-    if grading.last.get(item.nodeid) in grading.runs:
-        grading.runs[grading.last[item.nodeid]].close()
+    for ending in (grading.last, grading.boundary):
+        if ending.get(item.nodeid) in grading.runs:
+            grading.runs[ending[item.nodeid]].close()
 
 
 # -- the end of the run ----------------------------------------------------------------------

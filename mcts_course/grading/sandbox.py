@@ -201,10 +201,39 @@ def protect_private_files(extra: list[str] | None = None) -> list[Path]:
     does not change the permissions of a checkout (it hides them instead, see :func:`hidden`)."""
     if not is_root():
         return []
-    paths = private_files(extra)
+    paths = private_files(extra) + set_answer_modules()
+    paths += compiled_twins(paths)
     for path in paths:
         path.chmod(0o700 if path.is_dir() else 0o600)
     return paths
+
+
+def set_answer_modules() -> list[Path]:
+    """The library's modules an exercise set must not hand its work to (the Connect Four
+    rules, for the connect4 set: :data:`mcts_course.grading.delegation.SET_ANSWERS`).  The
+    student's process imports the grader's copy of the package, where a set's copy has them
+    stripped; the installed module itself need not be readable by the student's user."""
+    from mcts_course.grading.delegation import SET_ANSWERS
+
+    found = []
+    for dotted in sorted({d for names in SET_ANSWERS.values() for d in names}):
+        parts = dotted.split(".")[1:]  # below mcts_course; an attribute's name finds no file
+        module = PACKAGE.joinpath(*parts).with_suffix(".py") if parts else None
+        if module is not None and module.is_file():
+            found.append(module)
+    return found
+
+
+def compiled_twins(paths: list[Path]) -> list[Path]:
+    """The ``__pycache__/NAME.*.pyc`` beside each file of ``paths``: the same code, compiled
+    (marshal and dis read it back), left 0644 by the installer.  A protected folder's caches are
+    inside it already."""
+    return [
+        twin
+        for path in paths
+        if path.suffix == ".py"
+        for twin in sorted((path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"))
+    ]
 
 
 def readable_by_others(path: Path) -> bool:

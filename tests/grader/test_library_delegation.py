@@ -92,7 +92,9 @@ def test_delegation_by_names_built_at_run_time_earns_nothing(
     assert result.status == "graded", result.status
     assert result.score == 0, [(o.name, o.score) for o in result.outcomes if o.score]
     said = " ".join(o.output for o in result.outcomes)
-    assert ".agents.minimax" in said, said[:500]  # failed for want of the module, not by luck
+    # failed for want of the module, not by luck; or refused before it ran, the module's
+    # name being built at run time (red-team round 7)
+    assert ".agents.minimax" in said or "built at run time" in said, said[:500]
 
 
 def test_the_student_view_holds_no_solver(tmp_path):
