@@ -253,10 +253,10 @@ class Grading:
         data = results_json(list(self.outcomes.values()), time.monotonic() - self.started)
         files = {s: str(src.origin or src.path) for s, src in self.sources().items()}
         from mcts_course.grading.sandbox import confinement
-        from mcts_course.grading.sources import graded_not
+        from mcts_course.grading.sources import choice_notes
 
         data["extra_data"] = {"files": files, "confinement": confinement()}
-        notes = sorted({one_line(graded_not(s)) for s in self.sources().values() if s.beside})
+        notes = sorted({one_line(n) for s in self.sources().values() for n in choice_notes(s)})
         if notes:  # the instructor's results.json and the student's output both say it
             data["extra_data"]["notes"] = notes
             data["output"] += "".join(f"\nNote: {note}" for note in notes)

@@ -40,6 +40,7 @@ class Source:
     refused: str = ""  # why the file cannot be graded (e.g. a symbolic link): 0 points
     origin: Path | None = None  # the submitted file, when ``path`` is in a snapshot (messages)
     beside: str = ""  # the notebook of the same name beside this .py file, not graded
+    others: str = ""  # which file was graded and which others hold this set too (not graded)
 
 
 def _keep(node: ast.stmt, defined: set[str] | None = None) -> bool:
@@ -247,6 +248,7 @@ def find_sources(
         files = [p for p in _candidates(submission) if p.suffix in (".py", ".ipynb")]
         files += [p for p in refused if p.suffix in (".py", ".ipynb") and p not in files]
     chosen: dict[str, tuple[tuple[Any, ...], Source]] = {}
+    holders: dict[str, list[Path]] = {}  # every file that holds a set, to name those not graded
     for path in files:
         try:
             if path in refused:
@@ -261,6 +263,7 @@ def find_sources(
         except (OSError, ValueError):
             continue
         for name, rank in source.sets.items():
+            holders.setdefault(name, []).append(path)
             key = (rank, path.suffix != ".py", len(path.parts), str(path))
             if name not in chosen or key < chosen[name][0]:
                 chosen[name] = (key, source)
@@ -272,7 +275,41 @@ def find_sources(
             # one was graded (the .py file, as always), rather than grade the stub quietly
             source.beside = twin.name
             source.notes.append(graded_not(source))
+    for name, source in found.items():
+        rest = [
+            p
+            for p in holders.get(name, [])
+            if p not in (source.path, source.path.with_suffix(".ipynb"))
+        ]
+        if rest and not source.others:
+            # two copies of one exercise (a backup folder, an old draft): grading one quietly
+            # would give the other's points or none without a word (red team 7's attack 08)
+            base = submission if submission.is_dir() else submission.parent
+            source.others = (
+                f"{_shown(source.path, base)} was graded; other files hold the same exercise"
+                f" and were not: {', '.join(sorted(_shown(p, base) for p in rest))}"
+            )
+            source.notes.append(copies_note(source))
     return found
+
+
+def _shown(path: Path, base: Path) -> str:
+    try:
+        return str(path.relative_to(base))
+    except ValueError:
+        return path.name
+
+
+def copies_note(source: Source) -> str:
+    """The note on an exercise file graded while other files of the submission hold it too."""
+    return f"{source.others} (hand in one copy of each exercise)"
+
+
+def choice_notes(source: Source) -> list[str]:
+    """What a submission should be told about which of its files was graded."""
+    return ([graded_not(source)] if source.beside else []) + (
+        [copies_note(source)] if source.others else []
+    )
 
 
 def graded_not(source: Source) -> str:

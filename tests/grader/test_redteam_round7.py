@@ -328,3 +328,22 @@ def test_01_a_module_reached_by_a_computed_name_is_flagged(way):
     # the same reach outside the graded definitions (never called by them) is not graded code
     unused = imports + reference + f"\n\ndef _unused():\n    {reach}\n"
     assert library_delegation(unused, "connect4") is None
+
+
+def test_two_copies_of_one_exercise_say_which_was_graded(tmp_path: Path) -> None:
+    """Attack 08: a finished exercises/bandits.py beside a stub in backup/bandits.py; one is
+    graded (as before), and the submission is told which, and which copy was not."""
+    from mcts_course.grading.sources import choice_notes, find_sources
+
+    source = (Path(__file__).resolve().parents[2] / "exercises" / "bandits.py").read_text()
+    for folder in ("exercises", "backup"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "bandits.py").write_text(source)
+    graded = find_sources(tmp_path)["bandits"]
+    [note] = choice_notes(graded)
+    other = "exercises/bandits.py" if graded.path.parent.name == "backup" else "backup/bandits.py"
+    assert f"{graded.path.parent.name}/bandits.py was graded" in note and other in note
+    alone = tmp_path / "alone"
+    (alone / "exercises").mkdir(parents=True)
+    (alone / "exercises" / "bandits.py").write_text(source)
+    assert choice_notes(find_sources(alone)["bandits"]) == []
