@@ -266,7 +266,8 @@ def test_chapter_5():
         5,
         "$3^2 + 3^2 - 1 = 17$ leaves against 81",
         "exactly 17 of its 81 leaves",
-        f"{6**8:,} leaves against {6**4 + 6**4 - 1:,}",
+        f"minimax evaluates {6**8:,} leaves and alpha-beta with the best ordering "
+        f"{6**4 + 6**4 - 1:,}",
     )
     from mcts_course.pictures.search import transpositions
 
