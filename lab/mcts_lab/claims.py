@@ -66,6 +66,13 @@ def glue(name: str, value: Any) -> Any:
     return value
 
 
+def points(share: float) -> float:
+    """A share (or a difference of shares) in percentage points, rounded to one decimal exactly
+    as a table prints the share with ``.1%``: 0.0075 is 0.8 there, where ``100 * 0.0075`` printed
+    with ``.1f`` could give 0.7 (the product is rounded in binary), and prose and table disagree."""
+    return float(format(share, ".1%")[:-1])
+
+
 # -- claims that need statistics (book chapter "How the book measures") ------------------------
 # Each computes its interval from the units shown beside the sentence, stops the build when the
 # data do not support the sentence, and returns what it computed so the prose can glue it.

@@ -24,3 +24,12 @@ def test_one_decimal_number_reached_two_ways_prints_alike():
     direct, complement = 19 / 400, 1 - 381 / 400
     assert f"{direct:.1%}" != f"{complement:.1%}"  # the trap: 4.7% and 4.8%
     assert f"{glue('direct', direct):.1%}" == f"{glue('complement', complement):.1%}"
+
+
+def test_points_print_as_the_table_prints_the_share():
+    """A share in percentage points has the digits ``.1%`` gives the share itself."""
+    from mcts_lab.claims import points
+
+    for k, n in ((23, 80), (3, 400), (49, 80), (1, 3)):
+        assert f"{points(k / n):.1f}%" == f"{k / n:.1%}"
+    assert any(f"{100 * k / 80:.1f}%" != f"{k / 80:.1%}" for k in range(81))  # the trap
