@@ -319,6 +319,7 @@ def grade(
         _check_batch_private(paths)
     if out_dir is not None:
         _refuse_out_overlap(paths, Path(out_dir))
+    _refuse_tests_overlap(paths, [Path(t) for t in tests])
     # Held from the check of the names --out holds to the last row written: a second grade
     # into the same folder is refused, instead of both passing the check and one replacing
     # the other's rows.
@@ -410,6 +411,25 @@ def _refuse_out_overlap(submissions: list[Path], out_dir: Path) -> None:
                 f"{one_line(str(path))}: a submission may not be, hold or lie inside --out "
                 f"{one_line(str(out_dir))}; give an --out outside the submissions"
             )
+
+
+def _refuse_tests_overlap(submissions: list[Path], tests: list[Path]) -> None:
+    """UsageError for a submission that is, lies in or holds a --tests path
+    (``grade --tests course/ -- course/export/alice``): the hidden tests are the instructor's
+    code, run as root in the pre-run and collected beside every run, so a student's
+    ``test_*.py`` inside them would run as root and give every student its points (red team 8's
+    attack 13)."""
+    from mcts_course.errors import UsageError
+
+    for test in tests:
+        real_test = Path(os.path.realpath(test))
+        for path in submissions:
+            real = Path(os.path.realpath(path))
+            if real == real_test or real_test in real.parents or real in real_test.parents:
+                raise UsageError(
+                    f"{one_line(str(path))}: a submission may not be, hold or lie inside --tests "
+                    f"{one_line(str(test))}; keep the hidden tests in a folder of their own"
+                )
 
 
 class OutLock:

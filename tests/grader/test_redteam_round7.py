@@ -347,3 +347,24 @@ def test_two_copies_of_one_exercise_say_which_was_graded(tmp_path: Path) -> None
     (alone / "exercises").mkdir(parents=True)
     (alone / "exercises" / "bandits.py").write_text(source)
     assert choice_notes(find_sources(alone)["bandits"]) == []
+
+
+def test_a_submission_inside_the_hidden_tests_is_refused(tmp_path: Path) -> None:
+    """Red team 8's attack 13: an export inside the --tests folder would have a student's
+    test_*.py run as root in the pre-run and collected for everyone; grade refuses it before
+    anything runs (and a --tests folder inside a submission too)."""
+    from mcts_grader.batch import _refuse_tests_overlap
+
+    from mcts_course.errors import UsageError
+
+    course = tmp_path / "course"
+    alice = course / "export" / "alice"
+    alice.mkdir(parents=True)
+    (course / "test_hidden.py").write_text("def test_x():\n    pass\n")
+    with pytest.raises(UsageError, match="inside --tests"):
+        _refuse_tests_overlap([alice], [course])
+    with pytest.raises(UsageError, match="inside --tests"):
+        _refuse_tests_overlap([course], [course / "test_hidden.py"])
+    bob = tmp_path / "bob"
+    bob.mkdir()
+    _refuse_tests_overlap([bob], [course])  # apart: graded as before
