@@ -403,10 +403,8 @@ def _refuse_out_overlap(submissions: list[Path], out_dir: Path) -> None:
     copy the other students' results."""
     from mcts_course.errors import UsageError
 
-    out = Path(os.path.realpath(out_dir))
     for path in submissions:
-        real = Path(os.path.realpath(path))
-        if real == out or out in real.parents or real in out.parents:
+        if _overlap(path, out_dir):
             raise UsageError(
                 f"{one_line(str(path))}: a submission may not be, hold or lie inside --out "
                 f"{one_line(str(out_dir))}; give an --out outside the submissions"
@@ -422,14 +420,18 @@ def _refuse_tests_overlap(submissions: list[Path], tests: list[Path]) -> None:
     from mcts_course.errors import UsageError
 
     for test in tests:
-        real_test = Path(os.path.realpath(test))
         for path in submissions:
-            real = Path(os.path.realpath(path))
-            if real == real_test or real_test in real.parents or real in real_test.parents:
+            if _overlap(path, test):
                 raise UsageError(
                     f"{one_line(str(path))}: a submission may not be, hold or lie inside --tests "
                     f"{one_line(str(test))}; keep the hidden tests in a folder of their own"
                 )
+
+
+def _overlap(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder``, lies in it or holds it, links resolved."""
+    real, other = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
+    return real == other or other in real.parents or real in other.parents
 
 
 class OutLock:
