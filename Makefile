@@ -41,7 +41,7 @@ clean:
 # -- the book (Jupyter Book 1): `make book`, then `make check-book` ----------------------------
 BOOK_STAMP := $(VENV)/.installed-book
 
-.PHONY: book notebooks check-book play-assets
+.PHONY: book notebooks check-book play-assets mathjax-assets
 
 $(BOOK_STAMP): pyproject.toml lab/pyproject.toml grader/pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[book]" -e ./lab -e ./grader
@@ -54,7 +54,7 @@ notebooks: $(BOOK_STAMP)
 # The HTML book in _build/html, every chapter executed (cached in _build/.jupyter_cache).
 # A Sphinx warning, a failing cell or anything a cell prints to stderr fails the build.
 # JUPYTER_PREFER_ENV_PATH: run the chapters with this venv's kernel, whatever ~/.local has.
-book: notebooks play-assets
+book: notebooks play-assets mathjax-assets
 	MPLBACKEND=agg $(BIN)/python -c "import matplotlib.pyplot"  # font cache, outside the notebooks
 	rm -rf _build/html/reports
 	MCTS_COURSE_PROGRESS=0 JUPYTER_PREFER_ENV_PATH=1 $(BIN)/jupyter-book build . -W -n --keep-going \
@@ -72,6 +72,12 @@ book-failures:
 play-assets: $(BOOK_STAMP)
 	command -v npm >/dev/null || (apt-get update && apt-get install -y npm)
 	$(BIN)/python scripts/play_assets.py
+
+# MathJax (npm, pinned version and SHA-256, cached in .cache/) into book/_static/mathjax: the book
+# typesets its formulas offline, with no CDN (_config.yml's mathjax_path).
+mathjax-assets: $(BOOK_STAMP)
+	command -v npm >/dev/null || (apt-get update && apt-get install -y npm)
+	$(BIN)/python scripts/mathjax_assets.py
 
 # Read the built book in headless Chromium (Debian's package, installed here when missing).
 check-book: $(BOOK_STAMP)

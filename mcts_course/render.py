@@ -757,12 +757,37 @@ def _shrink_frames(page: str, colours: int = 64) -> str:
     return _FRAME.sub(shrink, page)
 
 
+# matplotlib's player draws its buttons with Font Awesome icons from a CDN stylesheet: offline, or
+# in a book that loads nothing from another host, the buttons would be blank.  Plain characters
+# instead (U+FE0E asks for text, not emoji, glyphs); each button keeps its title and aria-label.
+_PLAYER_ICONS = {
+    "fa fa-minus": "\u2212",
+    "fa fa-fast-backward": "\u23ee\ufe0e",
+    "fa fa-step-backward": "\u25c1",
+    "fa fa-play fa-flip-horizontal": "\u25c0\ufe0e",
+    "fa fa-pause": "\u23f8\ufe0e",
+    "fa fa-play": "\u25b6\ufe0e",
+    "fa fa-step-forward": "\u25b7",
+    "fa fa-fast-forward": "\u23ed\ufe0e",
+    "fa fa-plus": "+",
+}
+_ICON = re.compile(r'<i class="(fa [^"]*)"></i>')
+_FONT_AWESOME_LINK = re.compile(r'<link rel="stylesheet"\s+href="https?://[^"]*font-awesome[^"]*">')
+
+
+def _local_player(page: str) -> str:
+    """``page`` (matplotlib's jshtml) with its CDN stylesheet gone and its icons as characters."""
+    page = _FONT_AWESOME_LINK.sub("", page)
+    return _ICON.sub(lambda m: f"<span>{_PLAYER_ICONS.get(m.group(1), '?')}</span>", page)
+
+
 def game_html(record: GameRecord, shrink: bool = True, **kwargs: Any) -> HTML | str:
     """The game as an HTML player (IPython's ``HTML`` object in a notebook, else a string).
 
-    ``shrink`` re-encodes the frames with 64 colours, so a book page stays light.
+    ``shrink`` re-encodes the frames with 64 colours, so a book page stays light.  The player
+    loads nothing from another host.
     """
-    page = animate_game(record, **kwargs).to_jshtml(default_mode="once")
+    page = _local_player(animate_game(record, **kwargs).to_jshtml(default_mode="once"))
     if shrink:
         page = _shrink_frames(page)
     try:

@@ -1,10 +1,11 @@
 """Read the built book like a reader does: open every page in headless Chromium.
 
 Fails (exit status 1) when a page has a broken image, raises a JavaScript error, logs a
-console error about a local resource, or makes a local request that fails; it also checks that
-every Colab launch button opens a notebook (``.ipynb``) that exists in the repository.  The
-pages are served over HTTP from ``_build/html`` on localhost; requests to other hosts (CDNs for
-MathJax, widgets, Thebe) are blocked, so the check runs offline and never counts them.
+console error about a local resource, makes a local request that fails, asks another host for
+anything (a script, a stylesheet, a font: the book must read offline, MathJax included), or
+shows formulas MathJax did not typeset; it also checks that every Colab launch button opens a
+notebook (``.ipynb``) that exists in the repository.  The pages are served over HTTP from
+``_build/html`` on localhost; requests to other hosts are blocked, so the check runs offline.
 
 The play page (``book/16_play.html``, see :mod:`check_play`) is then played like a reader: one full
 game of each game against MCTS by clicking, plus the step-through mode; the page must load
@@ -51,6 +52,22 @@ CHROMIUM_ARGS = [
 # Pages worth a screenshot for a human to look at.
 SCREENSHOT_PAGES = ["book/01_introduction.html", "book/08_mcts.html"]
 COLAB = re.compile(r"^https://colab\.research\.google\.com/github/[^/]+/[^/]+/blob/[^/]+/(.+)$")
+
+# Formulas (Sphinx marks them with the class "math") must have been typeset: MathJax, served by
+# the book itself, turns each into an <mjx-container>.  At most 10 s, so a hung page still reports.
+MATHJAX_JS = """
+async () => {
+    const formulas = document.querySelectorAll('.math').length;
+    if (formulas === 0) return null;
+    if (!window.MathJax || !MathJax.startup || !MathJax.startup.promise)
+        return `${formulas} formulas, but MathJax did not load`;
+    const late = new Promise(resolve => setTimeout(() => resolve('late'), 10000));
+    if (await Promise.race([MathJax.startup.promise.then(() => 'done'), late]) === 'late')
+        return 'MathJax did not finish within 10 s';
+    const typeset = document.querySelectorAll('mjx-container').length;
+    return typeset ? null : `${formulas} formulas, none typeset by MathJax`;
+}
+"""
 
 BROKEN_IMAGES_JS = """
 () => Array.from(document.images)
@@ -115,7 +132,7 @@ def check(html: Path, chromium: str, screenshots: Path | None) -> list[str]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1280, "height": 900})
-        # Only our own server is reachable: CDN scripts are blocked, not counted.
+        # Only our own server is reachable; a page that asks another host is reported below.
         context.route(
             "**/*",
             lambda route: (
@@ -129,6 +146,7 @@ def check(html: Path, chromium: str, screenshots: Path | None) -> list[str]:
             page.on("console", lambda msg, found=found: _console(msg, origin, found))
             page.on("requestfailed", lambda req, found=found: _failed(req, origin, found))
             page.on("response", lambda resp, found=found: _response(resp, origin, found))
+            page.on("request", lambda req, found=found: _foreign(req, origin, found))
             page.goto(f"{origin}/{name}", wait_until="load")
             page.wait_for_timeout(300)  # let async scripts run and report
             # A page with a play board loads Python in the background: wait until it is ready,
@@ -136,6 +154,8 @@ def check(html: Path, chromium: str, screenshots: Path | None) -> list[str]:
             found += wait_for_boards(page)
             found += wait_for_explorer(page)
             found += [f"broken image: {src}" for src in page.evaluate(BROKEN_IMAGES_JS)]
+            mathjax = page.evaluate(MATHJAX_JS)
+            found += [mathjax] if mathjax else []
             hrefs = page.eval_on_selector_all(
                 "a[href*='colab.research.google.com']", "links => links.map(a => a.href)"
             )
@@ -192,6 +212,14 @@ def _console(msg, origin: str, found: list[str]) -> None:
     if "Failed to load resource" in msg.text and url and not _local(url, origin):
         return
     found.append(f"console error: {msg.text} ({urlparse(url).path or url})")
+
+
+def _foreign(request, origin: str, found: list[str]) -> None:
+    # A link the reader clicks is a navigation of its own page; anything a page loads by itself
+    # (scripts, stylesheets, fonts, images, fetches) must come from the book's own site.
+    inline = request.url.startswith(("data:", "blob:"))
+    if not inline and not _local(request.url, origin) and not request.is_navigation_request():
+        found.append(f"loads from another host: {request.url} ({request.resource_type})")
 
 
 def _failed(request, origin: str, found: list[str]) -> None:

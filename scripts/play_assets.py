@@ -25,7 +25,6 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE = ROOT / ".cache" / "pyodide"
 STATIC = ROOT / "book" / "_static" / "play"
 
 PYODIDE_VERSION = "314.0.7"
@@ -44,17 +43,23 @@ PYODIDE_FILES = [
 PAGE_FILES = ["play.js", "play.css", "worker.js", "boot.js"]
 
 
-def pyodide_tarball() -> Path:
-    """The npm tarball of the pinned Pyodide, downloaded once into .cache/ and verified."""
-    tarball = CACHE / f"pyodide-{PYODIDE_VERSION}.tgz"
+def npm_tarball(package: str, version: str, sha256: str) -> Path:
+    """The npm tarball of ``package@version``, downloaded once into .cache/ and verified."""
+    cache = ROOT / ".cache" / package
+    tarball = cache / f"{package}-{version}.tgz"
     if not tarball.is_file():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        _run(["npm", "pack", f"pyodide@{PYODIDE_VERSION}", "--pack-destination", str(CACHE)])
+        cache.mkdir(parents=True, exist_ok=True)
+        _run(["npm", "pack", f"{package}@{version}", "--pack-destination", str(cache)])
     digest = hashlib.sha256(tarball.read_bytes()).hexdigest()
-    if digest != PYODIDE_SHA256:
+    if digest != sha256:
         tarball.unlink()
-        raise SystemExit(f"{tarball.name}: SHA-256 {digest} is not the pinned {PYODIDE_SHA256}")
+        raise SystemExit(f"{tarball.name}: SHA-256 {digest} is not the pinned {sha256}")
     return tarball
+
+
+def pyodide_tarball() -> Path:
+    """The npm tarball of the pinned Pyodide."""
+    return npm_tarball("pyodide", PYODIDE_VERSION, PYODIDE_SHA256)
 
 
 def copy_pyodide(target: Path) -> None:

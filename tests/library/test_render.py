@@ -140,6 +140,20 @@ def test_animation_has_one_frame_per_state_and_plays_as_html():
     assert sum(map(len, small)) < sum(map(len, frames))
 
 
+def test_game_player_loads_nothing_from_another_host():
+    """matplotlib's player asks a CDN for Font Awesome; the book's copy must not (offline: blank
+    buttons), and each of its nine buttons still shows a character."""
+    record = play_game(TicTacToe(), FirstLegal(), FirstLegal())
+    raw = animate_game(record, dpi=40).to_jshtml(default_mode="once")
+    assert "font-awesome" in raw  # what the replacement is for, while matplotlib does it
+    page = game_html(record, dpi=40)
+    page = page if isinstance(page, str) else page.data
+    assert "http://" not in page and "https://" not in page
+    assert 'class="fa' not in page
+    labels = re.findall(r"<button[^>]*>\s*<span>([^<]+)</span>\s*</button>", page)
+    assert len(labels) == 9 and "?" not in labels
+
+
 def test_search_overlay_reads_visits_and_means():
     class Node:
         def __init__(self, visits, wins, children=None):
