@@ -20,22 +20,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mcts_course.agents import AlphaBetaAgent, MCTSAgent, MinimaxAgent, MonteCarloAgent
-from mcts_course.games import GameState, Othello
+from mcts_course.games import GameState
 from mcts_course.stats import wilson_interval
 from mcts_lab import N_JOBS
+from mcts_lab.basics import running_position  # the book's running position (White to move)
 from mcts_lab.flat import playout_values
 from mcts_lab.present import Table
 
-RUNNING = "f5 d6 c3 d3 c4 f4 c5 b3 c2"  # the book's running position (White to move)
 REFERENCE_ITERATIONS = 100_000  # MCTS iterations per reference search
 REFERENCE_SEEDS = 4
 ALPHABETA_DEPTHS = (1, 2, 3, 4, 5, 6, 7)
 FLAT_PER_MOVE = 20_000  # playouts per move: the Monte Carlo chapter's budget for the same values
 ANSWER_SEEDS = 40  # seeds 0-39 for the earlier chapters' randomised answers (seed 1 among them)
-
-
-def running_position() -> Othello:
-    return Othello.from_moves(RUNNING)
 
 
 def earlier_agent(method: str, seed: int = 1) -> MinimaxAgent | MonteCarloAgent | MCTSAgent:
