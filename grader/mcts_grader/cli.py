@@ -32,12 +32,15 @@ class _GradeParser(argparse.ArgumentParser):
     named ``--tests=x`` from an option.  Everything after ``--`` is a SUBMISSION, whatever it
     starts with; before it, :func:`refused_word` judges each word."""
 
-    def _parse_known_args(self, arg_strings, namespace, *rest):  # type: ignore[no-untyped-def]
+    # The public entry point: the parent parser's subcommand action calls it with the words
+    # after "grade" (argparse's private _parse_known_args changes between Python versions).
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def,override]
+        arg_strings = list(sys.argv[1:] if args is None else args)
         head, tail = arg_strings, []
         if "--" in arg_strings:
             cut = arg_strings.index("--")
             head, tail = arg_strings[:cut], arg_strings[cut + 1 :]
-        namespace, extras = super()._parse_known_args(head, namespace, *rest)
+        namespace, extras = super().parse_known_args(head, namespace)
         namespace.words = list(head)  # the words before "--", as the shell gave them
         namespace.submissions = [*(namespace.submissions or []), *tail]
         return namespace, extras
