@@ -163,10 +163,15 @@ class Trap:
         moves = sorted(self.means, key=lambda a: self.state.action_to_string(a))
         names = [self.state.action_to_string(a) for a in moves]
         colours = ["#c44e52" if self.values[a] < 0 else "#4c72b0" for a in moves]
-        axes[1].bar(names, [self.means[a] for a in moves], color=colours)
-        axes[1].set_ylim(0.5, 0.6)
-        axes[1].set_ylabel("mean reward of a random playout for O")
-        axes[1].set_title("random playouts: the losing corners (red) look best")
+        means = [self.means[a] for a in moves]
+        bars = axes[1].bar(names, means, color=colours)
+        # The axis starts at 0, as every bar chart of the book: the gap between the corners and
+        # the edges is small, and the printed values, not the bars' heights, carry it.
+        axes[1].bar_label(bars, labels=[f"{m:.3f}" for m in means], padding=2)
+        axes[1].set_ylim(0, 1)
+        axes[1].axhline(0.5, color="#999999", linestyle=":", linewidth=1)
+        axes[1].set_ylabel("exact mean of a random playout, for O")
+        axes[1].set_title("losing corners (red) score highest", fontsize=10)
         for which, label in (("mcts", "MCTS"), ("flat", "flat Monte Carlo")):
             ys = self.share(which)
             axes[2].errorbar(

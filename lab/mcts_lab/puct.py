@@ -102,7 +102,7 @@ def iteration_rates(
 OTHELLO_MIDGAME = "f5 d6 c3 d3 c4 f4 c5 b3 c2 e6 c6 b4 b5 d2 e3 a6"
 
 
-def othello_midgame():
+def othello_midgame() -> GameState:
     from mcts_course.games import Othello
 
     return Othello.from_moves(OTHELLO_MIDGAME)
@@ -151,6 +151,39 @@ def rates_table(rates: dict[str, float]) -> Table:
         {"iterations per second": ",.0f", share: ".0%"},
         right=["iterations per second", share],
     )
+
+
+def rate_positions() -> dict[str, GameState]:
+    """One position of each game for :func:`iteration_rates`: tic-tac-toe's empty board, Connect
+    Four after three moves (the prior figure's) and the Othello middle game."""
+    from mcts_course.games import ConnectFour, TicTacToe
+
+    return {
+        "tic-tac-toe": TicTacToe(),
+        "Connect Four": ConnectFour.from_moves("4 4 3"),
+        "Othello": othello_midgame(),
+    }
+
+
+def game_rates_table(by_game: dict[str, dict[str, float]]) -> Table:
+    """Iterations per second of each agent in each game, and each relative to the first agent's
+    rate in the same game (a ratio measured in one run, which depends less on the machine)."""
+    games = list(by_game)
+    agents = list(by_game[games[0]])
+    columns, formats = ["agent"], {}
+    for game in games:
+        first = agents[0]
+        columns += [f"{game}: iterations per second", f"{game}: relative to {first}"]
+        formats[columns[-2]] = ",.0f"
+        formats[columns[-1]] = ".0%"
+    rows = []
+    for agent in agents:
+        row: list[object] = [agent]
+        for game in games:
+            rates = by_game[game]
+            row += [rates[agent], rates[agent] / rates[agents[0]]]
+        rows.append(row)
+    return Table(columns, rows, formats, right=columns[1:])
 
 
 Move = TypeVar("Move", int, str)  # an action, or a letter in a worked example

@@ -49,3 +49,23 @@ def test_iteration_rates_measure_every_agent():
 
     rates = iteration_rates({"UCT": "mcts", "PUCT": "puct"}, TicTacToe(), n=50, rounds=2)
     assert set(rates) == {"UCT", "PUCT"} and min(rates.values()) > 0
+
+
+def test_game_rates_table_relates_each_rate_to_the_first_agent_in_its_own_game():
+    from mcts_lab.puct import game_rates_table
+
+    table = game_rates_table(
+        {"tic-tac-toe": {"UCT": 100.0, "PUCT": 50.0}, "Othello": {"UCT": 10.0, "PUCT": 8.0}}
+    )
+    assert len(table.columns) == 5 and len(table.rows) == 2
+    puct = table.rows[1]
+    assert puct[0] == "PUCT" and puct[2] == 0.5 and puct[4] == 0.8
+
+
+def test_rate_positions_give_one_live_position_per_game():
+    from mcts_lab.puct import rate_positions
+
+    positions = rate_positions()
+    assert set(positions) == {"tic-tac-toe", "Connect Four", "Othello"}
+    assert not any(state.is_terminal() for state in positions.values())
+    assert len({type(state) for state in positions.values()}) == 3
