@@ -445,30 +445,47 @@ def shares_table(shares: Shares):
     )
 
 
-def match_table(results: dict[str, object]):
-    """One row per match (label -> :class:`~mcts_course.arena.MatchResult`): wins, draws,
-    losses of the first agent, its score and 95% interval."""
-    from mcts_lab.present import Table
+def match_p_value(result) -> float:
+    """Two-sided p-value of "the two agents are even" by sign flips over the games (each game
+    a unit: +1, 0 or -1 for the first agent), as the book's other matches use."""
+    from mcts_course.stats import sign_flip_p_value
 
+    return sign_flip_p_value(result.a_returns)
+
+
+def match_table(results: dict[str, object], holm: bool = False):
+    """One row per match (label -> :class:`~mcts_course.arena.MatchResult`): wins, draws,
+    losses of the first agent, its score and 95% interval; with ``holm``, the p-value of
+    "even" and whether Holm's correction over the rows rejects it (the matches read
+    together)."""
+    from mcts_course.stats import holm as holm_test
+    from mcts_lab.present import Table, p_text
+
+    p_values = [match_p_value(r) for r in results.values()]
+    rejected = holm_test(p_values)
     rows = []
-    for label, r in results.items():
+    for (label, r), p, reject in zip(results.items(), p_values, rejected, strict=True):
         lo, hi = r.interval  # type: ignore[attr-defined]
-        rows.append(
-            (
-                label,
-                r.games,
-                r.wins,
-                r.draws,
-                r.losses,
-                r.score,  # type: ignore
-                f"{lo:.1%} to {hi:.1%}",
-            )
-        )
+        row = [
+            label,
+            r.games,  # type: ignore[attr-defined]
+            r.wins,  # type: ignore[attr-defined]
+            r.draws,  # type: ignore[attr-defined]
+            r.losses,  # type: ignore[attr-defined]
+            r.score,  # type: ignore[attr-defined]
+            f"{lo:.1%} to {hi:.1%}",
+        ]
+        if holm:
+            row += [p_text(p), "yes" if reject else "no"]
+        rows.append(row)
+    columns = ["match", "games", "wins", "draws", "losses", "score", "95% interval"]
+    if holm:
+        columns += ["p (even)", "not even, Holm"]
     return Table(
-        ["match", "games", "wins", "draws", "losses", "score", "95% interval"],
+        columns,
         rows,
         formats={"score": ".1%"},
-        right=["games", "wins", "draws", "losses", "score"],
+        right=["games", "wins", "draws", "losses", "score", *(["p (even)"] if holm else [])],
     )
 
 

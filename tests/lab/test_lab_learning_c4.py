@@ -159,3 +159,21 @@ def test_iterations_in_a_time_limit():
     rates = lab.iterations_in(0.002, states)
     assert set(rates) == {"PUCT + self-play net", "UCT"}
     assert all(rate >= 1 for rate in rates.values())
+
+
+def test_the_match_table_reads_matches_together_with_holm():
+    from mcts_course.arena import MatchResult
+
+    won = MatchResult(
+        "connect4",
+        ("A", "B"),
+        [k % 2 for k in range(30)],
+        [(1, -1) if k % 2 == 0 else (-1, 1) for k in range(30)],
+    )
+    even = MatchResult("connect4", ("A", "B"), [0, 1, 0, 1], [(1, -1), (1, -1), (0, 0), (0, 0)])
+    assert won.score == 1.0 and even.score == 0.5
+    assert lab.match_p_value(won) < 0.001 and lab.match_p_value(even) == 1.0
+    table = lab.match_table({"won": won, "even": even}, holm=True)
+    assert table.columns[-2:] == ["p (even)", "not even, Holm"]
+    assert [row[-1] for row in table.rows] == ["yes", "no"]
+    assert len(lab.match_table({"won": won}).columns) == 7
