@@ -181,7 +181,7 @@ def plot_scans(scans: Sequence[TuningScan], title: str = ""):
         ax.set_xlabel(labels.get(scan.parameter, scan.parameter))
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylim(0, top * 1.15)  # from 0: the heights are the mistake rates themselves
-    axes[0][0].set_ylabel("positions where MCTS does not play a best move")
+    axes[0][0].set_ylabel("searches that miss a best move")
     axes[0][0].yaxis.set_major_formatter(lambda y, _: f"{y:.0%}")
     axes[0][0].legend(fontsize=8, loc="upper left")
     fig.suptitle(title)
