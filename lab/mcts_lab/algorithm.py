@@ -297,22 +297,27 @@ def search_with(state: GameState, iterations: int, rng: random.Random, flip: boo
     return textbook_uct.most_visited(root)
 
 
-def decisive_positions(count: int, seed: int = 0) -> list[GameState]:
+def decisive_positions(count: int, seed: int = 0, one_per_class: bool = False) -> list[GameState]:
     """``count`` different tic-tac-toe positions, 2 to 5 plies in, drawn at random, in which
-    some moves keep the exact value and others lose it (so a search can make a mistake)."""
+    some moves keep the exact value and others lose it (so a search can make a mistake).  With
+    ``one_per_class``, no two of them are rotations or reflections of each other (a drawn
+    position whose symmetry class is already in is skipped): symmetric copies have the same
+    values, move for move, and are not independent evidence."""
     from mcts_course.agents.exact import best_actions
     from mcts_course.games import TicTacToe
 
-    rng, found, seen = random.Random(seed), [], set()
+    rng, seen = random.Random(seed), set()
+    found: list[GameState] = []
     while len(found) < count:
         state = TicTacToe()
         for _ in range(rng.randint(2, 5)):
             state = state.play(rng.choice(state.legal_actions()))
             if state.is_terminal():
                 break
-        if state.is_terminal() or state in seen:
+        key = state.symmetry_class() if one_per_class else state
+        if state.is_terminal() or key in seen:
             continue
-        seen.add(state)
+        seen.add(key)
         if len(best_actions(state)) < len(state.legal_actions()):
             found.append(state)
     return found
@@ -354,7 +359,7 @@ class FlipResult:
             low, high = self.difference(b, confidence)
             cells.append(f"{low:+.1%} to {high:+.1%}")
             rows.append(cells)
-        level = f"{confidence:.1%}".replace(".0%", "%")
+        level = f"{100 * confidence:.2f}".rstrip("0").rstrip(".") + "%"  # 98.75%, 95%
         header = [
             "iterations",
             f"mistakes with the flip ({level} interval)",

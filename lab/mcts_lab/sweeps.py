@@ -3,9 +3,10 @@ threshold against exact values on tic-tac-toe, and what the threshold does to on
 
 * :func:`reward_scale_check`: UCB1 with c on rewards in [0, 1] and 2c on rewards in [-1, 1]
   choose the same arm (the scale argument, checked on random bandit states).
-* :func:`tuning_scan`: each setting of c or of the threshold decides every decisive tic-tac-toe
-  position at one budget, paired with the default on position and seed; :func:`holm_rejections`
-  reads all the comparisons together and :func:`plot_scans` draws them with their intervals.
+* :func:`tuning_scan`: each setting of c or of the threshold decides one position of every
+  symmetry class of the decisive tic-tac-toe positions, several seeds each, at one budget,
+  paired with the default on position and seed; :func:`holm_rejections` reads all
+  the comparisons together and :func:`plot_scans` draws them with their intervals.
 * :func:`threshold_choices`: many seeded searches of one position per threshold: the tree's
   size and the move chosen, so that "the threshold changes the move" is counted, not guessed
   from one seed.
@@ -23,7 +24,7 @@ from mcts_course.agents import MCTSAgent
 from mcts_course.agents.bandits import ucb1
 from mcts_course.agents.exact import move_values
 from mcts_course.agents.mcts import robust_max
-from mcts_course.games import GameState, TicTacToe
+from mcts_course.games import GameState
 from mcts_course.stats import (
     bootstrap_interval,
     corrected_confidence,
@@ -34,13 +35,14 @@ from mcts_course.stats import (
 )
 from mcts_lab.families import fisher_exact
 from mcts_lab.present import error_bars
-from mcts_lab.trap import decisive_positions
+from mcts_lab.trap import decisive_classes
 
 # The sizes the chapter uses.
 SCALE_TRIALS = 1000
 # The scan of c and of the threshold: one budget, fixed before the comparisons are read (a
 # budget where MCTS is far from converged on tic-tac-toe, so that settings can differ).
 SCAN_ITERATIONS = 60
+SCAN_SEEDS = 5  # searches per symmetry class and setting; the class's share is the unit
 C_DEFAULT = 2**0.5
 C_SCAN = (0.05, 0.2, 0.5, C_DEFAULT, 4.0, 16.0)  # from a thirtieth to ten times the default
 THRESHOLD_SCAN = (1, 3, 9)  # 1 is the default: expand at the second visit
@@ -70,14 +72,16 @@ def reward_scale_check(trials: int = SCALE_TRIALS, seed: int = 0) -> int:
 
 @dataclass
 class TuningScan:
-    """Every setting of one parameter decided the same positions with the same seeds: per
-    setting, 1 where the move chosen has the best exact value, else 0 (one entry per position).
-    The position is the unit; each setting is compared with the default, paired."""
+    """Every setting of one parameter decided the same positions (one per symmetry class of the
+    decisive tic-tac-toe positions) with the same seeds: per setting and position, the share of
+    its searches that chose a move of the best exact value.  The position is the unit; each
+    setting is compared with the default, paired on position and seeds."""
 
     parameter: str  # "c" or "expand_threshold"
     default: float
     iterations: int
-    hits: dict[float, np.ndarray]  # setting -> 0/1 per position
+    hits: dict[float, np.ndarray]  # setting -> share of best moves per position
+    seeds: int = 1  # searches per position and setting
 
     @property
     def positions(self) -> int:
@@ -109,20 +113,28 @@ def tuning_scan(
     default: float,
     iterations: int = SCAN_ITERATIONS,
     seed: int = 7,
+    seeds: int = SCAN_SEEDS,
+    positions: int | None = None,
 ) -> TuningScan:
-    """MCTS with each of ``values`` for ``parameter`` (``default`` among them) on every decisive
-    tic-tac-toe position, ``iterations`` per decision; the search on position k is seeded
-    ``seed + k`` for every setting, so the settings differ only in the parameter."""
-    positions = decisive_positions(TicTacToe)
-    exact = [move_values(s) for s in positions]
+    """MCTS with each of ``values`` for ``parameter`` (``default`` among them) on one position
+    per symmetry class of the decisive tic-tac-toe positions (the first ``positions`` of them,
+    or all), ``seeds`` searches of ``iterations`` each per position; search j on position k is
+    seeded ``seed + k * seeds + j`` for every setting, so the settings differ only in the
+    parameter."""
+    chosen = decisive_classes()[:positions]
+    exact = [move_values(s) for s in chosen]
     hits = {}
     for value in values:
         row = []
-        for k, (state, vals) in enumerate(zip(positions, exact, strict=True)):
-            agent = MCTSAgent(iterations, seed=seed + k, **{parameter: value})
-            row.append(int(vals[agent.select_action(state)] == max(vals.values())))
-        hits[value] = np.array(row, dtype=np.int8)
-    return TuningScan(parameter, default, iterations, hits)
+        for k, (state, vals) in enumerate(zip(chosen, exact, strict=True)):
+            best = max(vals.values())
+            found = 0
+            for j in range(seeds):
+                agent = MCTSAgent(iterations, seed=seed + k * seeds + j, **{parameter: value})
+                found += vals[agent.select_action(state)] == best
+            row.append(found / seeds)
+        hits[value] = np.array(row, dtype=float)
+    return TuningScan(parameter, default, iterations, hits, seeds)
 
 
 def holm_rejections(scans: Sequence[TuningScan]) -> dict[tuple[str, float], bool]:
@@ -169,7 +181,7 @@ def plot_scans(scans: Sequence[TuningScan], title: str = ""):
         ax.set_xlabel(labels.get(scan.parameter, scan.parameter))
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylim(0, top * 1.15)  # from 0: the heights are the mistake rates themselves
-    axes[0][0].set_ylabel("positions where MCTS does not play a best move")
+    axes[0][0].set_ylabel("searches that miss a best move")
     axes[0][0].yaxis.set_major_formatter(lambda y, _: f"{y:.0%}")
     axes[0][0].legend(fontsize=8, loc="upper left")
     fig.suptitle(title)

@@ -40,7 +40,7 @@ def markdown(text: str):
 
 
 # The sizes the chapter uses (tests/test_book_claims.py checks the promised minimums).
-CONV_POSITIONS = 400  # a seeded sample of the decisive tic-tac-toe positions
+CONV_POSITIONS: int | None = None  # None: every symmetry class of the decisive positions
 CONV_BUDGETS = (10, 30, 100, 300, 1000)  # playouts per decision, in total
 TRAP_BUDGETS = (100, 300, 1000, 3000, 10000)  # playouts per decision, in total
 TRAP_TABLE_BUDGET = 3000  # the budget of the table of moves
@@ -53,6 +53,16 @@ def decisive_positions(game: type[GameState] = TicTacToe) -> list[GameState]:
     return [s for s in reachable_states(game()) if len(set(move_values(s).values())) > 1]
 
 
+def decisive_classes() -> list[TicTacToe]:
+    """One position per symmetry class of the decisive tic-tac-toe positions: the class's
+    canonical member (:meth:`TicTacToe.is_canonical`).  The 8 rotations and reflections of a
+    position have the same values up to the same symmetry of the moves, so symmetric copies are
+    one position counted several times, not independent evidence: the class is the unit."""
+    return [
+        s for s in decisive_positions(TicTacToe) if isinstance(s, TicTacToe) and s.is_canonical()
+    ]
+
+
 # -- convergence on many positions --------------------------------------------------------------
 @dataclass
 class Convergence:
@@ -61,7 +71,7 @@ class Convergence:
 
     budgets: list[int]
     positions: int
-    decisive: int  # how many decisive positions the sample was drawn from
+    decisive: int  # how many decisive positions (symmetric copies counted) there are
     mcts_hits: list[int]
     flat_hits: list[int]
     random_share: float  # the share of best moves a uniformly random move gets, on average
@@ -117,15 +127,16 @@ class Convergence:
 
 def convergence(
     budgets: Sequence[int] = CONV_BUDGETS,
-    positions: int = CONV_POSITIONS,
+    positions: int | None = CONV_POSITIONS,
     seed: int = 7,
-    game: type[GameState] = TicTacToe,
 ) -> Convergence:
-    """MCTS and flat Monte Carlo (UCB1 over the moves) at equal playouts per decision, on a
-    seeded sample of the decisive positions of ``game`` (those whose moves differ in game
-    value); every search is seeded by the position's index."""
-    decisive = decisive_positions(game)
-    chosen = sample(decisive, positions, seed=seed)
+    """MCTS and flat Monte Carlo (UCB1 over the moves) at equal playouts per decision, on one
+    representative of every symmetry class of the decisive tic-tac-toe positions (those whose
+    moves differ in game value), or on a seeded sample of ``positions`` of them; every search
+    is seeded by the position's index."""
+    classes = decisive_classes()
+    chosen = classes if positions is None else sample(classes, positions, seed=seed)
+    decisive = decisive_positions(TicTacToe)
     values = [move_values(s) for s in chosen]
     random_share = float(
         np.mean(
@@ -190,7 +201,8 @@ def plot_convergence(conv: Convergence):
         _log_budgets(ax, conv.budgets)
         ax.set_xlabel(label)
     fig.suptitle(
-        f"{conv.positions} of {conv.decisive:,} decisive tic-tac-toe positions, 95% intervals"
+        f"One position per symmetry class ({conv.positions} classes of {conv.decisive:,} "
+        "decisive tic-tac-toe positions), 95% intervals"
     )
     fig.tight_layout()
     return fig

@@ -46,6 +46,31 @@ _DRAW = (0, 0)
 _GLYPHS = ("X", "O")
 
 
+def _symmetry_masks() -> tuple[tuple[int, ...], ...]:
+    """For each of the board's 8 symmetries (4 rotations, each with or without a reflection),
+    the image of every 9-bit mask: ``table[k][mask]`` is ``mask`` moved by symmetry ``k``."""
+    cells = []
+    for transpose in (False, True):
+        for flip_rows in (False, True):
+            for flip_cols in (False, True):
+                image = []
+                for cell in range(9):
+                    row, col = divmod(cell, 3)
+                    if transpose:
+                        row, col = col, row
+                    image.append(
+                        (2 - row if flip_rows else row) * 3 + (2 - col if flip_cols else col)
+                    )
+                cells.append(image)
+    return tuple(
+        tuple(sum(1 << image[c] for c in range(9) if mask >> c & 1) for mask in range(512))
+        for image in cells
+    )
+
+
+_SYMMETRY_MASKS = _symmetry_masks()
+
+
 class TicTacToe(StoredOutcome):
     """An immutable tic-tac-toe position.  ``TicTacToe()`` is the empty board, X to move."""
 
@@ -131,6 +156,19 @@ class TicTacToe(StoredOutcome):
 
     def __hash__(self) -> int:
         return hash((self._x, self._o, self._player))
+
+    def symmetry_class(self) -> tuple[int, int, int]:
+        """The position's class under the board's 8 rotations and reflections, as the smallest
+        of the 8 transformed (X mask, O mask, player) keys.  Symmetric positions share it, and
+        they have the same game value up to the same symmetry of their moves: copies of one
+        class are one position seen 8 (or fewer) ways, not independent evidence."""
+        x, o = self._x, self._o
+        return min((table[x], table[o], self._player) for table in _SYMMETRY_MASKS)
+
+    def is_canonical(self) -> bool:
+        """Is this position its class's representative (its own key the smallest of the 8)?
+        Exactly one member of every class is."""
+        return self.symmetry_class() == (self._x, self._o, self._player)
 
     # -- moves as text -----------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:

@@ -74,4 +74,4 @@ def test_experiment_sizes_meet_the_promised_minimums():
     assert max(mcts_matches.OTHELLO_BUDGETS) >= 1000
     assert min(mcts_matches.OTHELLO_GAMES.values()) >= 40
     assert mcts_matches.GAMES_PAIR >= 50
-    assert trap.CONV_POSITIONS >= 400 and trap.TRAP_SEEDS >= 20
+    assert trap.CONV_POSITIONS is None and trap.TRAP_SEEDS >= 20  # None: every class

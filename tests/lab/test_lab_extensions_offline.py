@@ -27,6 +27,17 @@ def test_the_flip_table_shows_the_interval_the_prose_quotes():
     assert wide[0] <= low and high <= wide[1]
 
 
+def test_flip_positions_can_be_drawn_one_per_symmetry_class():
+    # Drawn at random, short openings repeat up to symmetry (a1 and c1 are one class); with
+    # one_per_class no two positions drawn are rotations or reflections of each other.
+    plain = algorithm.decisive_positions(80)
+    assert len({p.symmetry_class() for p in plain}) < len(plain)
+    distinct = algorithm.decisive_positions(80, one_per_class=True)
+    assert len({p.symmetry_class() for p in distinct}) == len(distinct) == 80
+    text = algorithm.flip_experiment(distinct[:3], (5,), seeds=1).table(0.9875)._repr_markdown_()
+    assert "98.75% interval" in text
+
+
 def test_the_prior_control_file_holds_the_matches_of_the_stated_design():
     stored = puct_offline.load()
     assert [(s.game, s.label) for s in stored] == [

@@ -54,6 +54,18 @@ def test_trap_experiment_counts_seeds_and_tabulates_every_move():
     trap.plot_trap(result)
 
 
+def test_decisive_classes_keep_one_canonical_position_per_symmetry_class():
+    copies = trap.decisive_positions(TicTacToe)
+    classes = trap.decisive_classes()
+    keys = [s.symmetry_class() for s in classes]
+    # every class of the decisive positions, once, by its canonical member
+    assert len(set(keys)) == len(keys) == len({s.symmetry_class() for s in copies})
+    assert all(s.is_canonical() for s in classes) and set(classes) <= set(copies)
+    assert len(classes) < len(copies) / 7  # most classes have several copies
+    conv = trap.convergence(budgets=(5,), positions=None)
+    assert conv.positions == len(classes) and conv.decisive == len(copies)
+
+
 def test_convergence_counts_best_moves_with_intervals():
     conv = trap.convergence(budgets=(5, 50), positions=12, seed=3)
     assert conv.positions == 12 and len(conv.mcts_hits) == 2
@@ -71,19 +83,21 @@ def test_reward_scale_check_agrees_everywhere():
 
 
 def test_tuning_scan_is_paired_and_scored_against_exact_values():
-    scan = sw.tuning_scan("c", (0.05, sw.C_DEFAULT, 50.0), sw.C_DEFAULT, iterations=8)
+    scan = sw.tuning_scan("c", (0.05, sw.C_DEFAULT, 50.0), sw.C_DEFAULT, iterations=8, seeds=2)
     n = scan.positions
-    assert n > 3000 and all(len(h) == n for h in scan.hits.values())
+    # one position per symmetry class, each scored as the share of its two searches
+    assert n == len(trap.decisive_classes()) and all(len(h) == n for h in scan.hits.values())
+    assert scan.seeds == 2 and set(np.unique(scan.hits[0.05])) <= {0.0, 0.5, 1.0}
     assert scan.others == [0.05, 50.0]
     # Paired on position and seed: the default compared with itself differs nowhere.
     assert not scan.difference(sw.C_DEFAULT).any()
     lo, hi = scan.interval(sw.C_DEFAULT)
     assert lo <= scan.share(sw.C_DEFAULT) <= hi
     # Seeded: a second run scores every position the same way.
-    again = sw.tuning_scan("c", (0.05,), sw.C_DEFAULT, iterations=8)
+    again = sw.tuning_scan("c", (0.05,), sw.C_DEFAULT, iterations=8, seeds=2)
     assert (again.hits[0.05] == scan.hits[0.05]).all()
     # c = 50 explores almost evenly and c = 0.05 almost greedily: both play best moves less
-    # often than the default over the thousands of positions, even at 8 iterations.
+    # often than the default over the hundreds of classes, even at 8 iterations.
     assert scan.share(50.0) < scan.share(sw.C_DEFAULT)
     told = sw.holm_rejections([scan])
     assert set(told) == {("c", 0.05), ("c", 50.0)}
