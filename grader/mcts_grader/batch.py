@@ -54,6 +54,7 @@ from mcts_grader.table import (
     earlier_rows,
     graded_before,
     labelled,
+    look_alikes,
     names_of,
     one_line,
     table,
@@ -333,6 +334,7 @@ def grade(
             lock.release(failed=True)
         raise
     graded = [Graded(n, p) for n, p in zip(names, paths, strict=True)]
+    alike = look_alikes([*names, *(n for n in before if n not in names)])  # flagged, graded
     runs = Runs()
     now = datetime.now(timezone.utc)
     try:
@@ -366,7 +368,8 @@ def grade(
                     outputs.write_submission(g.name, json.dumps(data, indent=2), log)
                 if progress is not None:
                     failed = "" if g.status == GRADED else f" ({g.status})"
-                    progress(f"{labelled(g.name)}: {g.score:g} / {g.max_score:g}{failed}")
+                    like = alike.get(g.name, [])
+                    progress(f"{labelled(g.name, like)}: {g.score:g} / {g.max_score:g}{failed}")
                 return g
 
             workers = max(1, n_jobs or os.cpu_count() or 1)

@@ -26,6 +26,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import stat
 import unicodedata
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from mcts_course.grading.report import (
     Outcome,
     escaped_name,
     grades_csv,
+    invisible,
     one_line,
     outcomes_of,
     spreadsheet_safe,
@@ -48,6 +50,7 @@ __all__ = [
     "earlier_rows",
     "graded_before",
     "labelled",
+    "look_alikes",
     "names_of",
     "one_line",
     "table",
@@ -60,7 +63,7 @@ _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
 RESERVED = ("grades.csv", "", ".", "..")  # names in the output folder that are not submissions
 # grades.csv's columns beside the exercises': an exercise of that name would make two columns
 # of one header, and a csv.DictReader keeps the last of the two
-COLUMNS = ("submission", "status", "score", "max_score", "source", "ascii_name")
+COLUMNS = ("submission", "status", "score", "max_score", "source", "ascii_name", "look_alike")
 NAME_CAP = 200  # bytes of a shown name before its number (a Linux file name has 255 at most)
 NUMBER = "\\#"  # between a name and its number: an escaped name never holds it
 
@@ -93,17 +96,24 @@ def scripts(name: str) -> list[str]:
     return list(found)
 
 
-def labelled(name: str) -> str:
+def labelled(name: str, like: list[str] | tuple[str, ...] = ()) -> str:
     """A name as the batch's summary lines show it: on one line, with its :func:`ascii_name`
     beside it when it has one, flagged when its letters mix scripts (``аlice``: Cyrillic and
-    Latin, the usual disguise of one name as another)."""
+    Latin, the usual disguise of one name as another) and when it looks like other names of
+    the batch or the output folder (``like``: :func:`look_alikes`)."""
     shown = one_line(name)
     escaped = ascii_name(shown)
-    if not escaped:
-        return shown
     mixed = scripts(name)
-    flag = f", mixed scripts: {' and '.join(mixed)}" if len(mixed) > 1 else ""
-    return f"{shown} [{escaped}{flag}]"
+    flags = [escaped] if escaped else []
+    if escaped and len(mixed) > 1:
+        flags.append(f"mixed scripts: {' and '.join(mixed)}")
+    if like:
+        flags.append("looks like " + " and ".join(f"'{n}'" for n in map(_ascii_or_own, like)))
+    return f"{shown} [{', '.join(flags)}]" if flags else shown
+
+
+def _ascii_or_own(name: str) -> str:
+    return ascii_name(one_line(name)) or one_line(name)
 
 
 def shown_name(path: str | Path) -> str:
@@ -138,17 +148,27 @@ def table(rows: list[Row]) -> str:
     columns of :func:`~mcts_course.grading.report.grades_csv`, with the status second), the
     ``source`` path of each row and its name's ``ascii_name``."""
     rows = sorted(rows, key=lambda r: r.name)
-    plain = list(csv.reader(io.StringIO(grades_csv([(r.name, r.outcomes) for r in rows]))))
+    plain = grades_csv([(r.name, r.outcomes) for r in rows], cell=str)  # escaped here, once
+    alike = look_alikes([r.name for r in rows])
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     extra = [
-        ("status", "source", "ascii_name"),
-        *((r.status, r.source, ascii_name(one_line(r.name))) for r in rows),
+        ("status", "source", "ascii_name", "look_alike"),
+        *(
+            (
+                r.status,
+                r.source,
+                ascii_name(one_line(r.name)),
+                " ".join(map(_ascii_or_own, alike.get(r.name, ()))),
+            )
+            for r in rows
+        ),
     ]
-    for cells, (status, source, plain_name) in zip(plain, extra, strict=True):
-        # csv_cell: grades_csv escaped the formulas it saw, not the controls; the path's
-        # backslashes doubled as in a name, so that two paths are never shown alike
-        cells = [cells[0], status, *cells[1:], escaped_name(source), plain_name]
+    for cells, (status, source, plain_name, like) in zip(
+        csv.reader(io.StringIO(plain)), extra, strict=True
+    ):
+        # the path's backslashes doubled as in a name, so that two paths are never shown alike
+        cells = [cells[0], status, *cells[1:], escaped_name(source), plain_name, like]
         writer.writerow([csv_cell(c) for c in cells])
     return out.getvalue()
 
@@ -257,19 +277,80 @@ def names_of(
     return final
 
 
+# An escape of a shown name (:func:`~mcts_course.grading.report.escaped_name`), read back to
+# the character it stands for; the number of a numbered name (``\\#2``) stays as it is.
+_ESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8}|[ntr])")
+
+
+def _unescaped(name: str) -> str:
+    def char(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code == "\\":
+            return "\\"
+        if len(code) == 1:
+            return {"n": "\n", "t": "\t", "r": "\r"}[code]
+        return chr(int(code[1:], 16))
+
+    return _ESCAPE.sub(char, name)
+
+
+def _same_key(name: str) -> str:
+    """What a gradebook's look-up compares: case, Unicode form, white space around the name
+    (``alice``, ``Alice``, ``alice\\xa0``, ``\\u3000alice``) and a leading apostrophe (a
+    spreadsheet's text marker: ``'bob`` typed in a cell shows ``bob``) fold away."""
+    text = unicodedata.normalize("NFKC", _unescaped(name)).casefold().strip()
+    return text.lstrip("'").strip()
+
+
+# The Cyrillic and Greek letters drawn like Latin ones, after Unicode's confusables.txt
+# (UTS #39, Unicode Security Mechanisms, section 4: a name's "skeleton"): the pairs that a
+# class list can hold, a short table instead of a new dependency.  Upper and lower case have
+# their own rows: Cyrillic Н is an H, its н no h.
+CONFUSABLES = str.maketrans(
+    {
+        **dict(zip("АВЕЅІЈКМНОРСТХУ", "ABESIJKMHOPCTXY", strict=True)),  # Cyrillic capitals
+        **dict(zip("аеѕіјһԁӏԛԝорсху", "aesijhdlqwopcxy", strict=True)),  # Cyrillic small
+        **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX", strict=True)),  # Greek capitals
+        **dict(zip("ακινορυχγ", "akivopuxy", strict=True)),  # Greek small
+    }
+)
+
+
+def skeleton(name: str) -> str:
+    """``name`` as it looks: :func:`_same_key` of it with its invisible characters removed
+    (``bob`` and a grapheme joiner read ``bob``) and each Cyrillic or Greek letter drawn like
+    a Latin one made that letter (:data:`CONFUSABLES`: ``расо`` is ``paco``)."""
+    text = "".join(c for c in _unescaped(name) if not invisible(c))
+    return _same_key(unicodedata.normalize("NFKC", text).translate(CONFUSABLES))
+
+
+def look_alikes(names: list[str]) -> dict[str, list[str]]:
+    """``{name: the other names that look like it}`` for each of ``names`` (shown names) whose
+    :func:`skeleton` another has: two rows a reader takes for one student's."""
+    groups: dict[str, list[str]] = {}
+    for name in dict.fromkeys(names):
+        groups.setdefault(skeleton(name), []).append(name)
+    return {
+        name: [other for other in group if other != name]
+        for group in groups.values()
+        if len(group) > 1
+        for name in group
+    }
+
+
 def _refuse_look_alikes(batch: list[str], kept: list[str]) -> None:
     """UsageError if a name of the batch and another name of the batch or of the rows kept
-    differ only in case or Unicode form (``Bob`` and ``bob``, a full-width ``ｂｏｂ``)."""
+    differ only in case or Unicode form (``Bob`` and ``bob``, a full-width ``ｂｏｂ``), spaces
+    around them or a leading apostrophe (:func:`_same_key`)."""
     seen: dict[str, str] = {}
     for name in [*batch, *kept]:
-        # spaces around a name too: 'alice ' is 'alice' to whoever reads the gradebook
-        key = unicodedata.normalize("NFKC", name).strip().casefold()
+        key = _same_key(name)
         other = seen.setdefault(key, name)
         if other != name and (name in batch or other in batch):
             raise UsageError(
                 f"the submissions '{other}' and '{name}' differ only in case or Unicode form, "
-                "or in spaces around them (a gradebook may take one for the other): rename one "
-                "of the folders"
+                "in spaces around them or in a leading apostrophe (a gradebook may take one "
+                "for the other): rename one of the folders"
             )
 
 

@@ -13,6 +13,8 @@ import io
 import os
 import re
 import tempfile
+import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,16 +136,46 @@ def _escape(char: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+# Characters Unicode calls default-ignorable (shown as nothing when a font has no glyph for
+# them) that str.isprintable() accepts: the ones it rejects (format characters such as the
+# zero-width space, controls, unassigned code points) are escaped anyway.  Unicode's
+# DerivedCoreProperties.txt, Default_Ignorable_Code_Point, less its Cf and Cn ranges: the
+# variation selectors (found by their names, :func:`invisible`) and these.
+IGNORABLE = frozenset(
+    {
+        "\u034f",  # COMBINING GRAPHEME JOINER
+        "\u17b4",  # KHMER VOWEL INHERENT AQ
+        "\u17b5",  # KHMER VOWEL INHERENT AA
+    }
+)
+# Names of the characters drawn as a blank (fillers of the Hangul and Khitan scripts, the blank
+# Braille pattern): a name "bob" followed by one reads "bob".
+BLANK_NAMES = ("FILLER", "BRAILLE PATTERN BLANK")
+
+
+def invisible(char: str) -> bool:
+    """Whether ``char`` prints as nothing, or as a blank that is no space: what
+    :meth:`str.isprintable` rejects, the default-ignorable characters it accepts
+    (:data:`IGNORABLE`, the variation selectors) and the blank fillers (:data:`BLANK_NAMES`)."""
+    if not char.isprintable():
+        return True
+    if char.isascii():
+        return False
+    name = unicodedata.name(char, "")
+    return char in IGNORABLE or "VARIATION SELECTOR" in name or name.endswith(BLANK_NAMES)
+
+
 def one_line(text: str) -> str:
     """``text`` (a submission's name, a path a student chose) printable on one terminal line:
-    each character :meth:`str.isprintable` rejects is written as its escape (``\\n``,
+    each :func:`invisible` character is written as its escape (``\\n``,
     ``\\x1b``, ``\\u200b``): controls (a newline cannot print a line of its own, nor an
     escape sequence move the cursor), invisible format characters (a zero-width space, a
-    right-to-left override), line separators and spaces other than the plain one, and the lone
-    surrogates that stand for the bytes of a name that is not UTF-8 (os.listdir's)."""
-    if text.isprintable():
+    right-to-left override, a grapheme joiner, a Hangul filler), line separators and spaces
+    other than the plain one, and the lone surrogates that stand for the bytes of a name that
+    is not UTF-8 (os.listdir's)."""
+    if text.isascii() and text.isprintable():
         return text
-    return "".join(c if c.isprintable() else _escape(c) for c in text)
+    return "".join(_escape(c) if invisible(c) else c for c in text)
 
 
 def escaped_name(text: str) -> str:
@@ -151,7 +183,7 @@ def escaped_name(text: str) -> str:
     with every backslash doubled, so that two names are never shown alike (``\\x01bob`` typed
     by a student is ``\\\\x01bob``, the control byte before ``bob`` is ``\\x01bob``), and the
     result holds no backslash that starts no escape."""
-    return "".join("\\\\" if c == "\\" else c if c.isprintable() else _escape(c) for c in text)
+    return "".join("\\\\" if c == "\\" else _escape(c) if invisible(c) else c for c in text)
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as a formula
@@ -159,23 +191,33 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as
 
 def spreadsheet_safe(text: str) -> str:
     """``text`` as a spreadsheet shows it, never runs it: a cell a student chose (a folder's
-    name) that starts like a formula gets a leading apostrophe (OWASP's CSV-injection rule)."""
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    name) that starts like a formula gets a leading apostrophe (OWASP's CSV-injection rule),
+    and one that starts with an apostrophe gets a backslash before it, so that no two names
+    give one cell (``-bob`` is ``'-bob``, ``'-bob`` is ``\\'-bob``; a spreadsheet that takes a
+    leading apostrophe for a text marker would also show ``'bob`` as ``bob``).  Injective on
+    :func:`escaped_name`'s names, whose backslashes are doubled or start an escape."""
+    if text.startswith(FORMULA_STARTS):
+        return "'" + text
+    return "\\" + text if text.startswith("'") else text
 
 
-def grades_csv(rows: list[tuple[str, list[Outcome]]]) -> str:
+def grades_csv(
+    rows: list[tuple[str, list[Outcome]]], cell: Callable[[str], str] = spreadsheet_safe
+) -> str:
     """``submission, score, max_score`` and the points of each exercise (the shipped ones, then
-    any new exercise of the instructor's tests); one row per ``(name, outcomes)``."""
+    any new exercise of the instructor's tests); one row per ``(name, outcomes)``; the names
+    and columns written through ``cell`` (a caller that escapes the cells itself gives
+    ``str``: the escape is not idempotent, since it is injective)."""
     extra = [o.exercise for _, outcomes in rows for o in outcomes if o.exercise not in EXERCISES]
     columns = list(EXERCISES) + list(dict.fromkeys(extra))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["submission", "score", "max_score", *map(spreadsheet_safe, columns)])
+    writer.writerow(["submission", "score", "max_score", *map(cell, columns)])
     for name, outcomes in rows:
         table = by_exercise(outcomes)
         writer.writerow(
             [
-                spreadsheet_safe(name),
+                cell(name),
                 f"{sum(o.score for o in outcomes):g}",
                 f"{sum(o.max_score for o in outcomes):g}",
                 *(f"{table[e][0]:g}" if e in table else "" for e in columns),

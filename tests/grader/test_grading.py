@@ -72,6 +72,7 @@ def test_grades_csv_is_complete(batch):
         *EXERCISES,
         "source",
         "ascii_name",
+        "look_alike",
     ]
     assert {row["status"] for row in rows.values()} == {"graded"}  # the stubs' 0 is a grade
     assert not list(out.glob(".*tmp"))  # written atomically, no temp file left

@@ -200,7 +200,7 @@ def test_grade_adds_hidden_tests(tmp_path, hidden):
     assert results["tests"][: len(shipped)] == shipped  # the hidden ones come last
     (row,) = csv.DictReader(open(out / "grades.csv", newline=""))
     assert row["bandits_extra"] == "1" and float(row["bandits"]) == most("bandits") + 2
-    assert list(row)[-3:] == ["bandits_extra", "source", "ascii_name"]  # before the source
+    assert list(row)[-4:] == ["bandits_extra", "source", "ascii_name", "look_alike"]
 
 
 def test_grade_passes_options_on_to_pytest(tmp_path):

@@ -151,6 +151,8 @@ def test_look_alike_scripts_are_shown_in_ascii_and_flagged(tmp_path, capsys):
     }
     assert by_name["alice"]["score"] == FULL and by_name["\u0430lice"]["score"] == "0"
     err = capsys.readouterr().err
-    assert "\u0430lice [\\u0430lice, mixed scripts: CYRILLIC and LATIN]: 0 /" in err
+    flag = "mixed scripts: CYRILLIC and LATIN, looks like 'alice'"
+    assert f"\u0430lice [\\u0430lice, {flag}]: 0 /" in err
     assert f"jos\u00e9 [jos\\xe9]: {FULL} /" in err  # one script: no flag
-    assert f"alice: {FULL} / {FULL}" in err.splitlines()  # an ASCII name as it is
+    # an ASCII name as it is, flagged beside its look-alike (red team 9's 04)
+    assert f"alice [looks like '\\u0430lice']: {FULL} / {FULL}" in err.splitlines()
