@@ -1,0 +1,268 @@
+"""Red team round 8, the kernel surface of the student's processes (helper GF's items): kernel
+keys made by one run were read by the next (01), the grader's session keyring was possessed by
+the student's code (04), a teaching assistant's keys were read and written (05); as root the
+student's code could unshare a user namespace and mount, with a full bounding set (10)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from grading_fixtures.shared_folders import SOLUTIONS
+
+from mcts_course.grading import kernel
+
+linux = pytest.mark.skipif(
+    sys.platform != "linux" or kernel._arch() is None, reason="seccomp on x86_64/aarch64 Linux"
+)
+as_root = pytest.mark.skipif(
+    sys.platform != "linux" or os.geteuid() != 0, reason="the grader's modes as root"
+)
+SECRET = "gf-login-secret-0xC0FFEE"
+
+# The student's ucb1_choice reports what it can do with kernel keys and namespaces, then fails
+# (its visible test's output carries the report).
+PROBE = """
+
+def _probe():
+    import ctypes
+    from mcts_course.grading import kernel
+    libc = ctypes.CDLL(None, use_errno=True)
+    said = []
+    for name in ("/proc/keys", "/proc/key-users"):
+        try:
+            said.append(name + "=" + repr(open(name).read()[:300]))
+        except OSError as error:
+            said.append(name + " errno " + str(error.errno))
+    said.append("session-read %d errno %d" % (
+        kernel.syscall("keyctl", 11, -3, 0, 0), ctypes.get_errno()))  # KEYCTL_READ
+    buf = ctypes.create_string_buffer(4096)
+    n = libc.syscall(ctypes.c_long(kernel.NUMBERS[kernel._arch()]["keyctl"]), ctypes.c_long(11),
+                     ctypes.c_long(-3), buf, ctypes.c_long(4096))
+    if n > 0:
+        for i in range(0, min(n, 4096), 4):
+            serial = int.from_bytes(buf.raw[i:i + 4], "little")
+            m = libc.syscall(ctypes.c_long(kernel.NUMBERS[kernel._arch()]["keyctl"]),
+                             ctypes.c_long(11), ctypes.c_long(serial), buf, ctypes.c_long(4096))
+            said.append("key %d: %r" % (serial, buf.raw[:max(m, 0)]))
+    added = libc.syscall(ctypes.c_long(kernel.NUMBERS[kernel._arch()]["add_key"]), b"user",
+                         b"gf-left-behind", b"hidden inputs", ctypes.c_long(13),
+                         ctypes.c_long(-4))
+    said.append("add_key %d errno %d" % (added, ctypes.get_errno()))
+    said.append("unshare-userns %d errno %d" % (
+        kernel.syscall("unshare", 0x10000000 | 0x20000), ctypes.get_errno()))
+    said.append(repr(kernel.status()))
+    return "; ".join(said)
+
+
+def ucb1_choice(counts, sums, c=math.sqrt(2)):
+    raise RuntimeError("PROBE " + _probe())
+"""
+
+# Stands for the grader's login (pam_keyinit, `keyctl session`): a session keyring of its
+# own holding a secret, then `grade`.
+LOGIN = """
+import ctypes, sys
+from mcts_course.grading import kernel
+libc = ctypes.CDLL(None, use_errno=True)
+assert kernel.syscall("keyctl", 1, None) > 0  # KEYCTL_JOIN_SESSION_KEYRING
+key = libc.syscall(ctypes.c_long(kernel.NUMBERS[kernel._arch()]["add_key"]), b"user",
+                   b"krb5cc:instructor", SECRET, ctypes.c_long(len(SECRET)), ctypes.c_long(-3))
+assert key > 0, ctypes.get_errno()
+from mcts_course.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """A folder every user may enter (not pytest's tmp_path, which only root may): the
+    teaching assistant's account works in a folder of its own inside it."""
+    base = Path(tempfile.mkdtemp(prefix="gf-shared-"))
+    os.chmod(base, 0o755)
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _probe_submission(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + PROBE)
+    return folder
+
+
+def _grade_under_a_login(where: Path, env: dict[str, str], user: int | None = None) -> dict:
+    sub = _probe_submission(where / "sub")
+    script = where / "login.py"
+    script.write_text(f"SECRET = {SECRET.encode()!r}\n" + LOGIN)
+    if user is not None:
+        (where / "tmp").mkdir()
+        for path in [where, *where.rglob("*")]:
+            os.chown(path, user, user)
+    command = [sys.executable, str(script), "grade", str(sub), "--out", str(where / "out")]
+    command += ["--exercise-set=bandits", "-k", "test_ucb1_choice"]
+    if user is not None:
+        command[:0] = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"]
+        env = {**env, "HOME": str(where), "TMPDIR": str(where / "tmp")}
+    done = subprocess.run(command, env=env, cwd=where, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return dict(json.loads((where / "out" / "sub" / "results.json").read_text()))
+
+
+def _said(results: dict) -> str:
+    outputs = [t.get("output", "") for t in results["tests"]]
+    (said,) = [o for o in outputs if "PROBE" in o][:1]
+    return str(said.split("PROBE", 1)[1].split("\n")[0])
+
+
+MODES = {
+    "root-namespaces": {},
+    "root-no-namespaces": {"MCTS_NO_NAMESPACES": "1"},
+    "teaching-assistant": {},  # an ordinary account: a user namespace
+}
+
+
+@linux
+@as_root
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_01_04_05_the_students_code_neither_sees_nor_makes_kernel_keys(mode, shared):
+    env = {**os.environ, **MODES[mode]}
+    where = shared / "run"
+    where.mkdir(mode=0o700)
+    if mode == "teaching-assistant":
+        ta = 65534  # nobody: an account with no privilege
+        if not confine_userns_allowed(ta):
+            pytest.skip("user namespaces are not available to an ordinary account here")
+        results = _grade_under_a_login(where, env, user=ta)
+    else:
+        results = _grade_under_a_login(where, env)
+    said = _said(results)
+    # the grader's login keyring and its secret are out of reach (04), and so is /proc/keys
+    assert SECRET not in said and "krb5cc" not in said, said
+    assert "session-read -1 errno 1" in said, said
+    # no key can be made, so none is left for the next run or another account (01, 05)
+    assert "add_key -1 errno 1" in said, said
+    if mode != "root-no-namespaces" or "/proc/keys=''" in said:
+        assert "/proc/keys=''" in said and "/proc/key-users=''" in said, said
+    # (10) no user namespace, no mount; no capability could come back through exec
+    assert "unshare-userns -1 errno 1" in said, said
+    assert "'NoNewPrivs': '1'" in said and "'Seccomp': '2'" in said, said
+    assert "'CapBnd': '0000000000000000'" in said, said
+    assert "seccomp filter" in results["extra_data"]["confinement"]
+
+
+def confine_userns_allowed(user: int) -> bool:
+    probe = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"]
+    checks = [["unshare", "--user", "--map-root-user", "true"], [sys.executable, "-c", "pass"]]
+    try:  # (the interpreter may lie under a folder only root may enter)
+        return all(
+            subprocess.run(probe + c, capture_output=True, timeout=20).returncode == 0
+            for c in checks
+        )
+    except OSError:
+        return False
+
+
+# The filter on its own: what it refuses, and the ordinary work an exercise does under it.
+UNDER_THE_FILTER = """
+import ctypes, errno, os, subprocess, sys, threading
+import multiprocessing as mp
+from mcts_course.grading import kernel
+
+
+def call(name, *args):
+    result = kernel.syscall(name, *args)
+    return "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()]
+
+
+def square(x):
+    return x * x
+
+
+if __name__ == "__main__":
+    kernel.leave_keyrings()
+    if os.geteuid() == 0:
+        kernel.drop_capabilities()
+    assert kernel.install_filter()
+    seen = {
+        "add_key": call("add_key", 0, 0, 0, 0, 0),
+        "request_key": call("request_key", 0, 0, 0, 0),
+        "keyctl": call("keyctl", 0, -3, 0),
+        "unshare(NEWUSER)": call("unshare", 0x10000000),
+        "unshare(NEWNET)": call("unshare", 0x40000000),
+        "unshare(FILES)": call("unshare", 0x400),
+        "clone(NEWUSER)": call("clone", 0x10000000 | 17, 0, 0, 0, 0),
+        "clone3": call("clone3", 0, 0),
+        "setns": call("setns", -1, 0),
+        "mount": call("mount", 0, 0, 0, 0, 0),
+        "bpf": call("bpf", 0, 0, 0),
+        "perf_event_open": call("perf_event_open", 0, 0, -1, -1, 0),
+        "ptrace": call("ptrace", 0, 0, 0, 0),
+        "io_uring_setup": call("io_uring_setup", 1, 0),
+    }
+    done = []
+    thread = threading.Thread(target=lambda: done.append("thread"))
+    thread.start()
+    thread.join()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(7)
+    done.append("fork %d" % os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+    done.append(subprocess.run(["/bin/sh", "-c", "echo sh"], capture_output=True,
+                               text=True).stdout.strip())
+    for method in ("fork", "spawn"):
+        with mp.get_context(method).Pool(2) as pool:
+            done.append("%s %s" % (method, pool.map(square, [2, 3])))
+    import numpy
+    done.append("numpy %d" % numpy.arange(4).sum())
+    print(repr(seen))
+    print(repr(done))
+"""
+
+
+@linux
+def test_10_the_filter_refuses_the_kernel_surface_and_keeps_ordinary_work(tmp_path):
+    script = tmp_path / "under.py"
+    script.write_text(UNDER_THE_FILTER)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    seen_line, done_line = done.stdout.strip().splitlines()[-2:]
+    seen = eval(seen_line)  # noqa: S307 (our own script's repr)
+    assert seen.pop("unshare(FILES)") == "ok"  # no CLONE_NEW* flag: allowed
+    assert seen.pop("clone3") == "ENOSYS"  # the C library falls back to clone
+    assert seen == dict.fromkeys(seen, "EPERM"), seen
+    assert eval(done_line) == [  # noqa: S307
+        "thread",
+        "fork 7",
+        "sh",
+        "fork [4, 9]",
+        "spawn [4, 9]",
+        "numpy 6",
+    ]
+
+
+@linux
+def test_10_a_system_call_of_another_table_kills_the_process(tmp_path):
+    """x32 numbers (x86_64) would reach add_key under another number: the process dies."""
+    if kernel._arch() != "x86_64":
+        pytest.skip("x32 is x86_64's")
+    script = tmp_path / "x32.py"
+    script.write_text(
+        "import ctypes\nfrom mcts_course.grading import kernel\n"
+        "assert kernel.install_filter()\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "libc.syscall(ctypes.c_long(0x40000000 | 248), 0, 0, 0, 0, 0)\n"
+        "print('survived')\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert done.returncode == -31 and "survived" not in done.stdout  # SIGSYS
