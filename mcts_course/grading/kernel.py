@@ -77,6 +77,7 @@ NUMBERS = {
         "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "io_uring_setup": 425,
         "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
         "delete_module": 176, "ptrace": 101, "unshare": 272, "clone": 56, "clone3": 435,
+        "setresuid": 117,
     },
     "aarch64": {
         "add_key": 217, "request_key": 218, "keyctl": 219, "setns": 268, "mount": 40,
@@ -85,6 +86,7 @@ NUMBERS = {
         "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "io_uring_setup": 425,
         "kexec_load": 104, "kexec_file_load": 294, "init_module": 105, "finit_module": 273,
         "delete_module": 106, "ptrace": 117, "unshare": 97, "clone": 220, "clone3": 435,
+        "setresuid": 147,
     },
 }  # fmt: skip
 SUMMARY = (

@@ -266,3 +266,146 @@ def test_10_a_system_call_of_another_table_kills_the_process(tmp_path):
     )
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert done.returncode == -31 and "survived" not in done.stdout  # SIGSYS
+
+
+# -- 03 (and 01 without namespaces): the sweep after a run, without a depth limit ---------------
+LEAVER = """
+
+def _leave():
+    import os
+    path = {deep!r}
+    os.makedirs(path, exist_ok=True)
+    with open(os.path.join(path, "secret"), "a") as note:
+        note.write("hidden inputs for the next run")
+    open(os.path.join({shared!r}, "left-shallow"), "a").close()
+
+
+_leave()
+"""
+
+
+@as_root
+def test_03_without_namespaces_the_sweep_removes_a_deep_tree_and_says_so(shared):
+    """The student's id leaves a tree 12 folders deep in the temporary folder of the person
+    who runs grade (the batch's runs get a private TMPDIR of their own): it is all removed
+    by the runs' own sweeps, counted on the confinement line and listed in pytest.log."""
+    tmp = shared / "tmp"  # stands for /tmp: world-writable, sticky
+    tmp.mkdir()
+    os.chmod(tmp, 0o1777)
+    deep = tmp.joinpath(*(f"d{k}" for k in range(12)))
+    sub = shared / "sub"
+    sub.mkdir()
+    code = (SOLUTIONS / "bandits.py").read_text()
+    (sub / "bandits.py").write_text(code + LEAVER.format(deep=str(deep), shared=str(tmp)))
+    out = shared / "out"
+    env = {**os.environ, "MCTS_NO_NAMESPACES": "1", "TMPDIR": str(tmp)}
+    command = [sys.executable, "-m", "mcts_course", "grade", str(sub), "--out", str(out)]
+    command += ["--exercise-set=bandits", "-k", "test_ucb1_choice"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert list(tmp.iterdir()) == []  # nothing of the student's id is left, however deep
+    data = json.loads((out / "sub" / "results.json").read_text())
+    line = data["extra_data"]["confinement"]
+    assert "swept after the run: 0 file" not in line and "swept after the run" in line, line
+    swept = data["extra_data"]["swept"]
+    assert str(tmp / "d0") in swept and str(tmp / "left-shallow") in swept, swept
+    log = (out / "sub" / "pytest.log").read_text()
+    assert f"removed {str(tmp / 'd0')!r}" in log
+    assert data["extra_data"]["status"] == "graded"
+
+
+def _folder_chain(top: Path, depth: int, owner: int) -> None:
+    """Folders ``depth`` deep under ``top``, a file at the bottom, all ``owner``'s (made
+    through descriptors: the path would be longer than the kernel takes)."""
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for k in range(depth):
+            os.mkdir(f"n{k}", dir_fd=fd)
+            os.chown(f"n{k}", owner, owner, dir_fd=fd)
+            inner = os.open(f"n{k}", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        made = os.open("bottom", os.O_WRONLY | os.O_CREAT, 0o666, dir_fd=fd)
+        os.fchown(made, owner, owner)
+        os.close(made)
+    finally:
+        os.close(fd)
+
+
+@as_root
+def test_03_the_sweep_has_no_depth_limit_and_never_recurses(shared):
+    from mcts_course.grading import sweep
+
+    uid = 1_799_990_001
+    # world-writable folders of others nested 30 deep, the student's tree 1500 deep in the
+    # last one (deeper than Python's recursion limit)
+    where = shared
+    for k in range(30):
+        where = where / f"w{k}"
+        where.mkdir()
+        os.chmod(where, 0o1777)
+    _folder_chain(where, 1500, uid)
+    _folder_chain(shared / "w0", 2, 54321)  # another owner's: stays
+    found = sweep.sweep({uid}, roots=(str(shared),))
+    assert not (where / "n0").exists()
+    assert found.files == 1 and found.left == 0 and not found.cut, found
+    assert (shared / "w0" / "n0" / "n1" / "bottom").exists()
+
+
+@as_root
+def test_03_a_sweep_that_stops_at_its_bound_marks_the_run(shared, monkeypatch):
+    from mcts_grader.batch import SWEEP_INCOMPLETE, run_status
+
+    from mcts_course.grading import sweep
+
+    uid = 1_799_990_002
+    for k in range(20):
+        (shared / f"f{k}").mkdir()
+    (shared / "f19" / "mine").write_text("x")
+    os.chown(shared / "f19" / "mine", uid, uid)
+    monkeypatch.setattr(sweep, "ENTRIES", 10)
+    monkeypatch.setattr(sweep, "TOTAL", sweep.Swept())
+    monkeypatch.setattr(sweep, "RUNS", [0])
+    found = sweep.sweep({uid}, roots=(str(shared),))
+    assert found.cut and sweep.incomplete()
+    assert "not everything was looked at" in sweep.summary()
+    tests = [{"max_score": 1.0, "score": 1.0}]
+    data = {"tests": tests, "extra_data": {"sweep_incomplete": sweep.summary()}}
+    assert run_status(0, False, data) == SWEEP_INCOMPLETE
+    assert run_status(0, False, {"tests": tests, "extra_data": {}}) == "graded"
+
+
+@linux
+@as_root
+def test_01_the_sweep_invalidates_the_kernel_keys_its_ids_left(monkeypatch):
+    """Without the filter (an older grader's leftover, or a kernel path the filter missed):
+    keys the id owns, in its persistent user keyring, are invalidated and counted."""
+    import ctypes
+    import threading
+
+    from mcts_course.grading import sweep
+
+    uid = 1_799_990_003
+    made: list[int] = []
+
+    def as_the_student() -> None:  # the raw call changes this thread's ids alone
+        assert kernel.syscall("setresuid", -1, uid, -1) == 0
+        libc = ctypes.CDLL(None, use_errno=True)
+        number = ctypes.c_long(kernel.NUMBERS[kernel._arch()]["add_key"])
+        for name in (b"gf-stash", b"gf-private"):
+            made.append(
+                libc.syscall(number, b"user", name, b"data", ctypes.c_long(4), ctypes.c_long(-4))
+            )
+        kernel.syscall("keyctl", 5, made[1], 0x3F000000)  # SETPERM: possessor only
+        kernel.syscall("setresuid", -1, 0, -1)
+
+    thread = threading.Thread(target=as_the_student)
+    thread.start()
+    thread.join()
+    assert all(serial > 0 for serial in made), made
+    monkeypatch.setattr(sweep, "REMOVED", [])
+    found = sweep.sweep({uid}, roots=())
+    assert found.keys >= 2, found  # its user keyring too, where it exists
+    for serial in made:  # KEYCTL_DESCRIBE: gone
+        assert kernel.syscall("keyctl", 6, serial, 0, 0) < 0
+    assert any("gf-stash" in line for line in sweep.REMOVED)
