@@ -409,3 +409,62 @@ def test_01_the_sweep_invalidates_the_kernel_keys_its_ids_left(monkeypatch):
     for serial in made:  # KEYCTL_DESCRIBE: gone
         assert kernel.syscall("keyctl", 6, serial, 0, 0) < 0
     assert any("gf-stash" in line for line in sweep.REMOVED)
+
+
+# -- 07: Gradescope's submission metadata ------------------------------------------------------
+METADATA_READER = """
+
+def ucb1_choice(counts, sums, c=math.sqrt(2)):
+    try:
+        text = open({path!r}).read()
+    except OSError as error:
+        raise RuntimeError("METADATA errno %d" % error.errno) from None
+    raise RuntimeError("METADATA READ " + text)
+"""
+
+
+@as_root
+def test_07_the_gradescope_metadata_is_closed_before_the_students_code_runs(shared):
+    """The layout of Gradescope's image (AUTOGRADER_ROOT, no namespaces): the metadata holds
+    the group's e-mails and earlier results; the student's id cannot read it."""
+    root = shared / "ag"
+    (root / "submission").mkdir(parents=True)
+    (root / "results").mkdir()
+    metadata = root / "submission_metadata.json"
+    metadata.write_text(
+        json.dumps(
+            {
+                "assignment": {"due_date": "2026-01-01T23:59:00.000000-08:00"},
+                "users": [{"email": "secret-student@example.edu"}],
+                "previous_submissions": [{"score": 99}],
+            }
+        )
+    )
+    os.chmod(metadata, 0o644)  # as Gradescope writes it
+    code = (SOLUTIONS / "bandits.py").read_text()
+    reader = METADATA_READER.format(path=str(metadata))
+    (root / "submission" / "bandits.py").write_text(code + reader)
+    env = {
+        **os.environ,
+        "MCTS_NO_NAMESPACES": "1",
+        "AUTOGRADER_ROOT": str(root),
+        "MCTS_GRADESCOPE_SUBMISSION": str(root / "submission"),
+        "MCTS_GRADESCOPE_RESULTS": str(root / "results" / "results.json"),
+        "MCTS_GRADESCOPE_TESTS": str(root / "no-tests"),
+    }
+    env.pop("MCTS_GRADESCOPE_METADATA", None)
+    command = [sys.executable, "-m", "mcts_course", "grade", "--gradescope"]
+    command += ["--exercise-set=bandits", "-ktest_ucb1_choice"]
+    done = subprocess.run(command, env=env, cwd=shared, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = (root / "results" / "results.json").read_text()
+    assert "secret-student" not in text and "METADATA errno 13" in text, text
+    assert oct(metadata.stat().st_mode & 0o777) == oct(0o600)
+    # the due date was read before: the due date's zone still reaches the feedback
+    assert json.loads(metadata.read_text())["previous_submissions"] == [{"score": 99}]
+
+
+def test_07_run_autograder_names_the_metadata_it_closes():
+    from mcts_grader.gradescope import RUN_AUTOGRADER
+
+    assert 'MCTS_GRADESCOPE_METADATA="$ROOT/submission_metadata.json"' in RUN_AUTOGRADER
