@@ -67,7 +67,8 @@ LOG_CAP = 2 << 20  # bytes of a run's output kept in pytest.log
 # column of grades.csv): "graded", or a failure of the grading itself, never of the student's
 # code (a function that crashed or looped fails its tests in a run that is "graded").
 GRADED = "graded"
-RUN_FAILURES = ("crashed", "killed", "timed out", "no tests")
+SWEEP_INCOMPLETE = "sweep incomplete"  # what its user id left may not all be gone
+RUN_FAILURES = ("crashed", "killed", "timed out", "no tests", SWEEP_INCOMPLETE)
 NO_TESTS_COLLECTED = 5  # pytest's exit status
 
 
@@ -230,6 +231,8 @@ def run_status(returncode: int, timed_out: bool, data: dict) -> str:
         return "crashed"
     if not any(t.get("max_score") for t in data.get("tests", [])):
         return "no tests"
+    if data.get("extra_data", {}).get("sweep_incomplete"):
+        return SWEEP_INCOMPLETE
     return GRADED
 
 
@@ -482,6 +485,10 @@ def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
             env[PUBLIC_ENV] = public
             if is_root():
                 env[sandbox.BASE_ENV] = str(sandbox._base())
+                from mcts_course.grading import sweep
+
+                # the runs sweep the folder a student's id could write in, not their own
+                env[sweep.ALSO_ENV] = tempfile.gettempdir()
                 env["TMPDIR"] = private
             try:
                 yield Path(private), env

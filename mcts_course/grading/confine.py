@@ -87,6 +87,9 @@ mkdir -p "$R/dev"
 for d in $DEVICES; do : > "$R/dev/$d"; mount --bind "/dev/$d" "$R/dev/$d"; done
 mkdir -p "$R/proc"
 mount -t proc -o nosuid,nodev,noexec proc "$R/proc"
+for f in keys key-users; do  # every key of the machine is listed there, namespaces or not
+    if [ -e "$R/proc/$f" ]; then mount --bind -o ro /dev/null "$R/proc/$f"; fi
+done
 echo "$SHMPAGES" > "$R/proc/sys/kernel/shmall" 2>/dev/null || true
 mount -o remount,ro,bind "$R"
 cd "$R"
@@ -542,14 +545,16 @@ def remove_stale_once() -> None:
 
 def describe(mode_name: str, cgroups: bool, owner: int | None) -> str:
     """One line saying how a student's process is confined."""
+    from mcts_course.grading.kernel import SUMMARY
+
     names = ", ".join(NAMESPACES)
     if mode_name == "namespaces":
         text = f"namespaces ({names}), private tmpfs folders, no network"
         text += ", cgroup (memory, pids, cpu, cpuacct, freezer)" if cgroups else ", rlimits"
-        return text + (f", user id {owner}" if owner is not None else "")
+        return text + (f", user id {owner}" if owner is not None else "") + f", {SUMMARY}"
     if mode_name == "userns":
         return (
-            f"user namespace ({names}), private tmpfs folders, no network, no capabilities, "
-            "rlimits (no cgroup: memory per process, processes per user)"
+            f"user namespace ({names}), private tmpfs folders, no network, "
+            f"rlimits (no cgroup: memory per process, processes per user), {SUMMARY}"
         )
     return mode_name

@@ -256,6 +256,12 @@ class Grading:
         from mcts_course.grading.sources import choice_notes
 
         data["extra_data"] = {"files": files, "confinement": confinement()}
+        from mcts_course.grading import sweep
+
+        if sweep.RUNS[0]:  # what the sweeps removed (the instructor's record), and if all
+            data["extra_data"]["swept"] = list(sweep.REMOVED)
+            if sweep.incomplete():  # not "graded": the batch exits 1 (mcts_grader.batch)
+                data["extra_data"]["sweep_incomplete"] = sweep.summary()
         notes = sorted({one_line(n) for s in self.sources().values() for n in choice_notes(s)})
         if notes:  # the instructor's results.json and the student's output both say it
             data["extra_data"]["notes"] = notes
@@ -654,6 +660,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     grading = config.stash[GRADING]
+    from mcts_course.grading import sweep
+
+    if grading.submission is not None and sweep.RUNS[0] and (sweep.REMOVED or sweep.incomplete()):
+        terminalreporter.section("swept")  # names are the student's: repr, no control bytes
+        for removed in sweep.REMOVED:
+            terminalreporter.write_line(f"removed {removed!r}")
+        terminalreporter.write_line(sweep.summary())
     outcomes = list(grading.outcomes.values())
     if outcomes:
         terminalreporter.section("points")

@@ -525,10 +525,12 @@ def confinement() -> str:
         cgroups = found == "namespaces" and confine.cgroups_allowed()
         return confine.describe(found, cgroups, None) + f"; {LIBRARY_NAMESPACES}"
     if found == UID_ONLY:
+        from mcts_course.grading.kernel import SUMMARY
+
         return (
             "user id and permissions only (no namespaces here: one submission at a time; "
-            f"its processes killed by user id; no private /tmp, network open; {sweep.summary()}"
-            f"); {LIBRARY_UID}"
+            f"its processes killed by user id; no private /tmp, network open; {SUMMARY}; "
+            f"{sweep.summary()}); {LIBRARY_UID}"
         )
     if os.environ.get(UNCONFINED_ENV) == "1":
         return UNCONFINED_WARNING
