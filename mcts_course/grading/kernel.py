@@ -18,8 +18,11 @@ So the child, before any student code exists in it (:func:`mcts_course.grading.s
   :func:`install_filter`) that answers ``EPERM`` to the key system calls, to ``unshare`` and
   ``clone`` with any ``CLONE_NEW*`` flag, ``setns``, every mount call, ``bpf``,
   ``perf_event_open``, ``userfaultfd``, ``io_uring_setup``, module and kexec loading and
-  ``ptrace``; ``ENOSYS`` to ``clone3`` (its flags lie in memory a filter cannot read: the C
-  library then falls back to ``clone``, whose flags it can).  A system call of another
+  ``ptrace``, and ``socket`` for any family but Unix sockets (without namespaces, on Gradescope,
+  the network is the container's: a held-back test's inputs must not leave by TCP or UDP;
+  multiprocessing's pipes and socket pairs keep working); ``ENOSYS`` to ``clone3`` (its flags
+  lie in memory a filter cannot read: the C library then falls back to ``clone``, whose flags
+  it can).  A system call of another
   architecture's table (x32, i386 from a 64-bit process) kills the process.
 
 The filter is inherited by every child and thread of the student's process and cannot be
@@ -55,6 +58,7 @@ RET_KILL_PROCESS = 0x80000000
 RET_ERRNO = 0x00050000
 LD_W_ABS, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
 X32_BIT = 0x40000000  # x86_64's x32 table: same numbers, another ABI
+AF_UNIX = 1
 
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET; unshare also takes NEWTIME
 # (0x80), which in clone's flags is a bit of the exit signal.
@@ -78,7 +82,7 @@ NUMBERS = {
         "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "io_uring_setup": 425,
         "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
         "delete_module": 176, "ptrace": 101, "unshare": 272, "clone": 56, "clone3": 435,
-        "setresuid": 117,
+        "setresuid": 117, "socket": 41,
     },
     "aarch64": {
         "add_key": 217, "request_key": 218, "keyctl": 219, "setns": 268, "mount": 40,
@@ -87,12 +91,12 @@ NUMBERS = {
         "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "io_uring_setup": 425,
         "kexec_load": 104, "kexec_file_load": 294, "init_module": 105, "finit_module": 273,
         "delete_module": 106, "ptrace": 117, "unshare": 97, "clone": 220, "clone3": 435,
-        "setresuid": 147,
+        "setresuid": 147, "socket": 198,
     },
 }  # fmt: skip
 SUMMARY = (
     "seccomp filter (no kernel keys, no new namespaces, mounts, bpf, perf, io_uring or "
-    "ptrace), a keyring of its own, no capabilities"
+    "ptrace, no network sockets), a keyring of its own, no capabilities"
 )
 
 
@@ -156,6 +160,13 @@ def program(arch: str) -> bytes:
             _op(RET, deny),
             _op(RET, RET_ALLOW),
         ]
+    code += [
+        _op(JEQ, numbers["socket"], jf=4),
+        _op(LD_W_ABS, OFFSET_ARG0),  # the family
+        _op(JEQ, AF_UNIX, jt=1),
+        _op(RET, deny),
+        _op(RET, RET_ALLOW),
+    ]
     code.append(_op(RET, RET_ALLOW))
     return b"".join(code)
 
