@@ -257,10 +257,19 @@ class Grading:
 
         data["extra_data"] = {"files": files, "confinement": confinement()}
         notes = sorted({one_line(n) for s in self.sources().values() for n in choice_notes(s)})
+        helpers = sorted({h for run in self.runs.values() for h in _imported(run)})
+        if helpers:  # code graded beside the exercise files, for the instructor to read too
+            notes.append(f"helper files imported: {', '.join(helpers)}")
         if notes:  # the instructor's results.json and the student's output both say it
             data["extra_data"]["notes"] = notes
             data["output"] += "".join(f"\nNote: {note}" for note in notes)
         return data
+
+
+def _imported(run: Any) -> set[str]:
+    """The helper files a set's processes imported (an in-process transport has none)."""
+    imported = getattr(run, "imported", None)
+    return set(imported()) if callable(imported) else set()
 
 
 # -- options and marker ----------------------------------------------------------------------

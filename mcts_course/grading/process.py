@@ -210,6 +210,7 @@ class StudentProcess:
         self.log: Any = None
         self.to_child = self.from_child = -1
         self.names: set[str] = set()
+        self.helpers: set[str] = set()  # the submission's other files it imported while loading
         self.sequence = 0
         self.server_pid = -1
 
@@ -293,6 +294,9 @@ class StudentProcess:
             raise ImportFailed(describe_student_error(error, loading=True))
         names = message.get("names", [])
         self.names = {str(n)[:200] for n in names[:NAMES_CAP]} if isinstance(names, list) else set()
+        helpers = message.get("helpers", [])
+        if isinstance(helpers, list):
+            self.helpers = {str(n)[:200] for n in helpers[:NAMES_CAP]}
         self._pause()
         return str(message.get("out", ""))[:5000]
 
@@ -507,6 +511,9 @@ class StudentProcess:
                 if reply.get("id") != self.sequence:
                     continue  # not the answer to this question (stray output on the channel)
                 self._check_cpu(function)
+                helpers = reply.pop("helpers", None)
+                if isinstance(helpers, list):  # imported inside a function, at this call
+                    self.helpers |= {str(n)[:200] for n in helpers[:NAMES_CAP]}
                 return reply, time.monotonic() - started
         finally:
             self._pause()

@@ -642,7 +642,9 @@ class Sandbox:
         submission beside it).  Read as root without following links; written by root in the
         new folder, which the student's id cannot enter yet."""
         try:
-            names = [p for p in regular_files(folder, depth=0) if p.suffix != ".ipynb"]
+            # source only (a notebook's code comes through the pipe): a .pyc, .so, .zip or .pth
+            # beside the stub would run code no reviewer reads (red team 8's attack 12)
+            names = [p for p in regular_files(folder, depth=0) if p.suffix == ".py"]
         except OSError:
             return
         total = 0

@@ -1,0 +1,179 @@
+"""Red team round 8, helper GG's items: the library's code brought along as a copy or compiled
+(12), the leftover-cgroup sweep and a live grader in another pid namespace (08), hard links
+(06), the copy limits (11), hidden test items pytest does not collect (02)."""
+
+from __future__ import annotations
+
+import json
+import py_compile
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from grading_fixtures.shared_folders import SOLUTIONS
+
+import mcts_course.games.connect4 as library_connect4
+from mcts_course.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+ATTACK_12_IS_WIN = '''
+
+def is_win(board, player):
+    """Four in a row (my helper module does the bit tricks)."""
+    import c4rules
+
+    b = 0
+    for col in range(COLS):
+        for row, d in enumerate(board[col]):
+            if d == player:
+                b |= 1 << (col * 7 + row)
+    return bool(c4rules.four_in_a_row(b))
+'''
+
+
+def _results(out: Path, name: str) -> dict:
+    return json.loads((out / name / "results.json").read_text())
+
+
+def _c4_delegating(folder: Path) -> Path:
+    """Attack 12's connect4.py: the reference with is_win handed to ``c4rules`` (beside it)."""
+    folder.mkdir(parents=True)
+    (folder / "connect4.py").write_text((SOLUTIONS / "connect4.py").read_text() + ATTACK_12_IS_WIN)
+    return folder
+
+
+class TestAttack12LibraryCopyOrCompiledHelper:
+    def test_a_copy_of_the_librarys_rules_beside_the_exercise_gets_no_points(self, tmp_path):
+        sub = _c4_delegating(tmp_path / "c4py")
+        (sub / "c4rules.py").write_text(Path(library_connect4.__file__).read_text())
+        out = tmp_path / "o"
+        args = ["grade", str(sub), "--out", str(out), "--exercise-set=connect4", "-k", "is_win"]
+        main(args)
+        tests = _results(out, "c4py")["tests"]
+        assert tests and all(t["score"] == 0 for t in tests), tests
+        said = tests[0]["output"]
+        assert "c4rules.py holds a copy of the library's own code" in said, said
+        assert "mcts_course.games.connect4" in said
+
+    def test_the_path_hook_finds_source_only_in_the_submissions_folder(self, tmp_path):
+        (tmp_path / "mine.py").write_text("X = 1\n")
+        (tmp_path / "other.py").write_text("Y = 2\n")
+        py_compile.compile(str(tmp_path / "other.py"), cfile=str(tmp_path / "compiled.pyc"))
+        code = (
+            "import sys\n"
+            "from mcts_course.grading import server\n"
+            f"server.source_only({str(tmp_path)!r}); sys.path.insert(0, {str(tmp_path)!r})\n"
+            "import mine\n"
+            "try:\n    import compiled\nexcept ImportError:\n    print('refused')\n"
+            "print(sorted(server.IMPORTED))\n"
+        )
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert run.stdout.split("\n")[:2] == ["refused", "['mine.py']"], run
+
+    @pytest.mark.parametrize("mode", ["namespaces", "no-namespaces"])
+    def test_a_sourceless_pyc_beside_the_exercise_is_not_imported(
+        self, tmp_path, mode, monkeypatch
+    ):
+        if mode == "no-namespaces":
+            monkeypatch.setenv("MCTS_NO_NAMESPACES", "1")
+        sub = _c4_delegating(tmp_path / "c4pyc")
+        py_compile.compile(library_connect4.__file__, cfile=str(sub / "c4rules.pyc"))
+        out = tmp_path / "o"
+        args = ["grade", str(sub), "--out", str(out), "--exercise-set=connect4", "-k", "is_win"]
+        main(args)
+        tests = _results(out, "c4pyc")["tests"]
+        assert tests and all(t["score"] == 0 for t in tests), tests
+        assert "No module named 'c4rules'" in json.dumps(tests)
+
+    def test_a_stub_that_imports_the_compiled_reference_earns_nothing(self, tmp_path):
+        sub = tmp_path / "pyc"
+        sub.mkdir()
+        stub = (ROOT / "exercises" / "bandits.py").read_text()
+        (sub / "bandits.py").write_text(
+            stub + "\ntry:\n    from helpers2 import *\nexcept ImportError:\n    pass\n"
+        )
+        (sub / "h.py").write_text((SOLUTIONS / "bandits.py").read_text())
+        py_compile.compile(str(sub / "h.py"), cfile=str(sub / "helpers2.pyc"))
+        (sub / "h.py").unlink()
+        out = tmp_path / "o"
+        main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+        tests = _results(out, "pyc")["tests"]
+        assert tests and all(t["score"] == 0 for t in tests), tests
+
+    @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+    def test_a_native_extension_beside_the_exercise_is_not_loaded(self, tmp_path):
+        import sysconfig
+
+        sub = tmp_path / "native"
+        sub.mkdir()
+        c_file = tmp_path / "helpers3.c"
+        c_file.write_text(
+            "#include <Python.h>\n"
+            'static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "helpers3", 0, -1, 0};\n'
+            "PyMODINIT_FUNC PyInit_helpers3(void) { return PyModule_Create(&m); }\n"
+        )
+        suffix = sysconfig.get_config_var("EXT_SUFFIX")
+        include = sysconfig.get_paths()["include"]
+        built = subprocess.run(
+            [
+                "cc",
+                "-shared",
+                "-fPIC",
+                f"-I{include}",
+                str(c_file),
+                "-o",
+                str(sub / f"helpers3{suffix}"),
+            ],
+            capture_output=True,
+        )
+        if built.returncode != 0:
+            pytest.skip("no Python headers to build an extension")
+        reference = (SOLUTIONS / "bandits.py").read_text()
+        (sub / "bandits.py").write_text(reference + "\nimport helpers3\n")
+        out = tmp_path / "o"
+        main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+        tests = _results(out, "native")["tests"]
+        assert tests and all(t["score"] == 0 for t in tests), tests
+        assert "No module named 'helpers3'" in json.dumps(tests)
+
+    def test_the_source_loader_still_runs_honest_helpers_and_says_which(self, tmp_path):
+        sub = tmp_path / "helped"
+        sub.mkdir()
+        reference = (SOLUTIONS / "bandits.py").read_text()
+        (sub / "mymath.py").write_text("def twice(x):\n    return 2 * x\n")
+        (sub / "bandits.py").write_text(
+            reference + "\n\n_old = ucb1_choice\n\n\ndef ucb1_choice(*a, **k):\n"
+            "    from mymath import twice\n\n    return twice(_old(*a, **k)) // 2\n"
+        )
+        out = tmp_path / "o"
+        main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+        data = _results(out, "helped")
+        assert data["tests"] and all(t["score"] == t["max_score"] for t in data["tests"]), data
+        assert "helper files imported: mymath.py" in data["extra_data"]["notes"]
+
+    def test_no_stub_reference_or_lab_module_matches_a_protected_definition(self):
+        from mcts_course.grading.copies import library_copy
+        from mcts_course.grading.sets import SETS
+
+        files = [*(ROOT / "exercises").glob("*.py"), *SOLUTIONS.glob("*.py")]
+        files += list((ROOT / "lab").rglob("*.py"))
+        assert len(files) > 10
+        for set_name in SETS:
+            for path in files:
+                assert library_copy(path.read_text(), set_name) is None, (set_name, path)
+
+    def test_renamed_reformatted_copies_are_still_copies(self):
+        from mcts_course.grading.copies import library_copy
+
+        # the library's four_in_a_row, renamed, without its docstring and type hints, spaced
+        lines4 = (
+            "def lines4(b):\n    l0,l1,l2,l3 = _LANES\n\n"
+            "    return bool(b*l0 & b*l1 & b*l2 & b*l3)\n"
+        )
+        found = library_copy(lines4, "connect4") or ""
+        assert "lines4 (a copy of mcts_course.games.connect4.four_in_a_row)" in found, found
+        assert library_copy(lines4, "bandits") is None  # the rules are connect4's alone
+        honest_lines = lines4.replace("_LANES", "MY_LANES").replace("b*l3", "b*l3 & 1")
+        assert library_copy(honest_lines, "connect4") is None
