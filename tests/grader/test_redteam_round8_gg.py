@@ -177,3 +177,91 @@ class TestAttack12LibraryCopyOrCompiledHelper:
         assert library_copy(lines4, "bandits") is None  # the rules are connect4's alone
         honest_lines = lines4.replace("_LANES", "MY_LANES").replace("b*l3", "b*l3 & 1")
         assert library_copy(honest_lines, "connect4") is None
+
+
+VICTIM = """
+import subprocess, sys, time
+from pathlib import Path
+from mcts_course.grading.confine import Cage
+
+cage = object.__new__(Cage)
+cage.memory_mb, cage.cgroups, cage.locks, cage._watching = 64, {}, [], None
+cage._make_cgroups(sys.argv[1])
+student = subprocess.Popen(["sleep", "300"])
+for folder in set(cage.cgroups.values()):
+    (folder / "cgroup.procs").write_text(str(student.pid))
+print("ready", flush=True)
+time.sleep(300)
+"""
+
+
+def _dead_pid() -> int:
+    """A pid that no process of this pid namespace has (as a grader's in another one)."""
+    import os
+
+    for pid in range(4_000_000, 3_990_000, -1):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except PermissionError:
+            continue
+    raise AssertionError("no free pid")
+
+
+class TestAttack08SweepByLockNotPid:
+    @pytest.fixture
+    def victim(self):
+        import os
+        import signal
+
+        from mcts_course.grading import confine
+
+        if os.geteuid() != 0 or not confine.cgroups_allowed() or not shutil.which("unshare"):
+            pytest.skip("needs root, cgroups and unshare")
+        name = f"{_dead_pid()}-box-rt8victim"
+        command = ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", VICTIM]
+        proc = subprocess.Popen(
+            [*command, name], stdout=subprocess.PIPE, text=True, start_new_session=True
+        )
+        try:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+            folder = confine._own_cgroup("memory") / f"mcts-{name}"
+            yield proc, folder
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            confine.GRACE, old = 0.0, confine.GRACE
+            try:
+                confine.remove_stale()
+            finally:
+                confine.GRACE = old
+
+    def test_a_live_grader_in_another_pid_namespace_keeps_its_cgroups(self, victim, monkeypatch):
+        from mcts_course.grading import confine
+
+        proc, folder = victim
+        monkeypatch.setattr(confine, "GRACE", 0.0)  # old enough: only the lock protects it
+        students = (folder / "cgroup.procs").read_text().split()
+        assert students
+        assert folder.name.removeprefix("mcts-") not in confine.remove_stale()
+        assert folder.is_dir() and (folder / "cgroup.procs").read_text().split() == students
+
+    def test_a_leftover_whose_grader_died_is_removed_with_its_processes(self, victim, monkeypatch):
+        import os
+        import signal
+
+        from mcts_course.grading import confine
+
+        proc, folder = victim
+        students = [int(p) for p in (folder / "cgroup.procs").read_text().split()]
+        os.killpg(proc.pid, signal.SIGKILL)  # the grader, not its student (in the cgroup)
+        proc.wait()
+        assert folder.name not in confine.remove_stale()  # too young: between mkdir and lock?
+        monkeypatch.setattr(confine, "GRACE", 0.0)
+        assert folder.name in confine.remove_stale() or not folder.exists()
+        assert not folder.exists()
+        for pid in students:
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
