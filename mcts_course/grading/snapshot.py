@@ -140,8 +140,10 @@ def open_path(path: str | Path) -> tuple[int, str | None, list[str]]:
 class _Copier:
     """Copies regular files by descriptors into a fresh folder, within the caps."""
 
-    def __init__(self, snap: Snapshot):
+    def __init__(self, snap: Snapshot, owner: int | None = None, links: bool = False):
         self.snap = snap
+        self.owner = owner  # the submission folder's: every file copied must be its own
+        self.links = links  # refuse hard links even without an owner to compare with
         self.files = 0
         self.folders = 0
         self.bytes = 0
@@ -151,7 +153,7 @@ class _Copier:
             return
         cap = NOTEBOOK_CAP if name.endswith(".ipynb") else FILE_CAP
         try:
-            data = read_regular(name, cap, dir_fd=src_dir)
+            data = read_regular(name, cap, dir_fd=src_dir, owner=self.owner, one_name=self.links)
         except NotRegularFile as error:
             self.snap.refused[dest] = str(error)
             return
@@ -227,11 +229,13 @@ def take(submission: str | Path) -> Snapshot:
         try:
             if name is None:  # a folder: the whole tree
                 snap = Snapshot(root, root, origin, warnings=warnings)
-                _Copier(snap).folder(fd, top, root, 0)
+                _Copier(snap, os.fstat(fd).st_uid).folder(fd, top, root, 0)
             else:  # one file: that file alone (each exercise file is checked on its own), never
                 # the files beside it, which may be other students' files in a flat export
                 snap = Snapshot(root, root / name, origin, warnings=warnings)
-                _Copier(snap).file(fd, name, top, root / name)
+                # a hard link is refused here too; its folder's owner may not be the file's
+                # (a flat export of every student's file, made by the instructor)
+                _Copier(snap, None, links=True).file(fd, name, top, root / name)
         finally:
             os.close(top)
     finally:

@@ -265,3 +265,58 @@ class TestAttack08SweepByLockNotPid:
         for pid in students:
             with pytest.raises(ProcessLookupError):
                 os.kill(pid, 0)
+
+
+class TestAttack06HardLinksAndStrangersFiles:
+    @pytest.fixture
+    def student_folder(self, tmp_path):
+        import os
+
+        if os.geteuid() != 0:
+            pytest.skip("needs root (a folder of another user, a link to a root-only file)")
+        secret = tmp_path / "root-only.txt"
+        secret.write_text("root:*:the shadow line\n")
+        secret.chmod(0o600)
+        sub = tmp_path / "sub"
+        sub.mkdir()
+        (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text())
+        for path in (sub, sub / "bandits.py"):
+            os.chown(path, 65534, 65534)  # nobody's: the student's
+        return sub, secret
+
+    def test_a_hard_link_to_a_root_only_file_is_not_copied(self, student_folder):
+        import os
+
+        from mcts_course.grading import snapshot
+
+        sub, secret = student_folder
+        os.link(secret, sub / "notes.txt")  # as fs.protected_hardlinks=0 lets anyone do
+        snap = snapshot.take(sub)
+        assert not (snap.target / "notes.txt").exists()
+        assert "hard link" in snap.refused[snap.target / "notes.txt"]
+        assert (snap.target / "bandits.py").read_text().startswith('"""')
+
+    def test_an_exercise_file_that_is_a_hard_link_gets_no_points_with_the_reason(
+        self, student_folder
+    ):
+        import os
+
+        from mcts_course.grading import snapshot
+
+        sub, secret = student_folder
+        (sub / "bandits.py").unlink()
+        os.link(secret, sub / "bandits.py")
+        found = snapshot.submission_sources(sub)["bandits"]
+        assert "hard link" in found.refused and "0 points" in found.refused
+        alone = snapshot.submission_sources(sub / "bandits.py")["bandits"]  # one file given
+        assert "hard link" in alone.refused
+
+    def test_a_file_of_another_owner_in_the_students_folder_is_not_copied(self, student_folder):
+        from mcts_course.grading import snapshot
+
+        sub, _ = student_folder
+        (sub / "given.py").write_text("X = 1\n")  # root's, in nobody's folder
+        snap = snapshot.take(sub)
+        assert not (snap.target / "given.py").exists()
+        assert "belongs to user 0" in snap.refused[snap.target / "given.py"]
+        assert (snap.target / "bandits.py").exists()
