@@ -67,7 +67,7 @@ LOG_CAP = 2 << 20  # bytes of a run's output kept in pytest.log
 # column of grades.csv): "graded", or a failure of the grading itself, never of the student's
 # code (a function that crashed or looped fails its tests in a run that is "graded").
 GRADED = "graded"
-RUN_FAILURES = ("crashed", "killed", "timed out", "no tests")
+RUN_FAILURES = ("crashed", "killed", "timed out", "no tests", "incomplete copy")
 NO_TESTS_COLLECTED = 5  # pytest's exit status
 
 
@@ -230,6 +230,8 @@ def run_status(returncode: int, timed_out: bool, data: dict) -> str:
         return "crashed"
     if not any(t.get("max_score") for t in data.get("tests", [])):
         return "no tests"
+    if data.get("extra_data", {}).get("copy_cut"):  # a limit left files out: read the notes
+        return "incomplete copy"
     return GRADED
 
 

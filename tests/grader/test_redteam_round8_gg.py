@@ -320,3 +320,56 @@ class TestAttack06HardLinksAndStrangersFiles:
         assert not (snap.target / "given.py").exists()
         assert "belongs to user 0" in snap.refused[snap.target / "given.py"]
         assert (snap.target / "bandits.py").exists()
+
+
+def _deep_with_notes(sub: Path) -> Path:
+    where = sub / "a" / "b" / "c" / "d" / "e" / "f" / "g"
+    where.mkdir(parents=True)
+    (where / "notes.txt").write_text("1\n")
+    return sub
+
+
+class TestAttack11CopyLimitsNeverHideTheExercise:
+    @pytest.mark.parametrize("layout", ["many-files", "deep"])
+    def test_the_exercise_beyond_a_limit_is_graded_and_the_cut_is_said(self, tmp_path, layout):
+        from mcts_course.grading import snapshot
+
+        if layout == "deep":  # a file beyond the depth, not an exercise: that is a cut
+            deeper = snapshot.take(_deep_with_notes(tmp_path / "deep-notes"))
+            assert any("6 levels" in why for why in deeper.cut), deeper.cut
+
+        sub = tmp_path / layout
+        if layout == "many-files":  # a data folder (or a venv without a dot) before the code
+            (sub / "aa").mkdir(parents=True)
+            for i in range(snapshot.FILES + 100):
+                (sub / "aa" / f"d{i:05d}.txt").write_text("1\n")
+            where = sub / "zz"
+        else:  # a zipped home folder: Downloads/course/mcts-course/exercises/...
+            where = sub / "a" / "b" / "c" / "d" / "e" / "f" / "g"
+        where.mkdir(parents=True)
+        (where / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text())
+        out = tmp_path / "o"
+        code = main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+        data = _results(out, layout)
+        assert data["tests"] and all(t["score"] == t["max_score"] for t in data["tests"]), data
+        if layout == "deep":  # nothing but the exercise file lay beyond the limit: no cut
+            assert data["extra_data"]["status"] == "graded" and code == 0
+            assert "copy_cut" not in data["extra_data"]
+            return
+        assert data["extra_data"]["status"] == "incomplete copy" and code == 1
+        said = " ".join(data["extra_data"]["copy_cut"])
+        assert "2,000 files" in said, said
+        assert said in " ".join(data["extra_data"]["notes"]) and "Note: the copy" in data["output"]
+        assert "note: the copy" in (out / layout / "pytest.log").read_text()
+        grades = (out / "grades.csv").read_text()
+        assert f"{layout},incomplete copy," in grades, grades
+
+    def test_a_submission_within_the_limits_says_nothing(self, tmp_path):
+        from mcts_course.grading import snapshot
+
+        sub = tmp_path / "small"
+        (sub / "data").mkdir(parents=True)
+        (sub / "data" / "x.txt").write_text("1\n")
+        (sub / "bandits.py").write_text("X = 1\n")
+        snap = snapshot.take(sub)
+        assert snap.cut == [] and (snap.target / "data" / "x.txt").exists()
