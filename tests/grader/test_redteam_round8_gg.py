@@ -373,3 +373,77 @@ class TestAttack11CopyLimitsNeverHideTheExercise:
         (sub / "bandits.py").write_text("X = 1\n")
         snap = snapshot.take(sub)
         assert snap.cut == [] and (snap.target / "data" / "x.txt").exists()
+
+
+HIDDEN_02 = """import pytest
+
+MARK = dict(exercise_set="bandits", visibility="visible")
+
+
+@pytest.mark.points(1, exercise="h_base", **MARK)
+def test_base(student):
+    assert student.ucb1_choice([1, 1], [0.0, 1.0], 0.0) == 1
+"""
+INIT_CLASS = """
+
+class TestWithInit:
+    def __init__(self):
+        pass
+
+    @pytest.mark.points(1, exercise="h_initclass", **MARK)
+    def test_in_class(self, student):
+        assert student.ucb1_choice([1, 1], [0.0, 1.0], 0.0) == 1
+"""
+TWICE = """
+
+@pytest.mark.points(1, exercise="h_dup", **MARK)
+def test_dup(student):
+    assert student.ucb1_choice([1, 1], [0.0, 1.0], 0.0) == 1
+
+
+@pytest.mark.points(1, exercise="h_dup2", **MARK)
+def test_dup(student):
+    assert student.ucb1_choice([1, 1], [0.0, 1.0], 0.0) == 1
+"""
+NOT_TEST = """
+
+@pytest.mark.points(3, exercise="h_helper", **MARK)
+def check_helper(student):
+    assert student.ucb1_choice([1, 1], [0.0, 1.0], 0.0) == 1
+"""
+
+
+class TestAttack02HiddenTestsPytestDoesNotCollect:
+    def test_each_dropped_test_stops_the_vet_naming_it_and_why(self, tmp_path):
+        from mcts_grader.vet import BadTests, vet
+
+        hidden = tmp_path / "hidden"
+        hidden.mkdir(mode=0o700)
+        (hidden / "test_init.py").write_text(HIDDEN_02 + INIT_CLASS)
+        (hidden / "test_twice.py").write_text(HIDDEN_02 + TWICE)
+        (hidden / "test_name.py").write_text(HIDDEN_02 + NOT_TEST)
+        with pytest.raises(BadTests) as stopped:
+            vet([hidden], scratch=tmp_path)
+        said = str(stopped.value)
+        assert "test_init.py" in said and "__init__" in said, said
+        assert "test_twice.py::test_dup is defined 2 times" in said, said
+        assert "test_name.py::check_helper has a points marker" in said, said
+        assert "name it test_*" in said
+
+    def test_the_dropped_items_are_found_from_the_ast(self, tmp_path):
+        from mcts_grader.vet import dropped
+
+        hidden = tmp_path / "hidden"
+        hidden.mkdir()
+        (hidden / "test_a.py").write_text(HIDDEN_02 + INIT_CLASS + TWICE + NOT_TEST)
+        found = {"items": ["hidden/test_a.py::test_base", "hidden/test_a.py::test_dup"]}
+        faults = dropped([hidden], found)
+        assert any(
+            "TestWithInit::test_in_class its class TestWithInit has __init__" in f for f in faults
+        )
+        assert any("test_a.py::test_dup is defined 2 times" in f for f in faults)
+        assert any("check_helper has a points marker" in f for f in faults)
+        assert not any("test_base" in f for f in faults)
+        clean = {"items": ["hidden/test_a.py::test_base"]}
+        (hidden / "test_a.py").write_text(HIDDEN_02)
+        assert dropped([hidden], clean) == []
