@@ -224,8 +224,8 @@ def run_status(returncode: int, timed_out: bool, data: dict) -> str:
     error, an interrupted run), or a run that graded no test at all are failures of grading."""
     if timed_out:
         return "timed out"
-    if returncode < 0:
-        return "killed"
+    if returncode < 0 or data.get("extra_data", {}).get("killed_outside"):
+        return "killed"  # the grader, or a student's process by a SIGKILL it did not send
     if returncode not in (0, 1, NO_TESTS_COLLECTED):
         return "crashed"
     if not any(t.get("max_score") for t in data.get("tests", [])):

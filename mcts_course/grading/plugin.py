@@ -264,6 +264,10 @@ class Grading:
         helpers = sorted({h for run in self.runs.values() for h in _imported(run)})
         if helpers:  # code graded beside the exercise files, for the instructor to read too
             notes.append(f"helper files imported: {', '.join(helpers)}")
+        if any(getattr(run, "killed_outside", lambda: False)() for run in self.runs.values()):
+            # not a crash of the student's code: the batch's status is "killed" (exit 1)
+            data["extra_data"]["killed_outside"] = True
+            notes.append("a process running the submission was killed from outside the grader")
         if self.cut:  # a grade on part of the submission: the batch's status says so too
             data["extra_data"]["copy_cut"] = list(self.cut)
             notes += self.cut

@@ -128,6 +128,7 @@ class SetRun:
         self.transport: Any = None
         self.names: set[str] = set()
         self.helpers: set[str] = set()  # other files of the submission its process imported
+        self.outside = False  # a process was killed by a SIGKILL the grader did not send
         self.broken: dict[str, str] = {}  # function -> "timed out" / "crashed"
         self.failed: set[str] = set()  # functions whose own test failed
         self.reported = False  # why the set cannot answer was told in full in a test above
@@ -154,6 +155,7 @@ class SetRun:
             return DeadStudent(self.why), None
         if self.transport is None or not self.transport.alive():
             self.helpers |= set(getattr(self.transport, "helpers", ()))  # a process that died
+            self.outside |= bool(getattr(self.transport, "outside", False))
             try:
                 self.transport, self.names = self.start()
             except ImportFailed as error:
@@ -163,6 +165,10 @@ class SetRun:
         connection.begin_test(budget)
         return Student(connection, self.names), connection
 
+    def killed_outside(self) -> bool:
+        """Whether a process of the set was killed by a SIGKILL the grader did not send."""
+        return self.outside or bool(getattr(self.transport, "outside", False))
+
     def imported(self) -> set[str]:
         """The submission's other files its processes imported (the exercise file aside)."""
         return self.helpers | set(getattr(self.transport, "helpers", ()))
@@ -171,6 +177,7 @@ class SetRun:
         """Kill the student's process (once: its pipes' descriptors are closed only once)."""
         if self.transport is not None:
             self.helpers |= set(getattr(self.transport, "helpers", ()))
+            self.outside |= bool(getattr(self.transport, "outside", False))
             self.transport.kill()
             self.transport = None
 

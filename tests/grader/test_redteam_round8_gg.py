@@ -447,3 +447,88 @@ class TestAttack02HiddenTestsPytestDoesNotCollect:
         clean = {"items": ["hidden/test_a.py::test_base"]}
         (hidden / "test_a.py").write_text(HIDDEN_02)
         assert dropped([hidden], clean) == []
+
+
+SLOW_FIRST_CALL = """
+
+import time as _time
+
+_real_ucb1 = ucb1_choice
+_CALLS = []
+
+
+def ucb1_choice(counts, sums, c=math.sqrt(2)):
+    if not _CALLS:
+        _CALLS.append(1)
+        _time.sleep(10)  # the neighbour's sweep (or any program) kills it meanwhile
+    return _real_ucb1(counts, sums, c)
+"""
+
+
+def _descendants_in_a_box(top: int) -> list[int]:
+    """Pids of python processes below ``top`` in a sandbox's cgroup (this test's students)."""
+    import os
+
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat_line = Path(f"/proc/{entry}/stat").read_text()
+                parents[int(entry)] = int(stat_line.rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    found = []
+    for pid in parents:
+        up, seen = pid, 0
+        while up in parents and up != top and seen < 64:
+            up, seen = parents[up], seen + 1
+        if up != top:
+            continue
+        try:
+            box = "-box-" in Path(f"/proc/{pid}/cgroup").read_text()
+            python = Path(f"/proc/{pid}/comm").read_text().startswith("python")
+        except OSError:
+            continue
+        if box and python:
+            found.append(pid)
+    return found
+
+
+class TestAttack08KilledFromOutside:
+    def test_a_sigkill_the_grader_did_not_send_makes_the_run_killed(self, tmp_path):
+        import os
+        import signal
+        import threading
+        import time
+
+        from mcts_course.grading import confine
+
+        if os.geteuid() != 0 or not confine.cgroups_allowed():
+            pytest.skip("needs root and cgroups (the caps' own SIGKILLs are told apart there)")
+        sub = tmp_path / "victim"
+        sub.mkdir()
+        (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + SLOW_FIRST_CALL)
+        killed: list[int] = []
+
+        def neighbour() -> None:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not killed:
+                pids = _descendants_in_a_box(os.getpid())
+                if pids:
+                    time.sleep(2.0)  # loaded, inside its first call
+                    for pid in _descendants_in_a_box(os.getpid()):
+                        os.kill(pid, signal.SIGKILL)
+                        killed.append(pid)
+                time.sleep(0.05)
+
+        thread = threading.Thread(target=neighbour)
+        thread.start()
+        out = tmp_path / "o"
+        args = ["--exercise-set=bandits", "-k", "test_ucb1_choice", "--timeout-scale", "10"]
+        code = main(["grade", str(sub), "--out", str(out), *args])
+        thread.join()
+        assert killed
+        data = _results(out, "victim")
+        assert data["extra_data"]["status"] == "killed" and code == 1, data
+        assert "killed from outside the grader" in " ".join(data["extra_data"]["notes"])
+        assert "not your code's fault" in data["tests"][0]["output"]
