@@ -152,14 +152,17 @@ class _Copier:
         self.owner = owner  # the submission folder's: every file copied must be its own
         self.links = links  # refuse hard links even without an owner to compare with
         self.files = 0
-        self.folders = 0
+        self.folders = 0  # folders made in the copy (FOLDERS)
+        self.scanned = 0  # folders read, by the name-only walk too (NAME_FOLDERS)
         self.bytes = 0
 
     def cut(self, why: str) -> None:
         if why not in self.snap.cut:
             self.snap.cut.append(why)
 
-    def file(self, src_dir: int, name: str, dest_dir: int, dest: Path, beyond: str = "") -> None:
+    def file(
+        self, src_dir: int, name: str, dest_dir: int | None, dest: Path, beyond: str = ""
+    ) -> None:
         """Copy one file; ``beyond``: the limit passed above it (only exercise files, then)."""
         exercise = name.endswith(".ipynb") or (name.endswith(".py") and name[:-3] in SETS)
         if beyond and not exercise:
@@ -181,13 +184,25 @@ class _Copier:
             return
         self.files += 1
         self.bytes += len(data)
-        fd = os.open(name, _WRITE, 0o600, dir_fd=dest_dir)
+        made = None
+        if dest_dir is None:  # found by the name-only walk: its folders are made now
+            dest.parent.mkdir(0o700, parents=True, exist_ok=True)  # in the copy, the grader's
+            dest_dir = made = os.open(dest.parent, _DIR)
         try:
-            os.write(fd, data)
+            fd = os.open(name, _WRITE, 0o600, dir_fd=dest_dir)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
         finally:
-            os.close(fd)
+            if made is not None:
+                os.close(made)
 
-    def folder(self, src_dir: int, dest_dir: int, dest: Path, level: int, beyond: str = "") -> None:
+    def folder(
+        self, src_dir: int, dest_dir: int | None, dest: Path, level: int, beyond: str = ""
+    ) -> None:
+        """Copy a folder's files; ``dest_dir`` None (with ``beyond``, the limit passed): the
+        name-only walk, which makes a folder of the copy only for an exercise file found."""
         try:
             names = sorted(os.listdir(src_dir))
         except OSError:
@@ -205,15 +220,19 @@ class _Copier:
                     below = f"the copy read only exercise files below {DEPTH} levels of folders"
                 if self.folders >= FOLDERS and not below:
                     below = f"the copy read only exercise files after {FOLDERS} folders"
-                if level >= NAME_DEPTH or self.folders >= NAME_FOLDERS:
+                if level >= NAME_DEPTH or self.scanned >= NAME_FOLDERS:
                     self.cut(f"the copy stopped at {NAME_DEPTH} levels or {NAME_FOLDERS} folders")
                     continue  # 50,000 empty folders would cost the batch minutes of copying
-                self.folders += 1
+                self.scanned += 1
                 try:
                     sub = os.open(name, _DIR, dir_fd=src_dir)
                 except OSError:
                     continue
                 try:
+                    if below:
+                        self.folder(sub, None, dest / name, level + 1, below)
+                        continue
+                    self.folders += 1
                     os.mkdir(name, 0o700, dir_fd=dest_dir)
                     new = os.open(name, _DIR, dir_fd=dest_dir)
                     try:
