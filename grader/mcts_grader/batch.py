@@ -68,7 +68,9 @@ LOG_CAP = 2 << 20  # bytes of a run's output kept in pytest.log
 # column of grades.csv): "graded", or a failure of the grading itself, never of the student's
 # code (a function that crashed or looped fails its tests in a run that is "graded").
 GRADED = "graded"
-RUN_FAILURES = ("crashed", "killed", "timed out", "no tests")
+SWEEP_INCOMPLETE = "sweep incomplete"  # what its user id left may not all be gone
+INCOMPLETE_COPY = "incomplete copy"  # a copy limit left files out: read the notes
+RUN_FAILURES = ("crashed", "killed", "timed out", "no tests", SWEEP_INCOMPLETE, INCOMPLETE_COPY)
 NO_TESTS_COLLECTED = 5  # pytest's exit status
 
 
@@ -225,12 +227,16 @@ def run_status(returncode: int, timed_out: bool, data: dict) -> str:
     error, an interrupted run), or a run that graded no test at all are failures of grading."""
     if timed_out:
         return "timed out"
-    if returncode < 0:
-        return "killed"
+    if returncode < 0 or data.get("extra_data", {}).get("killed_outside"):
+        return "killed"  # the grader, or a student's process by a SIGKILL it did not send
     if returncode not in (0, 1, NO_TESTS_COLLECTED):
         return "crashed"
     if not any(t.get("max_score") for t in data.get("tests", [])):
         return "no tests"
+    if data.get("extra_data", {}).get("sweep_incomplete"):
+        return SWEEP_INCOMPLETE
+    if data.get("extra_data", {}).get("copy_cut"):  # a limit left files out: read the notes
+        return INCOMPLETE_COPY
     return GRADED
 
 
@@ -485,6 +491,10 @@ def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
             env[PUBLIC_ENV] = public
             if is_root():
                 env[sandbox.BASE_ENV] = str(sandbox._base())
+                from mcts_course.grading import sweep
+
+                # the runs sweep the folder a student's id could write in, not their own
+                env[sweep.ALSO_ENV] = tempfile.gettempdir()
                 env["TMPDIR"] = private
             try:
                 yield Path(private), env

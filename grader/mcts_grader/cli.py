@@ -204,6 +204,9 @@ def run(args: argparse.Namespace) -> int:
             tests.append(hidden)
         if not submission.exists():
             raise UsageError(f"no submission at {submission}")
+        from mcts_grader.feedback import close_metadata, metadata_path
+
+        close_metadata(metadata_path())  # read (the due date): no student may read it now
         # SandboxError (student code not confinable) goes up: no results.json, exit status 3
         try:
             data, log = grade_one(submission, tests, options, due)
@@ -345,11 +348,11 @@ def refused_word(word: str, submissions: list[str]) -> bool:
 def due_date(args: argparse.Namespace) -> datetime | None:
     """The due date of ``--due``, or with ``--gradescope`` of Gradescope's metadata (whose
     zone completes a ``--due`` given without one); None: no date, nothing held back is shown."""
-    from mcts_grader.feedback import METADATA, due_date_of, parse_date
+    from mcts_grader.feedback import due_date_of, metadata_path, parse_date
 
     metadata = None
     if args.gradescope:
-        metadata = due_date_of(os.environ.get("MCTS_GRADESCOPE_METADATA", METADATA))
+        metadata = due_date_of(metadata_path())
     if args.due is None:
         return metadata
     return parse_date(args.due, zone=metadata.tzinfo if metadata is not None else None)

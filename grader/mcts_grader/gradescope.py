@@ -65,6 +65,7 @@ ROOT="${AUTOGRADER_ROOT:-/autograder}"
 export MCTS_GRADESCOPE_SUBMISSION="$ROOT/submission"
 export MCTS_GRADESCOPE_RESULTS="$ROOT/results/results.json"
 export MCTS_GRADESCOPE_TESTS="$ROOT/source/tests"
+export MCTS_GRADESCOPE_METADATA="$ROOT/submission_metadata.json"
 cd "$ROOT/source"
 exec "$ROOT/venv/bin/mcts-course" grade --gradescope
 """

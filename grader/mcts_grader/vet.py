@@ -19,6 +19,7 @@ anything is written.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -130,7 +131,9 @@ def vet(
             options=[f"{REPORT_OPTION}={report}", *options, *collect],
             rootdir=scratch or work,
         )
-        command = [sys.executable, "-m", "pytest", "-p", "mcts_grader.vet", *args]
+        # a class pytest refuses to collect (an __init__) only warns: here it stops the check
+        strict = ["-W", "error::pytest.PytestCollectionWarning"]
+        command = [sys.executable, "-m", "pytest", "-p", "mcts_grader.vet", *strict, *args]
         try:
             done = subprocess.run(
                 command,
@@ -155,6 +158,7 @@ def vet(
             "dist, venv...; or not named test_*.py or *_test.py)"
             for f in uncollected(paths, found)
         ]
+        faults += dropped(paths, found)
     if faults:
         raise BadTests(
             "the hidden tests cannot grade fairly, nothing was graded: " + "; ".join(faults)
@@ -193,6 +197,75 @@ def uncollected(paths: list[Path], found: dict[str, Any]) -> list[str]:
                 shown = Path(top.name) / file.relative_to(top) if top.is_dir() else file
                 missed.append(shown.as_posix())
     return missed
+
+
+def _marked(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a definition carries a ``points`` marker (``@pytest.mark.points(...)``)."""
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(target, ast.Attribute) and target.attr == "points":
+            return True
+    return False
+
+
+def _graded_defs(tree: ast.Module) -> list[tuple[str, str]]:
+    """``(qualified name, why it may be dropped)`` of every test-like definition of a file: a
+    function or a method named test_* or carrying a ``points`` marker.  ``why`` says what makes
+    pytest skip it, or "" when pytest should collect it."""
+    found: list[tuple[str, str]] = []
+
+    def scan(body: list[ast.stmt], prefix: str, why_class: str) -> None:
+        names = [n.name for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                if not (node.name.startswith("test") or _marked(node)):
+                    continue
+                why = why_class
+                if names.count(node.name) > 1:
+                    why = f"is defined {names.count(node.name)} times (only the last one runs)"
+                elif not node.name.startswith("test"):
+                    why = "has a points marker but pytest does not collect it: name it test_*"
+                found.append((prefix + node.name, why))
+            elif isinstance(node, ast.ClassDef) and not prefix:
+                inner = [n.name for n in node.body if isinstance(n, ast.FunctionDef)]
+                why = ""
+                if not node.name.startswith("Test"):
+                    why = f"its class {node.name} is not named Test* (pytest does not collect it)"
+                elif "__init__" in inner:
+                    why = f"its class {node.name} has __init__ (pytest does not collect it)"
+                scan(node.body, f"{node.name}::", why)
+
+    scan(tree.body, "", "")
+    return found
+
+
+def dropped(paths: list[Path], found: dict[str, Any]) -> list[str]:
+    """The tests of collected hidden files that pytest did not collect, each with the reason
+    (red team 8's attack 02): a method of a class with ``__init__``, a function defined twice,
+    a function with a ``points`` marker not named ``test_*``.  Silently, their points would be
+    nobody's."""
+    items: dict[tuple[str, ...], set[str]] = {}
+    for nodeid in found["items"]:
+        file, _, rest = nodeid.partition("::")
+        tail = tuple(p for p in Path(file).parts if p not in ("..", "."))
+        items.setdefault(tail, set()).add(rest.split("[")[0])
+    faults = []
+    for top in paths:
+        files = sorted(top.rglob("*.py")) if top.is_dir() else [top]
+        for file in files:
+            collected = [v for t, v in items.items() if t and file.parts[-len(t) :] == t]
+            if not collected:
+                continue  # a helper module, or a file :func:`uncollected` names
+            try:
+                tree = ast.parse(file.read_text(encoding="utf-8", errors="replace"))
+            except (SyntaxError, ValueError, RecursionError):
+                continue  # its collection error is reported
+            shown = Path(top.name) / file.relative_to(top) if top.is_dir() else file
+            for name, why in _graded_defs(tree):
+                if why or name not in collected[0]:
+                    why = why or "was not collected"
+                    faults.append(f"{shown.as_posix()}::{name} {why}")
+    return faults
 
 
 def _read(path: Path) -> Any:

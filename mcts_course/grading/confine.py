@@ -28,6 +28,7 @@ a list of what to hide: a file not listed does not exist in the student's root.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import glob
 import os
@@ -87,6 +88,9 @@ mkdir -p "$R/dev"
 for d in $DEVICES; do : > "$R/dev/$d"; mount --bind "/dev/$d" "$R/dev/$d"; done
 mkdir -p "$R/proc"
 mount -t proc -o nosuid,nodev,noexec proc "$R/proc"
+for f in keys key-users; do  # every key of the machine is listed there, namespaces or not
+    if [ -e "$R/proc/$f" ]; then mount --bind -o ro /dev/null "$R/proc/$f"; fi
+done
 echo "$SHMPAGES" > "$R/proc/sys/kernel/shmall" 2>/dev/null || true
 mount -o remount,ro,bind "$R"
 cd "$R"
@@ -340,6 +344,7 @@ class Cage:
         if self.mode == "none":
             raise ConfineError("namespaces are not available here")
         self.cgroups: dict[str, Path] = {}
+        self.locks: list[int] = []  # flocks on its cgroup folders, held while the cage lives
         self.cpu_exceeded: float | None = None  # CPU seconds seen when watch_cpu killed it all
         self._watching: threading.Event | None = None
         if cgroups_allowed():
@@ -368,6 +373,7 @@ class Cage:
                 folder = parent / f"mcts-{name}"
                 if folder not in self.cgroups.values():  # cpu,cpuacct may share a hierarchy
                     folder.mkdir()
+                    self.locks.append(_hold(folder))
                 self.cgroups[controller] = folder
                 for key, value in limits[controller].items():
                     target = folder / key
@@ -490,9 +496,26 @@ class Cage:
                 except OSError:
                     time.sleep(0.005)
         self.cgroups = {}
+        for fd in getattr(self, "locks", []):
+            os.close(fd)  # after the folders are gone: no sweep finds them unlocked
+        self.locks = []
 
 
 STALE = re.compile(r"mcts-(\d+)-box-[A-Za-z0-9_]+")  # a Cage's cgroup: its grader's pid first
+GRACE = 10.0  # seconds: a cgroup younger than this may be between its mkdir and its lock
+
+
+def _hold(folder: Path) -> int:
+    """An open descriptor of ``folder`` holding an exclusive flock on it.  The kernel drops the
+    lock when the last descriptor closes, that is when the grader ends, however it ends (a
+    SIGKILL too): a cgroup whose lock can be taken has no grader left, in any pid namespace."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _alive(pid: int) -> bool:
@@ -505,32 +528,61 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _orphaned(folder: Path) -> int | None:
+    """A descriptor holding ``folder``'s lock if the cgroup is proved a leftover (its lock is
+    free and it is older than GRACE), else None.  A pid alone proves nothing: a grader in
+    another pid namespace sharing this hierarchy has a pid that does not exist here (red team
+    8's attack 08), and a pid may have been reused."""
+    try:
+        fd = _hold(folder)
+    except OSError:  # held: its grader lives (here or in another namespace), or it is gone
+        return None
+    try:
+        if time.time() - os.fstat(fd).st_ctime >= GRACE:
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
 def remove_stale() -> list[str]:
     """Remove the cgroups of graders that died without closing them (SIGKILL, a crash): their
-    processes (frozen between questions, or daemons) are killed, their folders removed.  A
-    cgroup whose grader still runs (another batch on this machine) is left alone.  Returns
-    the names removed."""
+    processes (frozen between questions, or daemons) are killed, their folders removed.  Only a
+    cgroup whose lock this grader can take is touched (see :func:`_orphaned`): one whose
+    grader still runs (another batch on this machine, or in a container sharing the cgroups)
+    is left alone.  Returns the names removed."""
     found: dict[str, list[Path]] = {}
-    for controller in CONTROLLERS:
-        parent = _own_cgroup(controller)
-        if parent is None:
-            continue
-        try:
-            children = list(parent.iterdir())
-        except OSError:
-            continue
-        for folder in children:
-            match = STALE.fullmatch(folder.name)
-            if match and folder.is_dir() and not _alive(int(match.group(1))):
-                found.setdefault(folder.name, []).append(folder)
-    for folders in found.values():
-        stale = object.__new__(Cage)  # only its cgroups: kill() and close() need nothing else
-        stale._watching = None
-        stale.cgroups = {str(i): folder for i, folder in enumerate(folders)}
-        freezers = [f for f in folders if (f / "freezer.state").exists()]
-        if freezers:
-            stale.cgroups["freezer"] = freezers[0]
-        Cage.close(stale)
+    held: list[int] = []
+    try:
+        for controller in CONTROLLERS:
+            parent = _own_cgroup(controller)
+            if parent is None:
+                continue
+            try:
+                children = list(parent.iterdir())
+            except OSError:
+                continue
+            for folder in children:
+                match = STALE.fullmatch(folder.name)
+                if not match or not folder.is_dir() or _alive(int(match.group(1))):
+                    continue
+                fd = _orphaned(folder)
+                if fd is not None:
+                    held.append(fd)  # held while its processes are killed and it is removed
+                    found.setdefault(folder.name, []).append(folder)
+        for folders in found.values():
+            stale = object.__new__(Cage)  # only its cgroups: kill() and close() need nothing else
+            stale._watching = None
+            stale.locks = []
+            stale.cgroups = {str(i): folder for i, folder in enumerate(folders)}
+            freezers = [f for f in folders if (f / "freezer.state").exists()]
+            if freezers:
+                stale.cgroups["freezer"] = freezers[0]
+            Cage.close(stale)
+    finally:
+        for fd in held:
+            os.close(fd)
     return sorted(found)
 
 
@@ -542,14 +594,16 @@ def remove_stale_once() -> None:
 
 def describe(mode_name: str, cgroups: bool, owner: int | None) -> str:
     """One line saying how a student's process is confined."""
+    from mcts_course.grading.kernel import SUMMARY
+
     names = ", ".join(NAMESPACES)
     if mode_name == "namespaces":
         text = f"namespaces ({names}), private tmpfs folders, no network"
         text += ", cgroup (memory, pids, cpu, cpuacct, freezer)" if cgroups else ", rlimits"
-        return text + (f", user id {owner}" if owner is not None else "")
+        return text + (f", user id {owner}" if owner is not None else "") + f", {SUMMARY}"
     if mode_name == "userns":
         return (
-            f"user namespace ({names}), private tmpfs folders, no network, no capabilities, "
-            "rlimits (no cgroup: memory per process, processes per user)"
+            f"user namespace ({names}), private tmpfs folders, no network, "
+            f"rlimits (no cgroup: memory per process, processes per user), {SUMMARY}"
         )
     return mode_name

@@ -180,6 +180,7 @@ class Grading:
         self._sources: dict[Any, Any] | None = None
         self._public: Path | None = None
         self.refused: str = ""  # why grading was refused (SandboxError), if it was
+        self.cut: list[str] = []  # the copy limits that left files of the submission out
 
     @property
     def in_process(self) -> Callable[[str], Any] | None:
@@ -195,7 +196,7 @@ class Grading:
             # owner swaps for a link later changes nothing: see grading.snapshot)
             from mcts_course.grading.snapshot import submission_sources
 
-            self._sources = submission_sources(self.submission) if self.submission else {}
+            self._sources = submission_sources(self.submission, self.cut) if self.submission else {}
         return self._sources
 
     def run_for(self, set_name: str) -> SetRun:
@@ -233,13 +234,16 @@ class Grading:
     def _process_run(self, set_name: str) -> SetRun:
         from mcts_course.grading.runner import process_run
 
-        return process_run(
+        run = process_run(
             self.sources().get(set_name),
             set_name,
             self.public_root(),
             self.config.getoption("memory_mb"),
             int(self.cpu.get(set_name, 0) + 60),
         )
+        if self.cut and set_name not in self.sources():  # the file may lie beyond a limit
+            run.why += "\nNote: " + "; ".join(self.cut)
+        return run
 
     def close(self) -> None:
         for run in self.runs.values():
@@ -256,11 +260,33 @@ class Grading:
         from mcts_course.grading.sources import choice_notes
 
         data["extra_data"] = {"files": files, "confinement": confinement()}
+        from mcts_course.grading import sweep
+
+        if sweep.RUNS[0]:  # what the sweeps removed (the instructor's record), and if all
+            data["extra_data"]["swept"] = list(sweep.REMOVED)
+            if sweep.incomplete():  # not "graded": the batch exits 1 (mcts_grader.batch)
+                data["extra_data"]["sweep_incomplete"] = sweep.summary()
         notes = sorted({one_line(n) for s in self.sources().values() for n in choice_notes(s)})
+        helpers = sorted({h for run in self.runs.values() for h in _imported(run)})
+        if helpers:  # code graded beside the exercise files, for the instructor to read too
+            notes.append(f"helper files imported: {', '.join(helpers)}")
+        if any(getattr(run, "killed_outside", lambda: False)() for run in self.runs.values()):
+            # not a crash of the student's code: the batch's status is "killed" (exit 1)
+            data["extra_data"]["killed_outside"] = True
+            notes.append("a process running the submission was killed from outside the grader")
+        if self.cut:  # a grade on part of the submission: the batch's status says so too
+            data["extra_data"]["copy_cut"] = list(self.cut)
+            notes += self.cut
         if notes:  # the instructor's results.json and the student's output both say it
             data["extra_data"]["notes"] = notes
             data["output"] += "".join(f"\nNote: {note}" for note in notes)
         return data
+
+
+def _imported(run: Any) -> set[str]:
+    """The helper files a set's processes imported (an in-process transport has none)."""
+    imported = getattr(run, "imported", None)
+    return set(imported()) if callable(imported) else set()
 
 
 # -- options and marker ----------------------------------------------------------------------
@@ -654,6 +680,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     grading = config.stash[GRADING]
+    from mcts_course.grading import sweep
+
+    if grading.submission is not None and sweep.RUNS[0] and (sweep.REMOVED or sweep.incomplete()):
+        terminalreporter.section("swept")  # names are the student's: repr, no control bytes
+        for removed in sweep.REMOVED:
+            terminalreporter.write_line(f"removed {removed!r}")
+        terminalreporter.write_line(sweep.summary())
     outcomes = list(grading.outcomes.values())
     if outcomes:
         terminalreporter.section("points")
@@ -667,6 +700,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         for why, count in not_run.items():
             tests = "test" if count == 1 else "tests"
             terminalreporter.write_line(f"{count} {tests} {why}")
+        for why in grading.cut:  # in the batch's pytest.log: a grade on part of the files
+            terminalreporter.write_line(f"note: {why}", yellow=True)
     elif exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and not grading.active:
         from mcts_course.grading.sources import find_sources
 

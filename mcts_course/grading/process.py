@@ -210,6 +210,8 @@ class StudentProcess:
         self.log: Any = None
         self.to_child = self.from_child = -1
         self.names: set[str] = set()
+        self.helpers: set[str] = set()  # the submission's other files it imported while loading
+        self.outside = False  # killed by a SIGKILL neither the grader nor a cap sent
         self.sequence = 0
         self.server_pid = -1
 
@@ -293,6 +295,9 @@ class StudentProcess:
             raise ImportFailed(describe_student_error(error, loading=True))
         names = message.get("names", [])
         self.names = {str(n)[:200] for n in names[:NAMES_CAP]} if isinstance(names, list) else set()
+        helpers = message.get("helpers", [])
+        if isinstance(helpers, list):
+            self.helpers = {str(n)[:200] for n in helpers[:NAMES_CAP]}
         self._pause()
         return str(message.get("out", ""))[:5000]
 
@@ -450,6 +455,14 @@ class StudentProcess:
         if exceeded is not None:  # the cage's watcher killed every process of the submission
             self.kill()
             return self._too_much_cpu(exceeded)
+        if code == -signal.SIGKILL and not self._capped():
+            self.outside = True  # the run's status says so: the grade is not the student's
+            self.kill()
+            return (
+                "the process was killed by SIGKILL, sent neither by the grader nor by a cap "
+                "(another program on the grading machine): this is not your code's fault, the "
+                "instructor grades it again"
+            )
         if code < 0:
             name = signal.Signals(-code).name
             reason = f"the process was killed by {name}"
@@ -464,6 +477,27 @@ class StudentProcess:
             reason += f" (out of memory: the cap is {self.memory_mb} MB)"
         self.kill()
         return reason + (f"\nLast output:\n{tail}" if tail else "")
+
+    def _capped(self) -> bool:
+        """Whether a SIGKILL may have come from the submission's own caps: its memory cgroup's
+        limit was reached, or its CPU time (the hard RLIMIT_CPU).  Without a cage the grader
+        cannot tell, and the student's code is blamed as before."""
+        cage = self.box.cage if self.box is not None else None
+        memory = cage.cgroups.get("memory") if cage is not None else None
+        if cage is None or memory is None:
+            return True
+        used = cage.cpu_seconds()
+        if used is None or used >= self.cpu_seconds:
+            return True
+        try:
+            if int((memory / "memory.failcnt").read_text()) > 0:
+                return True
+            oom = dict(
+                line.split() for line in (memory / "memory.oom_control").read_text().splitlines()
+            )
+            return int(oom.get("oom_kill", "0")) > 0
+        except (OSError, ValueError):
+            return True
 
     # -- one question ----------------------------------------------------------------------
     def exchange(
@@ -507,6 +541,9 @@ class StudentProcess:
                 if reply.get("id") != self.sequence:
                     continue  # not the answer to this question (stray output on the channel)
                 self._check_cpu(function)
+                helpers = reply.pop("helpers", None)
+                if isinstance(helpers, list):  # imported inside a function, at this call
+                    self.helpers |= {str(n)[:200] for n in helpers[:NAMES_CAP]}
                 return reply, time.monotonic() - started
         finally:
             self._pause()

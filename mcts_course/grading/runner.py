@@ -30,6 +30,7 @@ from mcts_course.grading.remote import (
     StudentProcess,
     describe_student_error,
 )
+from mcts_course.grading.sandbox import FILE_CAP, SIBLINGS, read_regular
 from mcts_course.grading.sets import DEPENDS, SETS
 from mcts_course.grading.sources import Source, solutions_import
 
@@ -126,6 +127,8 @@ class SetRun:
         self.notes = notes or []
         self.transport: Any = None
         self.names: set[str] = set()
+        self.helpers: set[str] = set()  # other files of the submission its process imported
+        self.outside = False  # a process was killed by a SIGKILL the grader did not send
         self.broken: dict[str, str] = {}  # function -> "timed out" / "crashed"
         self.failed: set[str] = set()  # functions whose own test failed
         self.reported = False  # why the set cannot answer was told in full in a test above
@@ -151,6 +154,8 @@ class SetRun:
         if self.start is None:
             return DeadStudent(self.why), None
         if self.transport is None or not self.transport.alive():
+            self.helpers |= set(getattr(self.transport, "helpers", ()))  # a process that died
+            self.outside |= bool(getattr(self.transport, "outside", False))
             try:
                 self.transport, self.names = self.start()
             except ImportFailed as error:
@@ -160,11 +165,44 @@ class SetRun:
         connection.begin_test(budget)
         return Student(connection, self.names), connection
 
+    def killed_outside(self) -> bool:
+        """Whether a process of the set was killed by a SIGKILL the grader did not send."""
+        return self.outside or bool(getattr(self.transport, "outside", False))
+
+    def imported(self) -> set[str]:
+        """The submission's other files its processes imported (the exercise file aside)."""
+        return self.helpers | set(getattr(self.transport, "helpers", ()))
+
     def close(self) -> None:
         """Kill the student's process (once: its pipes' descriptors are closed only once)."""
         if self.transport is not None:
+            self.helpers |= set(getattr(self.transport, "helpers", ()))
+            self.outside |= bool(getattr(self.transport, "outside", False))
             self.transport.kill()
             self.transport = None
+
+
+def library_copies(source: Source, set_name: str) -> str | None:
+    """Why ``source`` gets no points because a .py file its process could import (itself or a
+    file beside it, which the sandbox copies) holds a copy of the library code ``set_name`` may
+    not hand its work to (see :mod:`~mcts_course.grading.copies`), or None."""
+    from mcts_course.grading.copies import library_copy
+
+    files = [(source.path.name, source.code)]
+    for path in sorted(source.path.parent.glob("*.py"))[:SIBLINGS]:
+        if path != source.path and path.is_file() and not path.is_symlink():
+            try:
+                files.append((path.name, read_regular(path, cap=FILE_CAP).decode("utf-8")))
+            except (OSError, UnicodeDecodeError):
+                continue
+    for name, text in files:
+        taken = library_copy(text, set_name)
+        if taken is not None:
+            return (
+                f"no points for this exercise: {name} holds a copy of the library's own code "
+                f"({taken}): the exercise is to write it, not to bring the library's along"
+            )
+    return None
 
 
 def process_run(
@@ -194,6 +232,9 @@ def process_run(
             f"code ({taken}): the exercise is to write it (the given code's imports are fine)"
         )
         return SetRun(set_name, None, why, notes)
+    copied = library_copies(source, set_name)
+    if copied is not None:
+        return SetRun(set_name, None, copied, notes)
 
     def start() -> tuple[StudentProcess, set[str]]:
         # The code goes through the pipe (code=): no file of it lies where the student's user

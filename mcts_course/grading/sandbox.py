@@ -67,9 +67,20 @@ def is_root() -> bool:
 
 
 # -- reading what a student submitted, as root -------------------------------------------------
-def read_regular(path: str | Path, cap: int = FILE_CAP, dir_fd: int | None = None) -> bytes:
+def read_regular(
+    path: str | Path,
+    cap: int = FILE_CAP,
+    dir_fd: int | None = None,
+    owner: int | None = None,
+    one_name: bool = False,
+) -> bytes:
     """The bytes of ``path``, which must be a regular file (not a symbolic link, a FIFO, a
-    device); at most ``cap`` bytes.  Raises NotRegularFile (an OSError) otherwise.
+    device); at most ``cap`` bytes.  Raises NotRegularFile (an OSError) otherwise.  With
+    ``owner`` (the submission folder's), also a file of another owner, and with ``one_name``
+    or ``owner``, a file with more than one name: a hard link to ``/etc/shadow`` or to another
+    course's hidden tests, which a copier running as root or as the instructor would otherwise
+    read with its own rights (red team 8's attack 06; such links need
+    ``fs.protected_hardlinks=0``, the kernel's default where systemd does not set it).
 
     ``O_NOFOLLOW`` refuses a link in the last component and ``fstat`` checks the file actually
     opened, so a path swapped between a check and the open gains nothing."""
@@ -84,6 +95,16 @@ def read_regular(path: str | Path, cap: int = FILE_CAP, dir_fd: int | None = Non
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise NotRegularFile(f"{Path(path).name} is not a regular file")
+        if (one_name or owner is not None) and info.st_nlink > 1:
+            raise NotRegularFile(
+                f"{Path(path).name} is a hard link (a file with {info.st_nlink} names), not a "
+                "file of the submission's own"
+            )
+        if owner is not None and info.st_uid != owner:
+            raise NotRegularFile(
+                f"{Path(path).name} belongs to user {info.st_uid}, not to the submission "
+                f"folder's owner ({owner})"
+            )
         if info.st_size > cap:
             raise NotRegularFile(f"{Path(path).name} is larger than {cap >> 20} MB")
         chunks, size = [], 0
@@ -525,10 +546,12 @@ def confinement() -> str:
         cgroups = found == "namespaces" and confine.cgroups_allowed()
         return confine.describe(found, cgroups, None) + f"; {LIBRARY_NAMESPACES}"
     if found == UID_ONLY:
+        from mcts_course.grading.kernel import SUMMARY
+
         return (
             "user id and permissions only (no namespaces here: one submission at a time; "
-            f"its processes killed by user id; no private /tmp, network open; {sweep.summary()}"
-            f"); {LIBRARY_UID}"
+            f"its processes killed by user id; no private /tmp; Unix sockets only; {SUMMARY}; "
+            f"{sweep.summary()}); {LIBRARY_UID}"
         )
     if os.environ.get(UNCONFINED_ENV) == "1":
         return UNCONFINED_WARNING
@@ -642,7 +665,9 @@ class Sandbox:
         submission beside it).  Read as root without following links; written by root in the
         new folder, which the student's id cannot enter yet."""
         try:
-            names = [p for p in regular_files(folder, depth=0) if p.suffix != ".ipynb"]
+            # source only (a notebook's code comes through the pipe): a .pyc, .so, .zip or .pth
+            # beside the stub would run code no reviewer reads (red team 8's attack 12)
+            names = [p for p in regular_files(folder, depth=0) if p.suffix == ".py"]
         except OSError:
             return
         total = 0

@@ -70,6 +70,37 @@ class Blocker:
         return None
 
 
+IMPORTED: set[str] = set()  # files of the submission's folder found by an import so far
+
+
+def source_only(folder: str) -> None:
+    """Modules found in ``folder`` (the submission's copied files) or below it load from source
+    only: a path hook gives that folder a finder holding the source loader alone, so a
+    ``helpers.pyc`` or ``helpers.cpython-311-x86_64-linux-gnu.so`` there is never found (the
+    sandbox copies none, and this says so to the import system too: red team 8's attack 12).
+    Each file it finds is noted in IMPORTED, for the instructor (code graded beside the
+    exercise file: "helper files imported: c4rules.py")."""
+    from importlib.machinery import SOURCE_SUFFIXES, FileFinder, SourceFileLoader
+
+    top = os.path.realpath(folder)
+
+    class SourceFinder(FileFinder):
+        def find_spec(self, fullname: str, target: Any = None) -> Any:
+            spec = super().find_spec(fullname, target)
+            if spec is not None and isinstance(spec.origin, str):
+                IMPORTED.add(os.path.relpath(os.path.realpath(spec.origin), top))
+            return spec
+
+    def hook(path: str) -> FileFinder:
+        where = os.path.realpath(path or ".")
+        if where == top or where.startswith(top + os.sep):
+            return SourceFinder(path, (SourceFileLoader, SOURCE_SUFFIXES))
+        raise ImportError("not the submission's folder")  # the next hook's
+
+    sys.path_hooks.insert(0, hook)
+    sys.path_importer_cache.clear()
+
+
 def exception_data(error: BaseException, code_name: str) -> dict[Any, Any]:
     """An exception as plain data: its class names (for ``except ValueError`` on the grader's
     side), message, and the traceback lines in the student's own file."""
@@ -371,6 +402,13 @@ def _mounts(expose: list[Any], paths: list[Any]) -> None:
             check(libc.mount(b"tmpfs", target, b"tmpfs", flags, b"size=4k,mode=555"), path)
         else:
             check(libc.mount(b"/dev/null", target, None, bind, None), path)
+    # the kernel's keys are listed there whatever the namespace (the filter stops keyctl)
+    for path in KEY_LISTS:
+        if os.path.exists(path):
+            check(libc.mount(b"/dev/null", os.fsencode(path), None, bind, None), path)
+
+
+KEY_LISTS = ("/proc/keys", "/proc/key-users")
 
 
 def _closed_top(path: str) -> str | None:
@@ -430,8 +468,16 @@ def main() -> None:
 
     box = job.get("sandbox") or {}
     try:
+        from mcts_course.grading import kernel
+
+        # the grader's session keyring and the bounding set go while this process is root
+        kernel.leave_keyrings()
+        if os.geteuid() == 0:
+            kernel.drop_capabilities()
         enter(box)
         limit_resources(job["memory_mb"], job["cpu_seconds"], box.get("uid") is not None)
+        # last: enter() itself mounts; from here no key, namespace, mount, bpf or ptrace
+        kernel.install_filter(strict=box.get("uid") is not None or os.geteuid() == 0)
     except BaseException as error:  # reported to the grader, which refuses
         send({"fatal": f"{type(error).__name__}: {error}"})
         os._exit(3)
@@ -445,6 +491,8 @@ def main() -> None:
     work = box.get("work")
     if work and work not in sys.path:
         sys.path.append(work)  # so a file can import its sibling files (copied there)
+    if work:
+        source_only(work)
 
     module = types.ModuleType("submission")
     module.__file__ = os.path.join(work or ".", display_name)
@@ -470,12 +518,16 @@ def main() -> None:
     sys.stdout, sys.stderr = old
     server.wrap(job.get("functions", []))
     names = [n for n, v in module.__dict__.items() if callable(v) and not n.startswith("_")]
-    send({"ready": True, "out": printed.getvalue(), "names": names})
+    told = len(IMPORTED)
+    send({"ready": True, "out": printed.getvalue(), "names": names, "helpers": sorted(IMPORTED)})
     while True:
         try:
             request = receive()
             reply = server.handle(request)
             reply["id"] = request.get("id")
+            if len(IMPORTED) != told:  # a helper imported inside a function, at its first call
+                told = len(IMPORTED)
+                reply["helpers"] = sorted(IMPORTED)
             send(reply)
         except (ProtocolError, ValueError, TypeError) as error:
             send({"error": {"types": ["ProtocolError"], "message": str(error), "traceback": ""}})

@@ -33,10 +33,16 @@ from typing import Any
 
 from mcts_course.grading import sandbox
 from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
+from mcts_course.grading.sets import SETS
 
 DEPTH = 6  # folders below the submission copied
 FILES = 2000  # files copied at most
 FOLDERS = 500  # folders copied at most (each costs a mkdir and a removal)
+# Beyond those, the walk goes on for the exercise files alone (a <set>.py, a notebook): a data
+# folder of 2,100 files or a home folder zipped 7 levels deep does not hide them (red team 8's
+# attack 11).  These bound that walk.
+NAME_DEPTH = 16
+NAME_FOLDERS = 5000
 TOTAL_BYTES = 64 << 20  # bytes copied at most
 NOTEBOOK_CAP = 20 << 20  # bytes of a notebook (as in sources.py)
 _HOPS = 40  # links followed on the given path, at most (as the kernel's ELOOP)
@@ -60,6 +66,7 @@ class Snapshot:
     origin: Path
     refused: dict[Path, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    cut: list[str] = field(default_factory=list)  # the limits that left files out, said once
 
     def original(self, path: Path) -> Path:
         """The submitted path a file of the copy came from (for messages)."""
@@ -140,18 +147,33 @@ def open_path(path: str | Path) -> tuple[int, str | None, list[str]]:
 class _Copier:
     """Copies regular files by descriptors into a fresh folder, within the caps."""
 
-    def __init__(self, snap: Snapshot):
+    def __init__(self, snap: Snapshot, owner: int | None = None, links: bool = False):
         self.snap = snap
+        self.owner = owner  # the submission folder's: every file copied must be its own
+        self.links = links  # refuse hard links even without an owner to compare with
         self.files = 0
-        self.folders = 0
+        self.folders = 0  # folders made in the copy (FOLDERS)
+        self.scanned = 0  # folders read, by the name-only walk too (NAME_FOLDERS)
         self.bytes = 0
 
-    def file(self, src_dir: int, name: str, dest_dir: int, dest: Path) -> None:
-        if self.files >= FILES:
+    def cut(self, why: str) -> None:
+        if why not in self.snap.cut:
+            self.snap.cut.append(why)
+
+    def file(
+        self, src_dir: int, name: str, dest_dir: int | None, dest: Path, beyond: str = ""
+    ) -> None:
+        """Copy one file; ``beyond``: the limit passed above it (only exercise files, then)."""
+        exercise = name.endswith(".ipynb") or (name.endswith(".py") and name[:-3] in SETS)
+        if beyond and not exercise:
+            self.cut(beyond)
+            return
+        if self.files >= FILES and not exercise:
+            self.cut(f"the copy stopped at {FILES:,} files: later files were not read")
             return
         cap = NOTEBOOK_CAP if name.endswith(".ipynb") else FILE_CAP
         try:
-            data = read_regular(name, cap, dir_fd=src_dir)
+            data = read_regular(name, cap, dir_fd=src_dir, owner=self.owner, one_name=self.links)
         except NotRegularFile as error:
             self.snap.refused[dest] = str(error)
             return
@@ -162,13 +184,25 @@ class _Copier:
             return
         self.files += 1
         self.bytes += len(data)
-        fd = os.open(name, _WRITE, 0o600, dir_fd=dest_dir)
+        made = None
+        if dest_dir is None:  # found by the name-only walk: its folders are made now
+            dest.parent.mkdir(0o700, parents=True, exist_ok=True)  # in the copy, the grader's
+            dest_dir = made = os.open(dest.parent, _DIR)
         try:
-            os.write(fd, data)
+            fd = os.open(name, _WRITE, 0o600, dir_fd=dest_dir)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
         finally:
-            os.close(fd)
+            if made is not None:
+                os.close(made)
 
-    def folder(self, src_dir: int, dest_dir: int, dest: Path, level: int) -> None:
+    def folder(
+        self, src_dir: int, dest_dir: int | None, dest: Path, level: int, beyond: str = ""
+    ) -> None:
+        """Copy a folder's files; ``dest_dir`` None (with ``beyond``, the limit passed): the
+        name-only walk, which makes a folder of the copy only for an exercise file found."""
         try:
             names = sorted(os.listdir(src_dir))
         except OSError:
@@ -181,24 +215,34 @@ class _Copier:
             except OSError:
                 continue
             if stat.S_ISDIR(info.st_mode):
-                if level >= DEPTH or self.folders >= FOLDERS:
+                below = beyond
+                if level >= DEPTH and not below:
+                    below = f"the copy read only exercise files below {DEPTH} levels of folders"
+                if self.folders >= FOLDERS and not below:
+                    below = f"the copy read only exercise files after {FOLDERS} folders"
+                if level >= NAME_DEPTH or self.scanned >= NAME_FOLDERS:
+                    self.cut(f"the copy stopped at {NAME_DEPTH} levels or {NAME_FOLDERS} folders")
                     continue  # 50,000 empty folders would cost the batch minutes of copying
-                self.folders += 1
+                self.scanned += 1
                 try:
                     sub = os.open(name, _DIR, dir_fd=src_dir)
                 except OSError:
                     continue
                 try:
+                    if below:
+                        self.folder(sub, None, dest / name, level + 1, below)
+                        continue
+                    self.folders += 1
                     os.mkdir(name, 0o700, dir_fd=dest_dir)
                     new = os.open(name, _DIR, dir_fd=dest_dir)
                     try:
-                        self.folder(sub, new, dest / name, level + 1)
+                        self.folder(sub, new, dest / name, level + 1, below)
                     finally:
                         os.close(new)
                 finally:
                     os.close(sub)
             else:  # a regular file, or one to refuse by name (a link, a FIFO...)
-                self.file(src_dir, name, dest_dir, dest / name)
+                self.file(src_dir, name, dest_dir, dest / name, beyond)
 
 
 _TAKEN: list[Path] = []
@@ -227,11 +271,13 @@ def take(submission: str | Path) -> Snapshot:
         try:
             if name is None:  # a folder: the whole tree
                 snap = Snapshot(root, root, origin, warnings=warnings)
-                _Copier(snap).folder(fd, top, root, 0)
+                _Copier(snap, os.fstat(fd).st_uid).folder(fd, top, root, 0)
             else:  # one file: that file alone (each exercise file is checked on its own), never
                 # the files beside it, which may be other students' files in a flat export
                 snap = Snapshot(root, root / name, origin, warnings=warnings)
-                _Copier(snap).file(fd, name, top, root / name)
+                # a hard link is refused here too; its folder's owner may not be the file's
+                # (a flat export of every student's file, made by the instructor)
+                _Copier(snap, None, links=True).file(fd, name, top, root / name)
         finally:
             os.close(top)
     finally:
@@ -239,7 +285,7 @@ def take(submission: str | Path) -> Snapshot:
     return snap
 
 
-def submission_sources(submission: str | Path) -> dict[str, Any]:
+def submission_sources(submission: str | Path, cut: list[str] | None = None) -> dict[str, Any]:
     """The exercise files of ``submission`` (see :func:`~mcts_course.grading.sources.
     find_sources`), read from a snapshot: each Source's ``path`` lies in the private copy (its
     folder is what the sandboxes copy sibling modules from), ``origin`` is the submitted path.
@@ -255,6 +301,10 @@ def submission_sources(submission: str | Path) -> dict[str, Any]:
         return {}
     for line in snap.warnings:
         print(line, file=sys.stderr)
+    for line in snap.cut:  # in pytest.log too
+        print(f"note: {line}", file=sys.stderr)
+    if cut is not None:
+        cut.extend(snap.cut)
     found = find_sources(snap.target, refused=snap.refused)
     for source in found.values():
         source.origin = snap.original(source.path)

@@ -12,21 +12,27 @@ POSIX message queues where ``/dev/mqueue`` is mounted (the sandbox also gets
 The walk opens every folder relative to its parent's descriptor without following links and
 checks that what it opened is what it listed, so a link or a folder swapped by another user
 never leads it elsewhere; only entries owned by the swept ids are removed (with everything
-inside them), and the walk is bounded in depth and count.  World-writable folders are visited
-before the others (the submission can write only there), so the bound cuts the least likely
-places first.
+inside them, however deep: an explicit stack, no recursion).  The walk has no depth limit; it
+stops after :data:`ENTRIES` entries, and then the run says so and is not counted as graded
+(:func:`incomplete`).  World-writable folders are visited before the others (the submission can
+write only there).  Kernel keys the ids own are invalidated too (:func:`_keys`: the seccomp
+filter of :mod:`mcts_course.grading.kernel` already refuses to make one).  What each sweep of
+this process removed is counted (:data:`TOTAL`) and listed (:data:`REMOVED`, for pytest.log).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
-from collections import deque
+import threading
 from dataclasses import dataclass
 
+ALSO_ENV = "MCTS_SWEEP_ALSO"
 # The folders any user may write in, and the grader's own temporary folder (fixed now: the
 # grader later points ``tempfile`` at a folder of its own).  Tests give their own.
 ROOTS: tuple[str, ...] = (
@@ -36,9 +42,12 @@ ROOTS: tuple[str, ...] = (
     "/run/lock",
     "/dev/mqueue",
     tempfile.gettempdir(),
+    # the temporary folder of whoever started the batch (its runs get a private TMPDIR): the
+    # batch's last sweep looks there too, and what the runs' sweeps remove is counted there
+    *([os.environ[ALSO_ENV]] if os.environ.get(ALSO_ENV) else []),
 )
-DEPTH = 8  # folders below a root
-ENTRIES = 50_000  # entries looked at in one sweep (the machine's /tmp may be large)
+ENTRIES = 1_000_000  # entries looked at in one sweep (a machine's /tmp may be large: ~4 s here)
+LISTED = 200  # removed paths kept for pytest.log
 IPC_KINDS = {"shm": "-m", "sem": "-s", "msg": "-q"}  # /proc/sysvipc/NAME -> ipcrm's option
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -49,18 +58,21 @@ class Swept:
 
     files: int = 0  # files, folders and links (a folder's content counted with it)
     ipc: int = 0  # System V objects
+    keys: int = 0  # kernel keys
     left: int = 0  # entries and objects of the ids still there (bounds, errors)
     cut: bool = False  # the walk reached its bounds
 
     def add(self, other: Swept) -> None:
         self.files += other.files
         self.ipc += other.ipc
+        self.keys += other.keys
         self.left += other.left
         self.cut = self.cut or other.cut
 
 
 TOTAL = Swept()  # this process's sweeps, for the confinement line
 RUNS = [0]  # how many sweeps ran
+REMOVED: list[str] = []  # what they removed (the first LISTED paths), for pytest.log
 
 
 def sweep(uids: set[int], roots: tuple[str, ...] | None = None) -> Swept:
@@ -79,10 +91,11 @@ def sweep(uids: set[int], roots: tuple[str, ...] | None = None) -> Swept:
             info = os.fstat(fd)
             if (info.st_dev, info.st_ino) not in seen:  # /var/lock is /run/lock, TMPDIR /tmp
                 seen.add((info.st_dev, info.st_ino))
-                _walk(fd, uids, found)
+                _walk(fd, root, uids, found)
         finally:
             os.close(fd)
     _sysv(uids, found)
+    _keys(uids, found)
     TOTAL.add(found)
     RUNS[0] += 1
     return found
@@ -93,26 +106,37 @@ def summary() -> str:
     if not RUNS[0]:
         return "what its user id leaves in the temporary folders and IPC is swept after its run"
     words = (
-        f"swept after the run: {TOTAL.files} file(s) or folder(s) and {TOTAL.ipc} IPC "
-        "object(s) its user id left were removed"
+        f"swept after the run: {TOTAL.files} file(s) or folder(s), {TOTAL.ipc} IPC "
+        f"object(s) and {TOTAL.keys} kernel key(s) its user id left were removed"
     )
     if TOTAL.left:
         words += f", {TOTAL.left} could not be"
     if TOTAL.cut:
-        words += f" (the walk stops at {ENTRIES} entries or {DEPTH} folders deep)"
+        words += f" (the walk stopped at {ENTRIES} entries: not everything was looked at)"
     return words
 
 
-def _walk(top: int, uids: set[int], found: Swept) -> None:
-    """Breadth first from the folder open at ``top`` (not closed here): world-writable
-    folders first, then the others any user may enter, within :data:`DEPTH` and
-    :data:`ENTRIES`."""
-    queue: deque[tuple[int, int]] = deque([(os.dup(top), 0)])  # (descriptor, depth)
-    later: deque[tuple[int, int]] = deque()
+def incomplete() -> bool:
+    """Whether a sweep of this process stopped at a bound or left something of its ids: the
+    run is then not reported as graded (the next one could find what this one left)."""
+    return TOTAL.cut or TOTAL.left > 0
+
+
+def _note(path: str) -> None:
+    if len(REMOVED) < LISTED:
+        REMOVED.append(path)
+
+
+def _walk(top: int, where: str, uids: set[int], found: Swept) -> None:
+    """Every folder below the one open at ``top`` (not closed here), world-writable folders
+    first, depth first with an explicit stack (no depth limit, no recursion), until
+    :data:`ENTRIES` entries were looked at."""
+    stack: list[tuple[int, str]] = [(os.dup(top), where)]  # world-writable folders
+    later: list[tuple[int, str]] = []  # the others any user may enter
     looked = 0
     try:
-        while queue or later:
-            fd, depth = queue.popleft() if queue else later.popleft()
+        while stack or later:
+            fd, path = stack.pop() if stack else later.pop()
             try:
                 with os.scandir(fd) as listing:
                     names = [entry.name for entry in listing]
@@ -129,28 +153,32 @@ def _walk(top: int, uids: set[int], found: Swept) -> None:
                 except OSError:
                     continue
                 if info.st_uid in uids:
-                    _remove(fd, name, info, found)
+                    _remove(fd, name, info, found, os.path.join(path, name))
                 elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IXOTH:
-                    if depth >= DEPTH:
+                    try:
+                        child = _open_same(fd, name, info)
+                    except OSError:  # out of descriptors: say so
                         found.cut = True
                         continue
-                    child = _open_same(fd, name, info)
                     if child is not None:
-                        tier = queue if info.st_mode & stat.S_IWOTH else later
-                        tier.append((child, depth + 1))
+                        tier = stack if info.st_mode & stat.S_IWOTH else later
+                        tier.append((child, os.path.join(path, name)))
             os.close(fd)
             if looked > ENTRIES:
                 break
     finally:
-        for fd, _ in (*queue, *later):
+        for fd, _ in (*stack, *later):
             os.close(fd)
 
 
 def _open_same(parent: int, name: str, info: os.stat_result) -> int | None:
-    """The folder ``name`` opened without following a link, if it is still the one listed."""
+    """The folder ``name`` opened without following a link, if it is still the one listed.
+    Raises only when out of descriptors."""
     try:
         fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
-    except OSError:
+    except OSError as error:
+        if error.errno in (errno.EMFILE, errno.ENFILE):
+            raise
         return None
     now = os.fstat(fd)
     if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
@@ -159,7 +187,7 @@ def _open_same(parent: int, name: str, info: os.stat_result) -> int | None:
     return fd
 
 
-def _remove(parent: int, name: str, info: os.stat_result, found: Swept) -> None:
+def _remove(parent: int, name: str, info: os.stat_result, found: Swept, path: str) -> None:
     """Remove ``name`` (owned by a swept id), a folder with all it holds."""
     try:
         if stat.S_ISDIR(info.st_mode):
@@ -168,7 +196,7 @@ def _remove(parent: int, name: str, info: os.stat_result, found: Swept) -> None:
                 found.left += 1
                 return
             try:
-                complete = _empty(fd, DEPTH)
+                complete = _empty(fd)
             finally:
                 os.close(fd)
             if not complete:
@@ -179,31 +207,54 @@ def _remove(parent: int, name: str, info: os.stat_result, found: Swept) -> None:
         else:
             os.unlink(name, dir_fd=parent)
         found.files += 1
+        _note(path)
     except OSError:
         found.left += 1
 
 
-def _empty(fd: int, depth: int) -> bool:
-    """Remove everything in the folder open at ``fd`` (its owner's: whatever it holds goes),
-    through descriptors, never following a link; False if it goes deeper than ``depth``."""
-    with os.scandir(fd) as listing:
-        names = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in listing]
+def _empty(top: int) -> bool:
+    """Remove everything in the folder open at ``top`` (its owner's: whatever it holds goes),
+    however deep, through descriptors (an explicit stack), never following a link; False if
+    something stays (out of descriptors, an error)."""
     complete = True
-    for name, folder in names:
-        if not folder:
-            os.unlink(name, dir_fd=fd)
-            continue
-        if depth <= 0:
-            complete = False
-            continue
-        child = os.open(name, _DIR_FLAGS, dir_fd=fd)
-        try:
-            inner = _empty(child, depth - 1)
-        finally:
-            os.close(child)
-        if inner:
-            os.rmdir(name, dir_fd=fd)
-        complete = complete and inner
+    # (the folder's descriptor, its names still to remove, its parent's descriptor, its name)
+    frames: list[tuple[int, list[tuple[str, bool]], int | None, str]] = []
+
+    def push(fd: int, parent: int | None, name: str) -> None:
+        with os.scandir(fd) as listing:
+            names = [(e.name, e.is_dir(follow_symlinks=False)) for e in listing]
+        frames.append((fd, names, parent, name))
+
+    push(os.dup(top), None, "")
+    try:
+        while frames:
+            fd, names, parent, name = frames[-1]
+            if not names:
+                frames.pop()
+                if parent is not None:
+                    try:
+                        os.rmdir(name, dir_fd=parent)
+                    except OSError:
+                        complete = False
+                os.close(fd)
+                continue
+            child, folder = names.pop()
+            try:
+                if not folder:
+                    os.unlink(child, dir_fd=fd)
+                    continue
+                sub = os.open(child, _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                complete = False
+                continue
+            try:
+                push(sub, fd, child)
+            except OSError:
+                os.close(sub)
+                complete = False
+    finally:
+        for fd, *_ in frames:
+            os.close(fd)
     return complete
 
 
@@ -246,3 +297,56 @@ def _sysv(uids: set[int], found: Swept) -> None:
     after = ipc_objects(uids)
     found.ipc += len(set(before) - set(after))
     found.left += len(after)
+
+
+KEYCTL_SETPERM, KEYCTL_INVALIDATE = 5, 21
+
+
+def _keys(uids: set[int], found: Swept) -> None:
+    """Invalidate the kernel keys ``uids`` own (as root; Linux).  Root lists those others may
+    view; a thread of this process that takes each id as its effective id (the raw system
+    call changes that thread alone) lists the others, opens them to itself and invalidates
+    them.  A key made viewable by no one, its owner included, is not listed anywhere."""
+    from mcts_course.grading import kernel
+
+    if sys.platform != "linux" or os.geteuid() != 0 or kernel._arch() is None:
+        return
+    _invalidate_listed(uids, found)
+    for uid in sorted(uids):
+        thread = threading.Thread(target=_as_owner, args=(uid, uids, found), daemon=True)
+        thread.start()
+        thread.join(timeout=30)
+
+
+def _as_owner(uid: int, uids: set[int], found: Swept) -> None:
+    from mcts_course.grading import kernel
+
+    if kernel.syscall("setresuid", -1, uid, -1) != 0:
+        return
+    try:
+        _invalidate_listed(uids, found, opened=True)
+    finally:  # the thread ends anyway; its credentials go with it
+        kernel.syscall("setresuid", -1, 0, -1)
+
+
+def _invalidate_listed(uids: set[int], found: Swept, opened: bool = False) -> None:
+    from mcts_course.grading import kernel
+
+    try:
+        with open("/proc/keys") as listing:
+            lines = listing.read().splitlines()
+    except OSError:
+        return
+    for line in lines:
+        cells = line.split()
+        try:
+            serial, owner = int(cells[0], 16), int(cells[5])
+        except (IndexError, ValueError):
+            continue
+        if owner not in uids:
+            continue
+        if opened:  # the owner may always change a key's rights
+            kernel.syscall("keyctl", KEYCTL_SETPERM, serial, 0x3F3F0000)
+        if kernel.syscall("keyctl", KEYCTL_INVALIDATE, serial) == 0:
+            found.keys += 1
+            _note(f"kernel key {serial:08x} {' '.join(cells[7:9])!r}")

@@ -124,7 +124,8 @@ def test_a_daemon_is_stopped_at_the_cpu_cap_not_when_the_next_answer_comes(publi
 
 
 @needs_cgroups
-def test_cgroups_of_a_grader_killed_by_sigkill_are_removed_at_the_next_start():
+def test_cgroups_of_a_grader_killed_by_sigkill_are_removed_at_the_next_start(monkeypatch):
+    monkeypatch.setattr(confine, "GRACE", 0.0)  # made just now, unlocked: a leftover
     dead = subprocess.Popen(["true"])
     dead.wait()  # a pid that no longer runs: a grader that was killed
     stale = f"mcts-{dead.pid}-box-test{os.getpid()}"

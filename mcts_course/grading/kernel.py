@@ -1,0 +1,255 @@
+"""The kernel surface a student's process keeps: no kernel keys, no new namespaces or mounts.
+
+Namespaces and a user id of its own do not cover everything the kernel offers a process.
+Kernel keys are not in any namespace a root-graded run gets: a key a submission adds outlives
+its run (the next run, or any local account, reads it), and the session keyring is inherited
+through fork and exec, so the student's code would possess the keys of whoever started the
+grader (Kerberos tickets, cached passphrases).  As root, the student's process could also
+unshare a user namespace of its own and mount, or reach bpf, perf or io_uring: the usual routes
+of a local privilege escalation.  None of it serves an exercise.
+
+So the child, before any student code exists in it (:func:`mcts_course.grading.server.main`):
+
+* joins a new anonymous session keyring (:func:`leave_keyrings`): nothing of the grader's
+  login is possessed any more;
+* drops every capability of its bounding set (:func:`drop_capabilities`, root only: the user
+  namespace mode has none left already);
+* sets ``no_new_privs`` and installs a seccomp filter (classic BPF, built here with ctypes:
+  :func:`install_filter`) that answers ``EPERM`` to the key system calls, to ``unshare`` and
+  ``clone`` with any ``CLONE_NEW*`` flag, ``setns``, every mount call, ``bpf``,
+  ``perf_event_open``, ``userfaultfd``, ``io_uring_setup``, module and kexec loading and
+  ``ptrace``, and ``socket`` for any family but Unix sockets (without namespaces, on Gradescope,
+  the network is the container's: a held-back test's inputs must not leave by TCP or UDP;
+  multiprocessing's pipes and socket pairs keep working); ``ENOSYS`` to ``clone3`` (its flags
+  lie in memory a filter cannot read: the C library then falls back to ``clone``, whose flags
+  it can).  A system call of another
+  architecture's table (x32, i386 from a 64-bit process) kills the process.
+
+The filter is inherited by every child and thread of the student's process and cannot be
+removed.  Without the grader's sandbox (a student's own ``check`` on an unusual machine) a
+filter that cannot be built is skipped; in a sandbox it is refused (the grader fails closed).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+import struct
+import sys
+from typing import Any
+
+PR_SET_NO_NEW_PRIVS = 38
+PR_GET_NO_NEW_PRIVS = 39
+PR_SET_SECCOMP = 22
+PR_GET_SECCOMP = 21
+SECCOMP_MODE_FILTER = 2
+PR_CAPBSET_READ = 23
+PR_CAPBSET_DROP = 24
+CAP_SETPCAP = 8
+KEYCTL_JOIN_SESSION_KEYRING = 1
+KEYCTL_INVALIDATE = 21
+
+# struct seccomp_data: int nr; __u32 arch; __u64 instruction_pointer; __u64 args[6]
+OFFSET_NR, OFFSET_ARCH, OFFSET_ARG0 = 0, 4, 16  # args[0]'s low 32 bits (little endian)
+RET_ALLOW = 0x7FFF0000
+RET_KILL_PROCESS = 0x80000000
+RET_ERRNO = 0x00050000
+LD_W_ABS, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
+X32_BIT = 0x40000000  # x86_64's x32 table: same numbers, another ABI
+AF_UNIX = 1
+
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET; unshare also takes NEWTIME
+# (0x80), which in clone's flags is a bit of the exit signal.
+CLONE_NEW = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000
+CLONE_NEW |= 0x40000000
+UNSHARE_NEW = CLONE_NEW | 0x00000080
+
+AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+DENIED = (
+    "add_key request_key keyctl setns mount umount2 pivot_root open_tree move_mount fsopen "
+    "fsconfig fsmount fspick mount_setattr bpf perf_event_open userfaultfd io_uring_setup "
+    "kexec_load kexec_file_load init_module finit_module delete_module ptrace"
+).split()
+# From the kernel's tables (arch/x86/entry/syscalls/syscall_64.tbl, include/uapi/asm-generic/
+# unistd.h for arm64).
+NUMBERS = {
+    "x86_64": {
+        "add_key": 248, "request_key": 249, "keyctl": 250, "setns": 308, "mount": 165,
+        "umount2": 166, "pivot_root": 155, "open_tree": 428, "move_mount": 429,
+        "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+        "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "io_uring_setup": 425,
+        "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
+        "delete_module": 176, "ptrace": 101, "unshare": 272, "clone": 56, "clone3": 435,
+        "setresuid": 117, "socket": 41,
+    },
+    "aarch64": {
+        "add_key": 217, "request_key": 218, "keyctl": 219, "setns": 268, "mount": 40,
+        "umount2": 39, "pivot_root": 41, "open_tree": 428, "move_mount": 429,
+        "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+        "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "io_uring_setup": 425,
+        "kexec_load": 104, "kexec_file_load": 294, "init_module": 105, "finit_module": 273,
+        "delete_module": 106, "ptrace": 117, "unshare": 97, "clone": 220, "clone3": 435,
+        "setresuid": 147, "socket": 198,
+    },
+}  # fmt: skip
+SUMMARY = (
+    "seccomp filter (no kernel keys, no new namespaces, mounts, bpf, perf, io_uring or "
+    "ptrace, no network sockets), a keyring of its own, no capabilities"
+)
+
+
+class KernelError(OSError):
+    """A step of the hardening failed where it must not: the grader refuses to grade."""
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def prctl(option: int, *args: Any) -> int:
+    """prctl(2) with its variadic arguments passed as full unsigned longs (as the kernel reads
+    them): a plain int would leave the upper half of the register to chance."""
+    words = [a if isinstance(a, ctypes.c_void_p) else ctypes.c_ulong(a) for a in args]
+    words += [ctypes.c_ulong(0)] * (4 - len(words))
+    result: int = _libc().prctl(ctypes.c_int(option), *words)
+    return result
+
+
+def syscall(name: str, *args: int | None) -> int:
+    """The system call ``name`` of this machine's table, its arguments as longs."""
+    arch = _arch()
+    if arch is None:
+        raise KernelError(errno.ENOSYS, f"{name}: unknown system call table")
+    words = [ctypes.c_long(0 if a is None else a) for a in args]
+    result: int = _libc().syscall(ctypes.c_long(NUMBERS[arch][name]), *words)
+    return result
+
+
+def _arch() -> str | None:
+    machine = platform.machine().lower()
+    machine = {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
+    return machine if machine in NUMBERS and sys.maxsize > 2**32 else None
+
+
+def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    return struct.pack("HBBI", code, jt, jf, k)
+
+
+def program(arch: str) -> bytes:
+    """The filter's instructions (struct sock_filter, native byte order) for ``arch``."""
+    numbers = NUMBERS[arch]
+    deny = RET_ERRNO | errno.EPERM
+    code = [
+        _op(LD_W_ABS, OFFSET_ARCH),
+        _op(JEQ, AUDIT_ARCH[arch], jt=1),
+        _op(RET, RET_KILL_PROCESS),
+        _op(LD_W_ABS, OFFSET_NR),
+    ]
+    if arch == "x86_64":
+        code += [_op(JGE, X32_BIT, jf=1), _op(RET, RET_KILL_PROCESS)]
+    for name in DENIED:
+        code += [_op(JEQ, numbers[name], jf=1), _op(RET, deny)]
+    code += [_op(JEQ, numbers["clone3"], jf=1), _op(RET, RET_ERRNO | errno.ENOSYS)]
+    for name, mask in (("clone", CLONE_NEW), ("unshare", UNSHARE_NEW)):
+        code += [
+            _op(JEQ, numbers[name], jf=4),  # not this call: past the four below
+            _op(LD_W_ABS, OFFSET_ARG0),
+            _op(JSET, mask, jf=1),
+            _op(RET, deny),
+            _op(RET, RET_ALLOW),
+        ]
+    code += [
+        _op(JEQ, numbers["socket"], jf=4),
+        _op(LD_W_ABS, OFFSET_ARG0),  # the family
+        _op(JEQ, AF_UNIX, jt=1),
+        _op(RET, deny),
+        _op(RET, RET_ALLOW),
+    ]
+    code.append(_op(RET, RET_ALLOW))
+    return b"".join(code)
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _check(result: int, what: str) -> None:
+    if result < 0:
+        error = ctypes.get_errno()
+        raise KernelError(error, f"{what}: {os.strerror(error)}")
+
+
+def leave_keyrings() -> None:
+    """Join a new anonymous session keyring: the grader's (its login's keys) is no longer
+    possessed.  A kernel without keys, or a container that forbids keyctl already (Docker's
+    default seccomp profile), leaves nothing to leave."""
+    arch = _arch()
+    if sys.platform != "linux" or arch is None:
+        return
+    result = syscall("keyctl", KEYCTL_JOIN_SESSION_KEYRING, None)
+    if result < 0 and ctypes.get_errno() not in (errno.ENOSYS, errno.EPERM):
+        _check(result, "keyctl(KEYCTL_JOIN_SESSION_KEYRING)")
+
+
+def drop_capabilities() -> None:
+    """As root: remove every capability from the bounding set (no exec may give one back).
+    Needs CAP_SETPCAP, so it comes before the user id changes.  An ordinary user (or root of a
+    user namespace whose bounding set ``setpriv`` emptied) has none to drop."""
+    if sys.platform != "linux":
+        return
+    if not int(status().get("CapEff", "0") or "0", 16) & (1 << CAP_SETPCAP):
+        # a container that withheld CAP_SETPCAP: no drop is possible, and none is needed,
+        # since the student's id is not root and no_new_privs keeps exec from giving any
+        return
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            last = int(f.read())
+    except (OSError, ValueError):
+        last = 63
+    for cap in range(last + 1):
+        if prctl(PR_CAPBSET_READ, cap) == 1:
+            _check(prctl(PR_CAPBSET_DROP, cap), f"PR_CAPBSET_DROP {cap}")
+
+
+def install_filter(strict: bool = True) -> bool:
+    """Set no_new_privs and install the filter on this (single-threaded) process; True once
+    installed.  ``strict``: raise when it cannot be (in a sandbox); otherwise skip."""
+    arch = _arch()
+    if sys.platform != "linux" or arch is None:
+        if strict and sys.platform == "linux":
+            raise KernelError(errno.ENOTSUP, f"no seccomp filter for {platform.machine()}")
+        return False
+    try:
+        threads = len(os.listdir("/proc/self/task"))
+    except OSError:
+        threads = 1
+    if threads != 1:  # a filter covers the calling thread and its future children only
+        raise KernelError(errno.EBUSY, f"seccomp: {threads} threads already run")
+    code = program(arch)
+    buffer = ctypes.create_string_buffer(code, len(code))
+    prog = _Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    try:
+        _check(prctl(PR_SET_NO_NEW_PRIVS, 1), "PR_SET_NO_NEW_PRIVS")
+        where = ctypes.c_void_p(ctypes.addressof(prog))
+        _check(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, where), "PR_SET_SECCOMP")
+    except KernelError:
+        if strict:
+            raise
+        return False
+    return True
+
+
+def status() -> dict[str, str]:
+    """``NoNewPrivs``, ``Seccomp`` and ``CapBnd`` of this process (``/proc/self/status``)."""
+    found: dict[str, str] = {}
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in ("NoNewPrivs", "Seccomp", "CapBnd", "CapEff"):
+                    found[key] = value.strip()
+    except OSError:
+        pass
+    return found
