@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"mcts-course {args.command}: error: {one_line(str(error))}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as stop:  # Ctrl-C, or the grader's SIGTERM (its ``signum``)
+        return 128 + int(getattr(stop, "signum", 2))
     except Exception as error:
         # The grader's refusal (it cannot confine student code, or the batch is not private):
         # the message is for the instructor, not a traceback; no grade was written.

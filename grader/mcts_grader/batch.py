@@ -39,7 +39,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -70,8 +70,36 @@ LOG_CAP = 2 << 20  # bytes of a run's output kept in pytest.log
 GRADED = "graded"
 SWEEP_INCOMPLETE = "sweep incomplete"  # what its user id left may not all be gone
 INCOMPLETE_COPY = "incomplete copy"  # a copy limit left files out: read the notes
-RUN_FAILURES = ("crashed", "killed", "timed out", "no tests", SWEEP_INCOMPLETE, INCOMPLETE_COPY)
+NOT_GRADED = "not graded"  # a run a signal (Ctrl-C, SIGTERM) stopped, or never started
+RUN_FAILURES = (
+    "crashed",
+    "killed",
+    "timed out",
+    "no tests",
+    SWEEP_INCOMPLETE,
+    INCOMPLETE_COPY,
+    NOT_GRADED,
+)
 NO_TESTS_COLLECTED = 5  # pytest's exit status
+
+
+class Stopped(KeyboardInterrupt):
+    """A signal that stops a batch as Ctrl-C does (the front end's handler of SIGTERM and
+    SIGHUP raises it): ``signum`` says which."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class Interrupted(KeyboardInterrupt):
+    """A batch stopped by a signal, after it wrote its rows: ``graded`` holds every
+    submission, those it did not grade with the status :data:`NOT_GRADED`."""
+
+    def __init__(self, graded: list[Graded], signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.graded = graded
+        self.signum = signum
 
 
 @dataclass
@@ -127,6 +155,7 @@ class Runs:
         self.procs: set[subprocess.Popen] = set()
         self.stopped = False
         self.refusal: SandboxError | None = None  # the first run's refusal, if one refused
+        self.interrupted = False  # stopped by a signal: the runs under way are not graded
 
     def stop_all(self, refusal: SandboxError | None = None) -> None:
         with self.lock:
@@ -340,6 +369,7 @@ def grade(
             lock.release(failed=True)
         raise
     graded = [Graded(n, p) for n, p in zip(names, paths, strict=True)]
+    interrupted: int | None = None  # the signal that stopped the batch, if one did
     alike = look_alikes([*names, *(n for n in before if n not in names)])  # flagged, graded
     runs = Runs()
     now = datetime.now(timezone.utc)
@@ -364,6 +394,9 @@ def grade(
                 except SandboxError as error:  # at once: no run goes on, none starts
                     runs.stop_all(error)
                     raise
+                if runs.interrupted and data["extra_data"]["status"] != GRADED:
+                    data = could_not_grade("the batch was stopped by a signal")
+                    data["extra_data"]["status"] = NOT_GRADED
                 data = with_student_output(data, now, due)
                 data["extra_data"]["submission"] = os.path.abspath(g.path)  # whose row this is
                 g.outcomes = outcomes_of(data)
@@ -387,8 +420,21 @@ def grade(
                 except SandboxError as error:
                     # the first refusal, not another run's "grading stopped"
                     raise (runs.refusal or error) from None
+                except KeyboardInterrupt as stop:
+                    # Ctrl-C, SIGTERM: the runs under way stopped (their sandboxes closed),
+                    # the others never started; every submission keeps a row, and the batch's
+                    # temporary folders are removed on the way out
+                    interrupted = getattr(stop, "signum", signal.SIGINT)
+                    runs.interrupted = True
+                    for future in futures:
+                        future.cancel()
+                    runs.stop_all()
+                    wait(futures)
+                    for future, g in zip(futures, graded, strict=True):
+                        if future.cancelled() or future.exception() is not None:
+                            g.status, g.outcomes = NOT_GRADED, []
                 except BaseException:
-                    runs.stop_all()  # Ctrl-C, or a failure of the grader itself
+                    runs.stop_all()  # a failure of the grader itself
                     raise
         if outputs is not None:
             rows = [Row(g.name, g.status, g.outcomes, os.path.abspath(g.path)) for g in graded]
@@ -403,6 +449,8 @@ def grade(
             outputs.close()
         if lock is not None:
             lock.release()
+    if interrupted is not None:
+        raise Interrupted(graded, interrupted)
     return graded
 
 

@@ -8,12 +8,16 @@ a time); options it does not know go to every pytest run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import stat
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -141,9 +145,47 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run, pytest_args=[], passes_options_on=True, words=None)
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # what `kill`, `timeout`, a closed terminal send
+
+
+@contextlib.contextmanager
+def _stopped_like_ctrl_c() -> Iterator[None]:
+    """SIGTERM and SIGHUP stop the grading as Ctrl-C does (:class:`~mcts_grader.batch.Stopped`,
+    a KeyboardInterrupt): the students' processes killed, a row for every submission, the
+    summary printed, the temporary folders removed (by default Python dies at once, and leaves
+    them).  The main thread only: Python handles signals there."""
+    from mcts_grader.batch import Stopped
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise Stopped(signum)
+
+    before = {s: signal.signal(s, stop) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
 def run(args: argparse.Namespace) -> int:
+    with _stopped_like_ctrl_c():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from mcts_course.errors import UsageError
-    from mcts_grader.batch import GRADED, could_not_grade, grade, grade_one, write_beside
+    from mcts_grader.batch import (
+        GRADED,
+        Interrupted,
+        could_not_grade,
+        grade,
+        grade_one,
+        write_beside,
+    )
     from mcts_grader.table import labelled, one_line
 
     # first: a word the shell made of a student's folder decides nothing, reads nothing
@@ -247,21 +289,28 @@ def run(args: argparse.Namespace) -> int:
                 "(or the folder holding both)"
             )
     started = time.perf_counter()
-    grades = grade(
-        args.submissions,
-        args.out,
-        extra_tests=args.tests,
-        n_jobs=args.jobs,
-        memory_mb=args.memory_mb,
-        timeout_scale=args.timeout_scale,
-        pytest_args=args.pytest_args,
-        progress=lambda line: print(line, file=sys.stderr),
-        due=due,
-        replace=args.replace,
-    )
+    stopped_by = None
+    try:
+        grades = grade(
+            args.submissions,
+            args.out,
+            extra_tests=args.tests,
+            n_jobs=args.jobs,
+            memory_mb=args.memory_mb,
+            timeout_scale=args.timeout_scale,
+            pytest_args=args.pytest_args,
+            progress=lambda line: print(line, file=sys.stderr),
+            due=due,
+            replace=args.replace,
+        )
+    except Interrupted as stop:  # Ctrl-C, SIGTERM: the rows are written, say so
+        grades, stopped_by = stop.graded, stop.signum
     seconds = time.perf_counter() - started
     # each submission's score was printed (stderr) as it finished, and is in grades.csv
     count = f"{len(grades)} submission{'' if len(grades) == 1 else 's'}"
+    if stopped_by is not None:
+        name = signal.Signals(stopped_by).name
+        print(f"mcts-course grade: stopped by {name} after {seconds:.1f} s", file=sys.stderr)
     print(f"graded {count} in {seconds:.1f} s -> {Path(args.out) / 'grades.csv'}")
     failed = [g for g in grades if g.status != GRADED]
     if failed:  # never quietly: a failed run's row is a zero no student earned
@@ -271,8 +320,9 @@ def run(args: argparse.Namespace) -> int:
             "see their pytest.log",
             file=sys.stderr,
         )
-        return 1
-    return 0
+    if stopped_by is not None:
+        return 128 + stopped_by  # the shell's status of a command a signal stopped
+    return 1 if failed else 0
 
 
 def _not_ours(item: Path, way: bool) -> str | None:

@@ -7,7 +7,11 @@ from __future__ import annotations
 import csv
 import os
 import shutil
+import signal
 import subprocess
+import sys
+import tempfile
+import time
 import unicodedata
 from pathlib import Path
 
@@ -160,3 +164,51 @@ def test_04_07_10_11_a_real_batch_flags_look_alikes_and_refuses_spaces(tmp_path,
         )
         assert code == 2 and "spaces around them" in capsys.readouterr().err
     assert not (tmp_path / "o2").exists()
+
+
+# --- 09: SIGTERM stops a batch as Ctrl-C does -------------------------------------------------
+
+
+def student_sleeps() -> bool:
+    found = subprocess.run(["pgrep", "-x", "-f", "sleep 307"], capture_output=True)
+    return bool(found.stdout.strip())
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_09_a_signal_leaves_every_row_the_summary_and_no_folder(tmp_path, sig):
+    base = private(tmp_path / "subs")
+    honest(base / "a-honest")
+    (base / "b-sleeper").mkdir()
+    (base / "b-sleeper" / "bandits.py").write_text(
+        "import subprocess, time\nsubprocess.Popen(['sleep', '307'])\ntime.sleep(300)\n"
+    )
+    honest(base / "c-honest")
+    out = tmp_path / "out"
+    shared = Path(tempfile.mkdtemp(prefix="gh-r9-shared-"))  # its own /tmp, to list
+    shared.chmod(0o1777)
+    try:
+        command = [sys.executable, "-m", "mcts_course", "grade", "--jobs", "1", "--out", str(out)]
+        command += [BANDITS, "--", *map(str, sorted(base.iterdir()))]
+        env = dict(os.environ, TMPDIR=str(shared))
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        assert proc.stderr is not None
+        first = proc.stderr.readline().decode()  # a-honest's line: b-sleeper's run under way
+        assert first.startswith("a-honest: ")
+        time.sleep(3)
+        assert student_sleeps()  # the student's process runs (what the signal must end)
+        proc.send_signal(sig)  # the grader's process alone, as `kill` and `timeout` do
+        stdout, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == 128 + sig  # 143 and 130, as a shell says
+        err = stderr.decode()
+        assert f"stopped by {signal.Signals(sig).name}" in err
+        assert "2 of 3 submissions not graded" in err and "graded 3 submissions" in stdout.decode()
+        by_name = {r["submission"]: (r["status"], r["score"]) for r in rows(out)}
+        assert by_name == {
+            "a-honest": ("graded", FULL),
+            "b-sleeper": ("not graded", "0"),
+            "c-honest": ("not graded", "0"),
+        }
+        assert os.listdir(shared) == []  # mcts-sandboxes-*, mcts-grader-*, mcts-public-*: gone
+        assert not student_sleeps()  # killed
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
