@@ -6,16 +6,18 @@ folder's results.json was replaced), every other submission keeps the row of its
 The rows are made from the results.json files of the folder's submissions (the grader's own
 files, read without following links), never from the old grades.csv, whose names a spreadsheet
 escape has changed.  Rows are in the order of the submissions' names; the column ``source``
-is the path each row was graded from, and the last, ``ascii_name``, a name with characters
-outside ASCII in ASCII escapes (``\\u0430lice``: a Cyrillic a is no Latin a), empty for the
-others; the batch's summary lines show the same (:func:`labelled`).
+is the path each row was graded from, ``ascii_name`` a name with characters outside ASCII in
+ASCII escapes (``\\u0430lice``: a Cyrillic a is no Latin a), empty for the others, and the
+last, ``look_alike``, the other rows whose names read like this one's (:func:`look_alikes`);
+the batch's summary lines show the same (:func:`labelled`).
 
 The names (:func:`names_of`) are decided before anything is graded, from every name of the
 batch and of the ``--out`` folder: a folder's name escaped (never stripped: ``\\x01bob`` is no
 ``bob``), capped in length, numbered ``NAME\\#2`` when two submissions share it (no escaped
 name holds ``\\#``, so no student's folder can be named like a numbered one), and refused
 when a name already in ``--out`` was graded from another path (unless asked to replace it) or
-when two names differ only in case or Unicode form (a gradebook's look-up confuses them).
+when two names differ only in case, Unicode form, spaces around them or a leading apostrophe
+(a gradebook's look-up confuses them); names that only look alike are graded, and flagged.
 """
 
 from __future__ import annotations
@@ -146,7 +148,8 @@ class Row:
 def table(rows: list[Row]) -> str:
     """grades.csv: ``submission, status, score, max_score``, the points of each exercise (the
     columns of :func:`~mcts_course.grading.report.grades_csv`, with the status second), the
-    ``source`` path of each row and its name's ``ascii_name``."""
+    ``source`` path of each row, its name's ``ascii_name`` and its ``look_alike`` rows; every
+    cell escaped once (:func:`csv_cell`)."""
     rows = sorted(rows, key=lambda r: r.name)
     plain = grades_csv([(r.name, r.outcomes) for r in rows], cell=str)  # escaped here, once
     alike = look_alikes([r.name for r in rows])
@@ -311,7 +314,7 @@ CONFUSABLES = str.maketrans(
         **dict(zip("АВЕЅІЈКМНОРСТХУ", "ABESIJKMHOPCTXY", strict=True)),  # Cyrillic capitals
         **dict(zip("аеѕіјһԁӏԛԝорсху", "aesijhdlqwopcxy", strict=True)),  # Cyrillic small
         **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX", strict=True)),  # Greek capitals
-        **dict(zip("ακινορυχγ", "akivopuxy", strict=True)),  # Greek small
+        **dict(zip("αινορυχγ", "aivopuxy", strict=True)),  # Greek small
     }
 )
 
