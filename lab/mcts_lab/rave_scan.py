@@ -29,7 +29,7 @@ from mcts_course.games import TicTacToe
 from mcts_course.games.base import GameState
 from mcts_course.stats import bootstrap_interval, paired_interval, sign_flip_p_value
 from mcts_lab.learning import Truth
-from mcts_lab.present import Table
+from mcts_lab.present import Table, p_text
 
 FILE = "rave_scan.json"
 ITERATIONS = 30
@@ -150,7 +150,7 @@ def scan_table(scan: Scan, tests: dict[str, tuple[float, tuple[float, float], fl
         ]
         if agent in tests:
             diff, (d_low, d_high), p = tests[agent]
-            row += [f"{diff:+.1%} ({d_low:+.1%} to {d_high:+.1%})", f"{p:.3f}"]
+            row += [f"{diff:+.1%} ({d_low:+.1%} to {d_high:+.1%})", p_text(p)]
         else:
             row += ["", ""]
         rows.append(row)
