@@ -65,7 +65,8 @@ def ffo_solutions(positions: Sequence[SolvedPosition] | None = None) -> list[FFO
 
 def ffo_table(solutions: Sequence[FFOSolution]) -> Table:
     """One row per position: number, empty squares, the published best moves and margin, the
-    solver's move and margin, its nodes and milliseconds."""
+    solver's move and margin, and its nodes (positions searched: a count, unlike a time, that
+    is the same on every machine)."""
     rows = []
     for s in solutions:
         state = s.position.state
@@ -79,7 +80,6 @@ def ffo_table(solutions: Sequence[FFOSolution]) -> Table:
                 state.action_to_string(s.move),
                 f"{s.margin:+d}",
                 s.nodes,
-                s.seconds * 1000,
             ]
         )
     return Table(
@@ -91,11 +91,10 @@ def ffo_table(solutions: Sequence[FFOSolution]) -> Table:
             "solver's move",
             "solver's margin",
             "nodes",
-            "ms",
         ],
         rows,
-        {"nodes": ",", "ms": ",.0f"},
-        right=["#", "empty squares", "published margin", "solver's margin", "nodes", "ms"],
+        {"nodes": ","},
+        right=["#", "empty squares", "published margin", "solver's margin", "nodes"],
     )
 
 
@@ -238,6 +237,31 @@ def versus_random(solutions: Sequence[FFOSolution], equal: EqualTime) -> PairedD
     return paired_difference(equal.share.best_by_position, chance)
 
 
+def poisson_binomial_tail(chances: Sequence[float], hits: int) -> float:
+    """P(X >= ``hits``) for X the number of successes of independent trials with these
+    chances (the Poisson-binomial distribution), exactly, by convolving one trial at a time."""
+    if any(not 0 <= c <= 1 for c in chances):
+        raise ValueError("chances are probabilities")
+    mass = [1.0]  # mass[k] = P(k successes among the trials so far)
+    for c in chances:
+        mass = [
+            (mass[k] if k < len(mass) else 0.0) * (1 - c) + (mass[k - 1] * c if k else 0.0)
+            for k in range(len(mass) + 1)
+        ]
+    return min(1.0, sum(mass[max(hits, 0) :]))
+
+
+def better_than_chance_p(equal: EqualTime, positions: Sequence[SolvedPosition]) -> float:
+    """The exact one-sided p-value of "MCTS's move is no more often a best move than a random
+    legal move": under that hypothesis position i gives a best move with the random move's
+    chance there, independently, so the count of best moves is Poisson-binomial.  MCTS makes
+    one decision per position (its per-position share is 0 or 1)."""
+    by_best = equal.share.best_by_position
+    if len(by_best) != len(positions) or any(b not in (0.0, 1.0) for b in by_best):
+        raise ValueError("one decision (0 or 1) per position")
+    return poisson_binomial_tail([random_move_best(p) for p in positions], round(sum(by_best)))
+
+
 # -- the hand-over match ------------------------------------------------------------------------
 def seeded_openings(n: int, plies: int, seed: int, empties: int | None = None) -> list[Othello]:
     """``n`` distinct positions after ``plies`` uniformly random moves from the start; with
@@ -346,8 +370,7 @@ class HandoverMatch:
 
     def table(self) -> Table:
         """The match in one row: games, wins-draws-losses of the hybrid, its score and 95%
-        interval (a bootstrap over the openings), and the seconds per game each side spent
-        thinking."""
+        interval (a bootstrap over the openings).  (No times: they change with the machine.)"""
         r = self.result
         lo, hi = self.opening_interval
         return Table(
@@ -358,8 +381,6 @@ class HandoverMatch:
                 "hybrid: wins-draws-losses",
                 "score",
                 "95% interval over the openings",
-                "s per game, hybrid",
-                "s per game, MCTS",
             ],
             [
                 [
@@ -369,12 +390,10 @@ class HandoverMatch:
                     f"{r.wins}-{r.draws}-{r.losses}",
                     r.score,
                     f"{lo:.0%} to {hi:.0%}",
-                    self.seconds_per_game(0),
-                    self.seconds_per_game(1),
                 ]
             ],
-            {"score": ".0%", "s per game, hybrid": ".2f", "s per game, MCTS": ".2f"},
-            right=["games", "score", "s per game, hybrid", "s per game, MCTS"],
+            {"score": ".0%"},
+            right=["games", "score"],
         )
 
 

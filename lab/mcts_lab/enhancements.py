@@ -248,6 +248,7 @@ class AmafExact:
     iterations: int
     amaf_right: list[bool]
     uct_right: list[bool]
+    numbers: tuple[int, ...] = ()  # the positions' numbers, so that two budgets can be paired
 
     @property
     def positions(self) -> int:
@@ -323,4 +324,28 @@ def amaf_exact(iterations: int, count: int, seed: int) -> AmafExact:
         best = max(sampled, key=lambda a: (amaf[a][0] / amaf[a][1], -a))
         amaf_right.append(best in solved.optimal[i])
         uct_right.append(chosen in solved.optimal[i])
-    return AmafExact(iterations, amaf_right, uct_right)
+    return AmafExact(iterations, amaf_right, uct_right, tuple(solved.numbers[i] for i in picks))
+
+
+def gap_growth(
+    small: AmafExact, large: AmafExact, confidence: float = 0.95
+) -> tuple[float, tuple[float, float], float]:
+    """How much UCT's lead over AMAF's favourite grows from ``small`` to ``large`` (two budgets
+    on the same positions): per position, (UCT minus AMAF at the large budget) minus (the same
+    at the small one); the mean, its bootstrap interval over the positions and the sign-flip
+    p-value of "no growth".  Paired twice: both moves come from one search, and both budgets
+    search the same positions with the same seeds."""
+    if not small.numbers or small.numbers != large.numbers:
+        raise ValueError("the two budgets must search the same positions")
+    growth = [
+        (float(u2) - float(a2)) - (float(u1) - float(a1))
+        for u1, a1, u2, a2 in zip(
+            small.uct_right, small.amaf_right, large.uct_right, large.amaf_right, strict=True
+        )
+    ]
+    zeros = [0.0] * len(growth)
+    return (
+        sum(growth) / len(growth),
+        paired_interval(growth, zeros, confidence=confidence),
+        sign_flip_p_value(growth),
+    )

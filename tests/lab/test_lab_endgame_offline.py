@@ -5,8 +5,10 @@ from __future__ import annotations
 from mcts_lab import endgame_offline
 from mcts_lab.endgames import (
     EqualTime,
+    better_than_chance_p,
     ffo_solutions,
     package_nodes_at_depth,
+    poisson_binomial_tail,
     random_move_best,
     random_move_kept,
     versus_random,
@@ -51,3 +53,34 @@ def test_the_shallow_threshold_is_restored_and_the_margins_kept():
     nodes = package_nodes_at_depth([FFO[4]], 2, range(5, 7))
     assert endgame.SHALLOW == before and set(nodes) == {5, 6}
     assert all(n >= 1 for n in nodes.values())
+
+
+def test_the_poisson_binomial_tail_is_exact():
+    from math import comb
+
+    import pytest
+
+    assert poisson_binomial_tail([0.5] * 10, 8) == pytest.approx(
+        sum(comb(10, k) for k in range(8, 11)) / 2**10
+    )
+    assert poisson_binomial_tail([0.2, 0.5], 2) == pytest.approx(0.1)
+    assert poisson_binomial_tail([0.2, 0.5], 1) == pytest.approx(1 - 0.8 * 0.5)
+    assert poisson_binomial_tail([0.3, 0.9], 0) == 1.0
+    assert poisson_binomial_tail([0.3], 2) == 0.0
+    with pytest.raises(ValueError):
+        poisson_binomial_tail([1.5], 1)
+
+
+def test_better_than_chance_counts_best_moves_against_the_random_moves_chances():
+    import pytest
+
+    positions = [FFO[4], FFO[6]]
+    chances = [random_move_best(p) for p in positions]
+    both = Share("both best", 2, 2, 2, 2, 0.0, (1.0, 1.0), (1.0, 1.0))
+    assert better_than_chance_p(EqualTime(both, 1.0), positions) == pytest.approx(
+        chances[0] * chances[1]
+    )
+    none = Share("none best", 0, 0, 2, 0, 0.0, (0.0, 0.0), (0.0, 0.0))
+    assert better_than_chance_p(EqualTime(none, 1.0), positions) == 1.0
+    with pytest.raises(ValueError):
+        better_than_chance_p(EqualTime(both, 1.0), positions[:1])

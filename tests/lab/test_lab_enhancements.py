@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from mcts_lab.enhancements import (
     agreement_table,
     alphabeta_nodes,
@@ -69,3 +70,19 @@ def test_amaf_exact_with_one_iteration_leaves_one_move_sampled():
     # later moves; the most visited child is then sampled too, so both picks exist.
     result = amaf_exact(iterations=1, count=10, seed=0)
     assert result.positions == 10
+
+
+def test_the_growth_of_the_gap_is_paired_over_the_same_positions():
+    from mcts_lab.enhancements import AmafExact, amaf_exact, gap_growth
+
+    small = AmafExact(10, [True, True, False, True], [True, True, True, True], (1, 2, 3, 4))
+    large = AmafExact(30, [False, True, False, False], [True, True, True, True], (1, 2, 3, 4))
+    growth, (low, high), p = gap_growth(small, large)
+    assert growth == 2 / 4  # positions 1 and 4: the gap went from 0 to 1
+    assert low <= growth <= high
+    assert gap_growth(small, small)[0] == 0 and gap_growth(small, small)[2] == 1.0
+    other = AmafExact(30, large.amaf_right, large.uct_right, (1, 2, 3, 5))
+    with pytest.raises(ValueError):
+        gap_growth(small, other)  # other positions: nothing to pair
+    a, b = amaf_exact(20, 12, seed=1), amaf_exact(40, 12, seed=1)
+    assert a.numbers == b.numbers and len(a.numbers) == 12  # one seed, the same positions

@@ -28,11 +28,30 @@ def test_the_matches_play_the_settings_the_tic_tac_toe_tuning_chose():
 
 
 def test_the_verdicts_are_holms_over_both_matches():
-    from mcts_course.stats import holm, sign_flip_p_value
+    from mcts_course.stats import holm
 
     stored = rave_offline.load()
-    p_values = [sign_flip_p_value(s.result.a_returns) for s in stored]
+    p_values = [rave_offline.sign_test_p(s.result.wins, s.result.losses) for s in stored]
     assert [s.p_value for s in stored] == p_values
     assert list(rave_offline.holm_rejections(stored).values()) == holm(p_values)
     text = rave_offline.table(stored)._repr_markdown_()
     assert all(s.name in text for s in stored) and "not even, Holm" in text
+    assert "0.0010" not in text  # no resampling floor: below 0.001 the table says so
+
+
+def test_the_sign_test_is_exact():
+    from math import comb
+
+    from mcts_course.stats import sign_flip_p_value
+
+    assert rave_offline.sign_test_p(0, 0) == 1.0
+    assert rave_offline.sign_test_p(5, 5) == 1.0
+    assert rave_offline.sign_test_p(0, 5) == rave_offline.sign_test_p(5, 0) == 2 / 32
+    assert rave_offline.sign_test_p(2, 8) == 2 * (1 + 10 + 45) / 1024  # binomial(10, 1/2) tails
+    # 31 wins and 66 losses: 0.00049, below the 1/10,001 steps of a resampled sign-flip test
+    exact = rave_offline.sign_test_p(31, 66)
+    assert exact == 2 * sum(comb(97, i) for i in range(32)) / 2**97
+    assert 0.0004 < exact < 0.0006
+    # the resampled sign-flip test over the same games estimates the same p-value
+    returns = [1.0] * 8 + [0.0] * 3 + [-1.0] * 2
+    assert abs(sign_flip_p_value(returns, resamples=40_000) - rave_offline.sign_test_p(8, 2)) < 0.01

@@ -62,3 +62,13 @@ def test_a_changed_flag_is_caught(positions):
     spec = "mcts:c=0.7"
     scan.flags[spec] = ~scan.flags[spec]
     assert not rave_scan.recheck(scan, spec, sample=20)
+
+
+def test_the_grid_reaches_past_the_chosen_k_and_the_graph_is_outside_the_comparisons():
+    scan = rave_scan.load()
+    assert max(rave_scan.K_VALUES) > int(
+        float(scan.tuned("RAVE as MoGo").split("rave=")[1].split(",")[0])
+    )
+    assert "graph (transpositions)" in AGENTS and "graph (transpositions)" not in rave_scan.COMPARED
+    text = rave_scan.scan_table(scan, {})._repr_markdown_()
+    assert "graph" not in text and "RAVE as MoGo" in text
