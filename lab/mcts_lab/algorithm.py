@@ -357,14 +357,14 @@ class FlipResult:
                 low, high = bootstrap_interval(rates, confidence)
                 cells.append(f"{sum(rates) / len(rates):.1%} ({low:.1%} to {high:.1%})")
             low, high = self.difference(b, confidence)
-            cells.append(f"{low:+.1%} to {high:+.1%}")
+            cells.append(f"{100 * low:+.1f} to {100 * high:+.1f}")  # percentage points
             rows.append(cells)
         level = f"{100 * confidence:.2f}".rstrip("0").rstrip(".") + "%"  # 98.75%, 95%
         header = [
             "iterations",
             f"mistakes with the flip ({level} interval)",
             "without the flip",
-            "paired difference",
+            "paired difference (points)",
         ]
         return Table(header, rows)
 

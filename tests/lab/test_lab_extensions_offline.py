@@ -21,7 +21,9 @@ def test_the_flip_table_shows_the_interval_the_prose_quotes():
         assert low <= high
     text = flips.table(0.975)._repr_markdown_()
     low, high = flips.difference(40, 0.975)
-    assert f"{low:+.1%} to {high:+.1%}" in text and "97.5% interval" in text
+    # a difference of two shares is in percentage points, as the prose quotes it
+    assert f"{100 * low:+.1f} to {100 * high:+.1f}" in text and "97.5% interval" in text
+    assert "(points)" in text
     # a wider confidence gives a wider interval, so the level shown is the level computed
     wide = flips.difference(40, 0.999)
     assert wide[0] <= low and high <= wide[1]
