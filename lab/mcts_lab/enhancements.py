@@ -305,13 +305,15 @@ def amaf_exact_table(rows: list[AmafExact], confidence: float) -> Table:
     )
 
 
-def amaf_exact(iterations: int, count: int, seed: int) -> AmafExact:
-    """``count`` tic-tac-toe positions where the choice matters, drawn with ``seed``, each
-    searched once (seeded by its number, as in :mod:`mcts_lab.rave_scan`)."""
+def amaf_exact(iterations: int, count: int | None = None, seed: int = 0) -> AmafExact:
+    """Tic-tac-toe positions where the choice matters, one per symmetry class (those of
+    :mod:`mcts_lab.rave_scan`): all of them, or ``count`` drawn with ``seed``; each searched
+    once, seeded by its number."""
     from mcts_lab.rave_scan import tictactoe_positions
 
     solved = tictactoe_positions()
-    picks = sorted(random.Random(seed).sample(range(len(solved.numbers)), count))
+    every = range(len(solved.numbers))
+    picks = list(every) if count is None else sorted(random.Random(seed).sample(every, count))
     amaf_right, uct_right = [], []
     for i in picks:
         agent = RAVEAgent(iterations, rave=0, seed=solved.numbers[i])

@@ -25,15 +25,15 @@ GAMES = 100
 SEED = 11
 # name -> (RAVE's spec, UCT's spec): each agent with the K and c the tic-tac-toe tuning chose
 # for it (chapter 13, mcts_lab.rave_scan): MoGo's RAVE (all children, AMAF for unvisited moves,
-# K = 3,000, no exploration term), RAVE with UCT's expansion (K = 300, c = 0.7), and UCT
+# K = 3,000, no exploration term), RAVE with UCT's expansion (K = 300, c = 0.35), and UCT
 # (c = 0.7).
 PAIRINGS = {
     "RAVE as MoGo (K=3000, c=0) vs UCT (c=0.7)": (
         f"mcts:iterations={ITERATIONS},rave=3000,amaf_unvisited=1,c=0",
         f"mcts:iterations={ITERATIONS},c=0.7",
     ),
-    "RAVE, random expansion (K=300, c=0.7) vs UCT (c=0.7)": (
-        f"mcts:iterations={ITERATIONS},rave=300,c=0.7",
+    "RAVE, random expansion (K=300, c=0.35) vs UCT (c=0.7)": (
+        f"mcts:iterations={ITERATIONS},rave=300,c=0.35",
         f"mcts:iterations={ITERATIONS},c=0.7",
     ),
 }

@@ -1,17 +1,22 @@
 """RAVE's K and every agent's c, tuned on half of a set of solved positions, tested on the other.
 
 A search's move on a solved position is judged exactly: a *mistake* is a move that is not
-optimal (it changes the position's win/draw/loss class for the mover).  Every position where the
-choice matters is searched once per setting, seeded by the position's number, so all settings
-meet the same positions with the same seeds: paired, the position is the unit.  The positions
-are split before looking: even numbers tune (each agent keeps its setting with the fewest
-mistakes there), odd numbers test the tuned agents against tuned UCT, so picking the best
-setting does not flatter the test.  The positions are every tic-tac-toe position where the
-choice matters; the budget, 30 iterations per move (about three per legal move at the start:
-the regime where AMAF's many samples should help), was chosen before the run.
+optimal (it changes the position's win/draw/loss class for the mover).  The positions are one
+per symmetry class of the tic-tac-toe positions where the choice matters, the class's canonical
+member (:meth:`TicTacToe.is_canonical`): the 8 rotations and reflections of a position pose the
+same problem, so the class is the unit, as in chapter 10.  Each is searched :data:`SEEDS` times
+per setting (fixed before the run, for resolution: one search per class would leave a test half
+of about two hundred yes/no flags), search j seeded with ``SEEDS * number + j``, so all
+settings meet the same positions with the same seeds: paired, and a class's mistake rate over
+its searches is its one number.  The classes are split before looking: even places in the list
+tune (each agent keeps its setting with the fewest mistakes there), odd places test the tuned
+agents against tuned UCT, so picking the best setting does not flatter the test, and no test
+position is a rotation or reflection of a tuning one.  The budget, 30 iterations per move (about
+three per legal move at the start: the regime where AMAF's many samples should help), was chosen
+before the run.
 
-``python -m mcts_lab.rave_scan`` writes ``data/rave_scan.json`` (under a minute); the chapter
-loads it and searches a random sample of the positions again (:func:`recheck`).
+``python -m mcts_lab.rave_scan`` writes ``data/rave_scan.json`` (a few minutes); the chapter
+loads it and searches a random sample of the (class, seed) pairs again (:func:`recheck`).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from mcts_lab.present import Table, p_text
 
 FILE = "rave_scan.json"
 ITERATIONS = 30
+SEEDS = 8  # searches per class and setting
 C_VALUES = (0.0, 0.35, 0.7, 1.41)
 UCT_C_VALUES = (0.35, 0.7, 1.0, 1.41, 2.0)  # c = 0 would never try a second move in UCT
 # K from 30 to 300,000 by factors of ten: at 30 iterations beta = sqrt(K / (3N + K)) is already
@@ -53,8 +59,8 @@ COMPARED = ("UCT", "RAVE", "RAVE as MoGo")
 
 @dataclass
 class Positions:
-    """Solved positions where the choice matters: a number (the seed), a state, the optimal
-    moves."""
+    """Solved positions where the choice matters, one per symmetry class: a number (its place
+    among all reachable positions, from which its seeds come), a state, the optimal moves."""
 
     numbers: list[int]
     states: list[GameState]
@@ -63,20 +69,34 @@ class Positions:
 
 def tictactoe_positions() -> Positions:
     truth = Truth(TicTacToe)
-    numbers = [k for k in range(truth.positions) if truth.matters[k]]
+    matters: list[bool] = np.asarray(truth.matters).tolist()
+    numbers = [
+        k
+        for k, state in enumerate(truth.states)
+        if matters[k] and isinstance(state, TicTacToe) and state.is_canonical()
+    ]
     optimal = [frozenset(int(a) for a in np.flatnonzero(truth.optimal[k])) for k in numbers]
     return Positions(numbers, [truth.states[k] for k in numbers], optimal)
 
 
 def mistakes(
-    spec: str, positions: Positions, picks: list[int] | None = None, iterations: int = ITERATIONS
+    spec: str,
+    positions: Positions,
+    picks: list[int] | None = None,
+    iterations: int = ITERATIONS,
+    seeds: range | tuple[int, ...] = range(SEEDS),
 ) -> np.ndarray:
-    """One flag per position (or per picked index): is the move of ``spec`` not optimal?"""
-    flags = []
+    """Flags, one row per position (or per picked index) and one column per seed: is the move
+    of ``spec`` not optimal?"""
+    rows = []
     for i in range(len(positions.numbers)) if picks is None else picks:
-        agent = make_agent(with_params(spec, iterations=iterations, seed=positions.numbers[i]))
-        flags.append(agent.select_action(positions.states[i]) not in positions.optimal[i])
-    return np.array(flags, dtype=bool)
+        row = []
+        for j in seeds:
+            seed = SEEDS * positions.numbers[i] + j
+            agent = make_agent(with_params(spec, iterations=iterations, seed=seed))
+            row.append(agent.select_action(positions.states[i]) not in positions.optimal[i])
+        rows.append(row)
+    return np.array(rows, dtype=bool).reshape(-1, len(seeds))
 
 
 @dataclass
@@ -84,20 +104,27 @@ class Scan:
     """Every setting's flags on every position."""
 
     positions: Positions
-    flags: dict[str, np.ndarray]  # spec -> flags
+    flags: dict[str, np.ndarray]  # spec -> flags, one row per class, one column per seed
 
     def half(self, parity: int) -> np.ndarray:
-        return np.array([k % 2 == parity for k in self.positions.numbers])
+        """The classes at even (0, tuning) or odd (1, test) places of the list."""
+        out: np.ndarray = np.arange(len(self.positions.numbers)) % 2 == parity
+        return out
 
     def rate(self, spec: str, parity: int) -> float:
         return float(self.flags[spec][self.half(parity)].mean())
+
+    def class_rates(self, spec: str, parity: int) -> np.ndarray:
+        """Each class's mistake rate over its searches, on one half: the unit's number."""
+        return np.asarray(self.flags[spec][self.half(parity)].mean(axis=1), dtype=float)
 
     def tuned(self, agent: str) -> str:
         """The agent's setting with the fewest mistakes on the tuning half (ties: listed first)."""
         return min(AGENTS[agent], key=lambda spec: self.rate(spec, 0))
 
     def test_flags(self, agent: str) -> np.ndarray:
-        return self.flags[self.tuned(agent)][self.half(1)].astype(float)
+        """The tuned setting's mistake rate in each test class."""
+        return self.class_rates(self.tuned(agent), 1)
 
     def versus_uct(self, agent: str) -> tuple[float, tuple[float, float], float]:
         """Tuned ``agent`` minus tuned UCT on the test half: difference of mistake rates, its
@@ -121,23 +148,31 @@ def load() -> Scan:
     if data["iterations"] != ITERATIONS:
         raise ValueError("the shipped scan was run at another budget")
     positions = tictactoe_positions()
-    if positions.numbers != data["numbers"]:
-        raise ValueError("the shipped scan has other positions")
-    flags = {s: np.array([c == "1" for c in bits]) for s, bits in data["flags"].items()}
+    if positions.numbers != data["numbers"] or data["seeds"] != SEEDS:
+        raise ValueError("the shipped scan has other positions or seeds")
+    flags = {
+        s: np.array([c == "1" for c in bits]).reshape(-1, SEEDS)
+        for s, bits in data["flags"].items()
+    }
     return Scan(positions, flags)
 
 
 def recheck(scan: Scan, spec: str, sample: int, seed: int = 0) -> bool:
-    """Search ``sample`` positions drawn at random again with ``spec``: the same flags as
-    stored?"""
+    """Search ``sample`` (class, seed) pairs drawn at random again with ``spec``: the same
+    flags as stored?"""
     rng = np.random.default_rng(seed)
-    picks = sorted(rng.choice(len(scan.positions.numbers), size=sample, replace=False).tolist())
-    return bool((mistakes(spec, scan.positions, picks) == scan.flags[spec][picks]).all())
+    pairs = rng.choice(len(scan.positions.numbers) * SEEDS, size=sample, replace=False)
+    for pair in sorted(pairs.tolist()):
+        i, j = divmod(pair, SEEDS)
+        if mistakes(spec, scan.positions, [i], seeds=(j,))[0, 0] != scan.flags[spec][i, j]:
+            return False
+    return True
 
 
 def scan_table(scan: Scan, tests: dict[str, tuple[float, tuple[float, float], float]]) -> Table:
     """One row per agent: its tuned setting, its mistake rate on each half, and on the test half
-    its difference from tuned UCT with the paired 95% interval and the uncorrected p-value."""
+    its difference from tuned UCT with the paired 95% interval and the uncorrected p-value
+    (intervals: bootstraps over the test classes)."""
     rows = []
     for agent in COMPARED:
         test = scan.test_flags(agent)
@@ -175,7 +210,7 @@ def _short(spec: str) -> str:
 def figure(scan: Scan) -> Any:
     """Left: RAVE's weight on the AMAF mean against the parent's visits, for the scanned K.
     Right: each tuned agent's mistake rate on the test positions, with 95% bootstrap intervals
-    over the positions."""
+    over the test classes."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import PercentFormatter
 
@@ -200,17 +235,22 @@ def figure(scan: Scan) -> Any:
     right.errorbar(range(len(names)), rates, yerr=errors, fmt="o", capsize=4)
     labels = [f"{a.split(' (')[0]}\n{_short(scan.tuned(a))}" for a in names]
     right.set_xticks(range(len(names)), labels, fontsize=8)
-    right.set(ylabel="mistake rate, test positions", ylim=(0, None), xlim=(-0.5, len(names) - 0.5))
+    right.set(ylabel="mistake rate, test classes", ylim=(0, None), xlim=(-0.5, len(names) - 0.5))
     right.yaxis.set_major_formatter(PercentFormatter(1.0))
     right.set_title(f"Tic-tac-toe, {ITERATIONS} iterations, tuned settings", fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def main() -> None:  # pragma: no cover - under a minute of searches
+def main() -> None:  # pragma: no cover - a few minutes of searches
     scan = run(tictactoe_positions())
-    bits = {s: "".join("1" if f else "0" for f in v) for s, v in scan.flags.items()}
-    data = {"iterations": ITERATIONS, "numbers": scan.positions.numbers, "flags": bits}
+    bits = {s: "".join("1" if f else "0" for f in v.ravel()) for s, v in scan.flags.items()}
+    data = {
+        "iterations": ITERATIONS,
+        "seeds": SEEDS,
+        "numbers": scan.positions.numbers,
+        "flags": bits,
+    }
     path = Path(__file__).parent / "data" / FILE
     path.write_text(json.dumps(data, separators=(",", ":")) + "\n")
     for agent in AGENTS:

@@ -19,13 +19,23 @@ def test_every_position_has_a_wrong_move_and_a_right_one(positions):
         assert optimal and optimal < legal  # the choice matters: some move, not every move
 
 
+def test_one_position_per_symmetry_class(positions):
+    classes = {state.symmetry_class() for state in positions.states}
+    assert len(classes) == len(positions.states)
+    assert all(state.is_canonical() for state in positions.states)
+    # every decisive position is a rotation or reflection of one of them
+    from mcts_lab.trap import decisive_positions
+
+    assert {s.symmetry_class() for s in decisive_positions()} == classes
+
+
 def _synthetic(positions: Positions, rates: dict[str, float]) -> Scan:
     """Flags drawn at the given rates per spec (every other spec never errs)."""
     rng = np.random.default_rng(0)
-    n = len(positions.numbers)
-    flags = {s: np.zeros(n, dtype=bool) for specs in AGENTS.values() for s in specs}
+    shape = (len(positions.numbers), rave_scan.SEEDS)
+    flags = {s: np.zeros(shape, dtype=bool) for specs in AGENTS.values() for s in specs}
     for spec, rate in rates.items():
-        flags[spec] = rng.random(n) < rate
+        flags[spec] = rng.random(shape) < rate
     return Scan(positions, flags)
 
 
@@ -35,6 +45,7 @@ def test_tuning_uses_the_even_half_only(positions):
     worst = AGENTS["UCT"][2]
     scan.flags[worst][odd] = True  # bad only on the test half: tuning cannot see it
     scan.flags[worst][~odd] = False  # and perfect on the tuning half
+    assert odd.sum() in (len(odd) // 2, len(odd) - len(odd) // 2)  # classes alternate
     assert scan.tuned("UCT") == worst
     assert scan.test_flags("UCT").mean() == 1.0
 
@@ -52,7 +63,8 @@ def test_a_better_agent_shows_a_negative_paired_difference(positions):
 def test_the_shipped_scan_is_what_its_specs_and_seeds_give():
     scan = rave_scan.load()
     assert set(scan.flags) == {s for specs in AGENTS.values() for s in specs}
-    assert all(len(f) == len(scan.positions.numbers) for f in scan.flags.values())
+    shape = (len(scan.positions.numbers), rave_scan.SEEDS)
+    assert all(f.shape == shape for f in scan.flags.values())
     assert rave_scan.recheck(scan, scan.tuned("RAVE as MoGo"), sample=40)
     assert rave_scan.recheck(scan, "mcts:c=1.41", sample=40, seed=1)
 
