@@ -65,13 +65,15 @@ def test_fifteen_main_chapters():
 
 
 @pytest.mark.parametrize("chapter", MAIN, ids=lambda p: p.stem)
-def test_each_chapter_ends_with_three_to_six_answered_exercises(chapter: Path):
+def test_each_chapter_ends_with_three_to_eight_answered_exercises(chapter: Path):
     text = chapter.read_text()
     headings = re.findall(r"^## (.+)$", text, re.M)
     assert headings[-1] == "Exercises", f"{chapter.name}: the last section is {headings[-1]!r}"
     body = text.split("\n## Exercises\n", 1)[1]
     found = EXERCISE.findall(body)
-    assert 3 <= len(found) <= 6
+    # a week's homework: at least three questions, and not a problem set of a dozen (chapter 15,
+    # the longest, asks seven)
+    assert 3 <= len(found) <= 8
     number = int(chapter.name[:2])
     assert [(int(c), int(e)) for c, e, _ in found] == [(number, i + 1) for i in range(len(found))]
     assert body.count(":::{dropdown} Answer") == len(found), "one answer per exercise"
