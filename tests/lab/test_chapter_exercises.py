@@ -398,15 +398,26 @@ def test_chapter_8():
 def test_chapter_9():
     root_children = {"a": (12, 15), "b": (2, 5)}
     at_root = {k: ucb1(w, n, 20) for k, (w, n) in root_children.items()}
-    replies = {"b1": (1, 1), "b2": (2, 3)}  # wins counted for O
+    replies = {"b1": (0, 1), "b2": (2, 3)}  # wins counted for O
     below = {k: ucb1(w, n, 5) for k, (w, n) in replies.items()}
     # the counts fit: b's visits are its own playout and its replies'; X's wins at b are the
-    # replies O lost plus b's own playout (no draws)
+    # replies O lost (no draws), so b's own first playout was a win for O
     b_wins, b_visits = root_children["b"]
     assert b_visits == 1 + sum(n for _, n in replies.values())
-    assert b_wins == sum(n - w for w, n in replies.values()) + 1
+    assert b_wins == sum(n - w for w, n in replies.values())
     assert sum(n for _, n in root_children.values()) == 20
     assert max(at_root, key=at_root.get) == "b" and max(below, key=below.get) == "b1"
+    # ... and UCT can reach them, in the order the answer gives: b's 2nd and 3rd visits add b1
+    # (a loss for O) and b2 (a win for O), then UCB1 picks b2 twice (O wins, then X wins)
+    grown = {"b1": [0, 1], "b2": [1, 1]}
+    for b_visits_so_far, o_won in ((3, 1), (4, 0)):
+        scores = {k: ucb1(w, n, b_visits_so_far) for k, (w, n) in grown.items()}
+        assert max(scores, key=scores.get) == "b2"
+        grown["b2"][0] += o_won
+        grown["b2"][1] += 1
+    assert {k: tuple(v) for k, v in grown.items()} == replies
+    # with b1 at 1/1 instead, b1 would outscore anything b2 could have at b's fifth visit
+    assert ucb1(1, 1, 4) > ucb1(2, 2, 4)
     states(9, f"$\\ln 20 = {math.log(20):.3f}$", f"$\\ln 5 = {math.log(5):.3f}$")
     for (w, n), v in zip(
         [*root_children.values(), *replies.values()],
@@ -414,7 +425,7 @@ def test_chapter_9():
         strict=True,
     ):
         states(9, f"{w / n:.3f} + {v - w / n:.3f} = {v:.3f}")
-    states(9, "the root 21 visits", "b 3/6", "b1 1/2", "the new node 1/1")
+    states(9, "the root 21 visits", "b 3/6", "b1 0/2", "the new node 1/1")
     # the threshold: a node with 4 moves gets its children at visits 4 to 7
     agent = MCTSAgent(expand_threshold=3, seed=0)
     node = Node(tic("a1 b2 c3 a2 c1"))  # O to move, four empty cells
