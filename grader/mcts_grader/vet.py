@@ -70,7 +70,11 @@ def hidden_copy(tests: Iterable[str | Path], folder: Path) -> list[Path]:
     through folders that hold an ``__init__.py`` to name their package, and import whatever
     ``__init__.py`` a stranger put above them (``/tmp/__init__.py`` over hidden tests in
     ``/tmp/tests``); a single file is copied alone (what lies beside it is not the tests)."""
+    from mcts_grader.packing import refuse_submissions
+
     tests = require(tests)
+    for test in tests:  # a student's files in a course folder given whole (red team 9's 01)
+        refuse_submissions(test)
     folder.mkdir(mode=0o700)
     copies = []
     for number, test in enumerate(tests):
