@@ -4,8 +4,14 @@ hidden tests' copy (03, 12), a UTF-8 byte-order mark scoring 0 (05)."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -118,3 +124,163 @@ class TestAttack01BuilderPacksAStudentsFiles:
         assert main([*args, "--exercise-set=bandits"]) == 2
         assert "holds what a submission holds" in capsys.readouterr().err
         assert not out.exists()
+
+
+# -- 03 and 12: nothing above the grader's copy of the hidden tests is walked ---------------
+as_root = pytest.mark.skipif(
+    sys.platform != "linux" or os.geteuid() != 0, reason="another owner needs root to make"
+)
+STRANGER = 54321
+SECRET_TESTS = """import pytest
+
+
+@pytest.mark.points(2, exercise="bandits_secret", exercise_set="bandits", visibility="hidden")
+def test_secret_arm(student):
+    assert student.ucb1_choice([3, 5, 7], [1.25, 3.3137, 4.0], 0.0) == 1, "expected arm 1"
+"""
+
+
+@pytest.fixture
+def sticky() -> Iterator[Path]:
+    """A folder like /tmp (world-writable, sticky), the grader's TMPDIR; every user may enter
+    the folder made for it."""
+    base = Path(tempfile.mkdtemp(prefix="gi-shared-"))
+    os.chmod(base, 0o755)
+    shared = base / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    try:
+        yield shared
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _long_link(folder: Path) -> None:
+    """Attack 03 (a): a folder whose __init__.py links to a 300-character name: checking
+    whether it is a package fails with ENAMETOOLONG, even for root."""
+    folder.mkdir()
+    os.symlink("A" * 300, folder / "__init__.py")
+    os.lchown(folder / "__init__.py", STRANGER, STRANGER)
+    os.chown(folder, STRANGER, STRANGER)
+
+
+def _hidden(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "test_secret.py").write_text(SECRET_TESTS)
+    return folder
+
+
+@as_root
+@pytest.mark.parametrize("namespaces", ["namespaces", "no-namespaces"])
+def test_03_a_strangers_entry_in_tmpdir_stops_neither_grade_nor_the_builder(
+    sticky, tmp_path, monkeypatch, capsys, namespaces
+):
+    from mcts_grader import gradescope
+
+    from mcts_course.cli import main
+
+    if namespaces == "no-namespaces":
+        monkeypatch.setenv("MCTS_NO_NAMESPACES", "1")
+    _long_link(sticky / "zz-longlink")
+    monkeypatch.setenv("TMPDIR", str(sticky))
+    monkeypatch.setattr(tempfile, "tempdir", str(sticky))  # the batch's folders go there
+    hidden = _hidden(tmp_path / "hidden")
+    sub = tmp_path / "alice"
+    sub.mkdir()
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text())
+    out = tmp_path / "out"
+    args = ["grade", str(sub), "--out", str(out), "--tests", str(hidden)]
+    assert main([*args, "--exercise-set=bandits", "-k", "ucb1 or secret"]) == 0, capsys.readouterr()
+    tests = json.loads((out / "alice" / "results.json").read_text())["tests"]
+    secret = [t for t in tests if t["extra_data"].get("exercise") == "bandits_secret"]
+    assert [t["score"] for t in secret] == [2.0], tests
+    _fake_wheels(tmp_path, monkeypatch)
+    zipped = tmp_path / "autograder.zip"
+    assert gradescope.main([str(zipped), "--tests", str(hidden)]) == 0
+    assert zipped.exists()
+
+
+def test_03_a_folder_that_cannot_be_listed_is_named_not_the_hidden_file(tmp_path):
+    from mcts_grader.vet import BadTests, vet
+
+    hidden = _hidden(tmp_path / "hidden")
+    (hidden / "zz").mkdir()
+    os.symlink("A" * 300, hidden / "zz" / "__init__.py")
+    with pytest.raises(BadTests) as error:
+        vet([hidden], ["--exercise-set=bandits"])
+    said = str(error.value)
+    assert "File name too long" in said, said
+    assert "never collects" not in said, said
+
+
+def test_12_the_walk_never_lists_the_folders_above_the_hidden_tests(tmp_path):
+    """Attack 12's 300,000 empty folders in TMPDIR made every run list them: the grading
+    run's arguments start pytest's walk at the grader's copy of the hidden tests."""
+    from mcts_grader.batch import pytest_command
+
+    private = tmp_path / "private"
+    copy = _hidden(private / "hidden" / "0" / "hidden")
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "alice" / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text())
+    command = pytest_command(tmp_path / "alice", private / "r.json", [copy], rootdir=private)
+    assert f"--confcutdir={private / 'hidden' / '0'}" in command
+    # and pytest itself lists nothing above it: a folder beside the private one (a
+    # stranger's, that no one may list) would stop the collection
+    beside = tmp_path / "zz"
+    beside.mkdir()
+    os.symlink("A" * 300, beside / "__init__.py")
+    done = subprocess.run(
+        [*command[:3], "--collect-only", "-q", *command[3:]],
+        cwd=private,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert "File name too long" not in done.stdout + done.stderr, done.stdout[-3000:]
+    assert "test_secret_arm" in done.stdout, done.stdout[-3000:]
+
+
+def _userns_for(user: int) -> bool:
+    """Whether an ordinary account can make a user namespace and start this interpreter
+    again (the grader does both)."""
+    probe = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"]
+    again = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'pass'], check=True)"
+    checks = [["unshare", "--user", "--map-root-user", "true"], [sys.executable, "-c", again]]
+    try:
+        return all(
+            subprocess.run(probe + c, capture_output=True, timeout=20).returncode == 0
+            for c in checks
+        )
+    except OSError:
+        return False
+
+
+@as_root
+def test_03_a_teaching_assistant_grades_beside_a_folder_it_cannot_enter(sticky):
+    """Attack 03 (b): as an ordinary account, any folder it may not search in its TMPDIR (a
+    student's 700 folder, root's in /tmp) stopped every grading with hidden tests."""
+    ta = 65534  # nobody
+    if not _userns_for(ta):
+        pytest.skip("user namespaces are not available to an ordinary account here")
+    home = sticky / "ta"
+    tmp = home / "tmp"
+    tmp.mkdir(parents=True)
+    hidden = _hidden(home / "hidden")
+    sub = home / "alice"
+    sub.mkdir()
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text())
+    for path in [home, *home.rglob("*")]:
+        os.chown(path, ta, ta)
+    os.chmod(tmp, 0o1777)
+    private = tmp / "stu-private"
+    private.mkdir(mode=0o700)
+    os.chown(private, STRANGER, STRANGER)
+    env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp)}
+    command = ["setpriv", f"--reuid={ta}", f"--regid={ta}", "--clear-groups", sys.executable]
+    command += ["-m", "mcts_course", "grade", str(sub), "--out", str(home / "out")]
+    command += ["--tests", str(hidden), "--exercise-set=bandits", "-k", "ucb1 or secret"]
+    done = subprocess.run(command, env=env, cwd=home, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    tests = json.loads((home / "out" / "alice" / "results.json").read_text())["tests"]
+    secret = [t for t in tests if t["extra_data"].get("exercise") == "bandits_secret"]
+    assert [t["score"] for t in secret] == [2.0], tests
