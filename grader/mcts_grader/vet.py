@@ -268,7 +268,7 @@ def dropped(paths: list[Path], found: dict[str, Any]) -> list[str]:
             if not collected:
                 continue  # a helper module, or a file :func:`uncollected` names
             try:
-                tree = ast.parse(file.read_text(encoding="utf-8", errors="replace"))
+                tree = ast.parse(file.read_bytes())  # bytes: a BOM, a coding cookie
             except (SyntaxError, ValueError, RecursionError):
                 continue  # its collection error is reported
             shown = Path(top.name) / file.relative_to(top) if top.is_dir() else file

@@ -284,3 +284,48 @@ def test_03_a_teaching_assistant_grades_beside_a_folder_it_cannot_enter(sticky):
     tests = json.loads((home / "out" / "alice" / "results.json").read_text())["tests"]
     secret = [t for t in tests if t["extra_data"].get("exercise") == "bandits_secret"]
     assert [t["score"] for t in secret] == [2.0], tests
+
+
+# -- 05: a file saved with a UTF-8 byte-order mark is graded as Python reads it --------------
+def _bom(folder: Path) -> Path:
+    folder.mkdir()
+    source = (SOLUTIONS / "bandits.py").read_bytes()
+    (folder / "bandits.py").write_bytes(b"\xef\xbb\xbf" + source.replace(b"\n", b"\r\n"))
+    return folder
+
+
+def test_05_a_byte_order_mark_gets_full_marks_in_grade(tmp_path, capsys):
+    from mcts_course.cli import main
+
+    sub = _bom(tmp_path / "bom")
+    out = tmp_path / "out"
+    assert main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits"]) == 0
+    data = json.loads((out / "bom" / "results.json").read_text())
+    assert data["tests"] and data["score"] == sum(t["max_score"] for t in data["tests"]), data
+    assert "U+FEFF" not in json.dumps(data)
+
+
+def test_05_a_byte_order_mark_gets_full_marks_in_check(tmp_path, capsys):
+    from mcts_course.cli import main
+
+    sub = _bom(tmp_path / "bom")
+    code = main(["check", str(sub / "bandits.py"), "--set", "bandits"])
+    said = capsys.readouterr()
+    assert code == 0, said.out[-3000:]
+    assert "U+FEFF" not in said.out + said.err
+
+
+def test_05_the_library_copy_check_reads_a_bom_sibling(tmp_path):
+    """A sibling module saved with a mark was skipped by the check for copies of the
+    library's code (strict UTF-8 decoding kept the mark, which the parser refuses)."""
+    import mcts_course.games.connect4 as library_connect4
+    from mcts_course.grading.runner import library_copies
+    from mcts_course.grading.sources import read_source
+
+    sub = tmp_path / "c4"
+    sub.mkdir()
+    (sub / "connect4.py").write_text((SOLUTIONS / "connect4.py").read_text())
+    copied = Path(library_connect4.__file__).read_bytes()
+    (sub / "c4rules.py").write_bytes(b"\xef\xbb\xbf" + copied)
+    said = library_copies(read_source(sub / "connect4.py"), "connect4")
+    assert said is not None and "c4rules.py" in said, said
