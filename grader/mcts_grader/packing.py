@@ -22,7 +22,6 @@ from pathlib import Path
 from mcts_course.errors import UsageError
 from mcts_course.grading.report import one_line
 from mcts_course.grading.sets import SETS
-from mcts_grader.vet import require
 
 
 def submission_like(path: Path) -> bool:
@@ -147,7 +146,8 @@ def selected(tests: Path) -> list[Path]:
 def packed_copy(tests: Path, folder: Path) -> tuple[Path, list[Path]]:
     """``tests`` (refused if it holds a submission's files) copied into ``folder`` (made here,
     the caller's own), its selected files only: ``(the copy, the files left behind)``."""
-    (tests,) = require([tests])
+    if not tests.exists():
+        raise UsageError(f"--tests {one_line(str(tests))}: no such file or folder")
     refuse_submissions(tests)
     folder.mkdir(mode=0o700)
     place = folder / "0"
