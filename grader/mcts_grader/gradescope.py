@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,15 +194,22 @@ def _has_setuptools() -> bool:
 
 
 def build_zip(
-    out: str | Path, tests: str | Path | None = None, wheels: list[Path] | None = None
+    out: str | Path,
+    tests: str | Path | None = None,
+    wheels: list[Path] | None = None,
+    report: Callable[[str], None] | None = None,
 ) -> Path:
     """Write the autograder zip to ``out`` (with ``wheels``, or the two built here); return
     its path.  The hidden ``tests`` are checked against the reference solutions first
     (:func:`mcts_grader.vet.vet`: BadTests names a faulty one); the zip is written beside
-    ``out`` and renamed at the end, so that a failure leaves no zip, not half of one."""
+    ``out`` and renamed at the end, so that a failure leaves no zip, not half of one.  Of a
+    ``tests`` folder only the test files and the modules they import are taken, and a folder
+    holding a submission's files is refused (:mod:`mcts_grader.packing`); ``report`` gets the
+    list of what is packed (and what is not) once the check passed."""
     from mcts_course.errors import UsageError
     from mcts_grader.cli import untrusted_file, untrusted_tmp
-    from mcts_grader.vet import hidden_copy, vet
+    from mcts_grader.packing import packed_copy
+    from mcts_grader.vet import vet
 
     out = Path(out)
     with contextlib.ExitStack() as stack:
@@ -216,9 +224,31 @@ def build_zip(
             # the zip gets the very copy the check ran, imported from a folder of the builder's
             private = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mcts-zip-")))
             os.chmod(private, 0o700)
-            (checked,) = hidden_copy([tests], private / "hidden")
+            # a submission's files refused, and only the test files and their helpers taken
+            checked, left = packed_copy(Path(tests), private / "hidden")
             vet([checked], scratch=private)
+            if report is not None:
+                report(_listing(checked, left, Path(tests)))
         return _write_zip(out, checked, wheels)
+
+
+def _listing(copy: Path, left: list[Path], tests: Path) -> str:
+    """What the zip takes of ``tests`` (the files of ``copy``) and what it leaves behind."""
+    from mcts_course.grading.report import one_line
+
+    taken = sorted(copy.rglob("*.py")) if copy.is_dir() else [copy]
+    shown = [
+        f"  tests/{p.relative_to(copy).as_posix() if copy.is_dir() else p.name}" for p in taken
+    ]
+    lines = [
+        f"packing {len(taken)} file(s) of --tests {one_line(str(tests))}:",
+        *map(one_line, shown),
+    ]
+    if left:
+        names = ", ".join(one_line(p.relative_to(tests).as_posix()) for p in left[:10])
+        more = f" and {len(left) - 10} more" if len(left) > 10 else ""
+        lines.append(f"left out (neither a test file nor a module one imports): {names}{more}")
+    return "\n".join(lines)
 
 
 def _write_zip(out: Path, tests: Path | None, wheels: list[Path] | None) -> Path:
@@ -261,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     from mcts_course.grading.sandbox import SandboxError
 
     try:
-        out = build_zip(args.out, args.tests)
+        out = build_zip(args.out, args.tests, report=lambda text: print(text, file=sys.stderr))
     except (UsageError, SandboxError, RuntimeError) as error:  # one line, no traceback
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2

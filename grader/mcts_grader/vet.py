@@ -70,7 +70,11 @@ def hidden_copy(tests: Iterable[str | Path], folder: Path) -> list[Path]:
     through folders that hold an ``__init__.py`` to name their package, and import whatever
     ``__init__.py`` a stranger put above them (``/tmp/__init__.py`` over hidden tests in
     ``/tmp/tests``); a single file is copied alone (what lies beside it is not the tests)."""
+    from mcts_grader.packing import refuse_submissions
+
     tests = require(tests)
+    for test in tests:  # a student's files in a course folder given whole (red team 9's 01)
+        refuse_submissions(test)
     folder.mkdir(mode=0o700)
     copies = []
     for number, test in enumerate(tests):
@@ -152,12 +156,19 @@ def vet(
         found = _read(report)
         graded = _read(results)
     faults = faults_of(found, graded if paths else {"tests": []}, hidden=bool(paths))
-    if found is not None:
+    # a folder that could not be listed (a collection error that is no file's) keeps every
+    # file under it from being collected: that error says why, not "holds tests pytest never
+    # collects" about the hidden files (red team 9's 03)
+    folder_error = found is not None and any(
+        not where.split("::")[0].endswith(".py") for where, _ in found["errors"]
+    )
+    if found is not None and not folder_error:
         faults += [
             f"{f} holds tests pytest never collects (in a folder it does not enter: .*, build, "
             "dist, venv...; or not named test_*.py or *_test.py)"
             for f in uncollected(paths, found)
         ]
+    if found is not None:
         faults += dropped(paths, found)
     if faults:
         raise BadTests(
@@ -257,7 +268,7 @@ def dropped(paths: list[Path], found: dict[str, Any]) -> list[str]:
             if not collected:
                 continue  # a helper module, or a file :func:`uncollected` names
             try:
-                tree = ast.parse(file.read_text(encoding="utf-8", errors="replace"))
+                tree = ast.parse(file.read_bytes())  # bytes: a BOM, a coding cookie
             except (SyntaxError, ValueError, RecursionError):
                 continue  # its collection error is reported
             shown = Path(top.name) / file.relative_to(top) if top.is_dir() else file

@@ -30,6 +30,7 @@ from typing import Any, Literal, NoReturn
 
 from mcts_course.grading.childpath import neutral_paths
 from mcts_course.grading.pidns import forget, signal_namespace
+from mcts_course.grading.pyparse import python_text
 from mcts_course.grading.sandbox import (
     MEMORY_MB,
     Sandbox,
@@ -234,7 +235,7 @@ class StudentProcess:
         if code is None:
             if self.code_path is None:
                 raise ImportFailed("no code to run")
-            code = read_regular(self.code_path).decode("utf-8", errors="replace")
+            code = python_text(read_regular(self.code_path))
         self.box = Sandbox(self.workdir, hide=EXTRA_PRIVATE, memory_mb=self.memory_mb)
         from_grader, to_child = os.pipe()  # (read end, write end)
         from_child, to_grader = os.pipe()

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mcts_course.grading.delegation import library_delegation
-from mcts_course.grading.pyparse import parse
+from mcts_course.grading.pyparse import parse, python_text
 from mcts_course.grading.remote import (
     Connection,
     ImportFailed,
@@ -192,7 +192,7 @@ def library_copies(source: Source, set_name: str) -> str | None:
     for path in sorted(source.path.parent.glob("*.py"))[:SIBLINGS]:
         if path != source.path and path.is_file() and not path.is_symlink():
             try:
-                files.append((path.name, read_regular(path, cap=FILE_CAP).decode("utf-8")))
+                files.append((path.name, python_text(read_regular(path, cap=FILE_CAP))))
             except (OSError, UnicodeDecodeError):
                 continue
     for name, text in files:

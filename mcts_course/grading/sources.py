@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcts_course.grading.pyparse import parse
+from mcts_course.grading.pyparse import parse, python_text
 from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
 from mcts_course.grading.sets import SETS
 
@@ -219,7 +219,7 @@ def read_source(path: str | Path) -> Source:
     """A submission file, ready to run; raises ValueError for a file that is not one."""
     path = Path(path)
     if path.suffix == ".py":
-        code = read_regular(path, FILE_CAP).decode("utf-8", errors="replace")
+        code = python_text(read_regular(path, FILE_CAP))
         return Source(path, "py", code, sets=_sets_in(path, code), everything=code)
     if path.suffix == ".ipynb":
         text = read_regular(path, NOTEBOOK_CAP).decode("utf-8", errors="replace")
