@@ -550,7 +550,7 @@ def confinement() -> str:
 
         return (
             "user id and permissions only (no namespaces here: one submission at a time; "
-            f"its processes killed by user id; no private /tmp; Unix sockets only; {SUMMARY}; "
+            f"its processes killed by user id; no private /tmp; {SUMMARY}; "
             f"{sweep.summary()}); {LIBRARY_UID}"
         )
     if os.environ.get(UNCONFINED_ENV) == "1":

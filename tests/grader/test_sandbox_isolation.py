@@ -242,21 +242,25 @@ def test_no_tcp_to_a_loopback_listener(public):
 LISTENS = """
 import socket
 name = "\\0mcts-attack-{tag}"
-server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-server.bind(name)
-server.listen(5)
+try:  # the seccomp filter refuses socket() itself: then nobody listens at all
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(name)
+    server.listen(5)
+    state = "listening"
+except OSError as error:
+    state = type(error).__name__
 
 def report():
-    return "listening"
+    return state
 """
 
 CONNECTS = """
 import socket
 
 def report():
-    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    client.settimeout(2)
     try:
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.settimeout(2)
         client.connect("\\0mcts-attack-{tag}")
         return "connected"
     except OSError as error:
@@ -268,10 +272,10 @@ def test_no_abstract_unix_socket_from_one_sandbox_to_the_next(public):
     tag = random.randrange(10**9)
     first = start(LISTENS.format(tag=tag), public)
     try:
-        assert ask(first) == "listening"
+        assert ask(first) in ("listening", "PermissionError")
         second = start(CONNECTS.format(tag=tag), public)
         try:
-            assert ask(second) in ("ConnectionRefusedError", "FileNotFoundError")
+            assert ask(second) in ("ConnectionRefusedError", "FileNotFoundError", "PermissionError")
         finally:
             second.kill()
     finally:
