@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from grading_fixtures.shared_folders import SOLUTIONS
+from grading_fixtures.shared_folders import SOLUTIONS, userns_usable_by
 
 from mcts_course.grading import kernel
 
@@ -148,7 +148,7 @@ def test_01_04_05_the_students_code_neither_sees_nor_makes_kernel_keys(mode, sha
     where.mkdir(mode=0o700)
     if mode == "teaching-assistant":
         ta = 65534  # nobody: an account with no privilege
-        if not confine_userns_allowed(ta):
+        if not userns_usable_by(ta):
             pytest.skip("user namespaces are not available to an ordinary account here")
         results = _grade_under_a_login(where, env, user=ta)
     else:
@@ -166,22 +166,6 @@ def test_01_04_05_the_students_code_neither_sees_nor_makes_kernel_keys(mode, sha
     assert "'NoNewPrivs': '1'" in said and "'Seccomp': '2'" in said, said
     assert "'CapBnd': '0000000000000000'" in said, said
     assert "seccomp filter" in results["extra_data"]["confinement"]
-
-
-def confine_userns_allowed(user: int) -> bool:
-    probe = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"]
-    # The grader starts the interpreter again (the vet, the students' processes): a started
-    # interpreter must be able to start itself, which fails when it lies under a folder only
-    # root may enter (here the first exec can succeed where the second is refused).
-    again = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'pass'], check=True)"
-    checks = [["unshare", "--user", "--map-root-user", "true"], [sys.executable, "-c", again]]
-    try:
-        return all(
-            subprocess.run(probe + c, capture_output=True, timeout=20).returncode == 0
-            for c in checks
-        )
-    except OSError:
-        return False
 
 
 # The filter on its own: what it refuses, and the ordinary work an exercise does under it.

@@ -16,7 +16,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from grading_fixtures.mutants import build, stub
+from grading_fixtures.batches import honest, impostor, private, rows
 from grading_fixtures.points import most
 from mcts_grader.table import Row, look_alikes, names_of, table
 
@@ -26,27 +26,6 @@ from mcts_course.grading.report import escaped_name, spreadsheet_safe
 
 BANDITS = "--exercise-set=bandits"
 FULL = f"{most('bandits'):g}"
-
-
-def private(base: Path) -> Path:
-    base.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(base, 0o700)  # a batch's submissions, closed to the sandboxes' users
-    return base
-
-
-def honest(folder: Path) -> Path:
-    return build("reference", folder, files=("bandits",))
-
-
-def impostor(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "bandits.py").write_text(stub("bandits"))  # 0 points
-    return folder
-
-
-def rows(out: Path) -> list[dict[str, str]]:
-    with open(out / "grades.csv", newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
 
 
 def cells(names: list[str]) -> list[str]:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from grading_fixtures.shared_folders import SOLUTIONS
+from grading_fixtures.shared_folders import SOLUTIONS, userns_usable_by
 
 HIDDEN_MORE = """import pytest
 
@@ -240,27 +240,12 @@ def test_12_the_walk_never_lists_the_folders_above_the_hidden_tests(tmp_path):
     assert "test_secret_arm" in done.stdout, done.stdout[-3000:]
 
 
-def _userns_for(user: int) -> bool:
-    """Whether an ordinary account can make a user namespace and start this interpreter
-    again (the grader does both)."""
-    probe = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"]
-    again = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'pass'], check=True)"
-    checks = [["unshare", "--user", "--map-root-user", "true"], [sys.executable, "-c", again]]
-    try:
-        return all(
-            subprocess.run(probe + c, capture_output=True, timeout=20).returncode == 0
-            for c in checks
-        )
-    except OSError:
-        return False
-
-
 @as_root
 def test_03_a_teaching_assistant_grades_beside_a_folder_it_cannot_enter(sticky):
     """Attack 03 (b): as an ordinary account, any folder it may not search in its TMPDIR (a
     student's 700 folder, root's in /tmp) stopped every grading with hidden tests."""
     ta = 65534  # nobody
-    if not _userns_for(ta):
+    if not userns_usable_by(ta):
         pytest.skip("user namespaces are not available to an ordinary account here")
     home = sticky / "ta"
     tmp = home / "tmp"

@@ -32,3 +32,23 @@ def honest(folder: Path, mode: int = 0o700) -> Path:
     (folder / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text())
     os.chmod(folder, mode)
     return folder
+
+
+def userns_usable_by(user: int) -> bool:
+    """Whether the account ``user`` can make a user namespace and start this interpreter again
+    (the grader does both in the teaching-assistant mode).  A started interpreter must be able
+    to start itself, which fails when it lies under a folder only root may enter (the first
+    exec can succeed where the second is refused)."""
+    import subprocess
+    import sys
+
+    probe = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"]
+    again = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'pass'], check=True)"
+    checks = [["unshare", "--user", "--map-root-user", "true"], [sys.executable, "-c", again]]
+    try:
+        return all(
+            subprocess.run(probe + c, capture_output=True, timeout=20).returncode == 0
+            for c in checks
+        )
+    except OSError:
+        return False
