@@ -57,15 +57,7 @@ def test_number_of_complete_games():
 
 def test_number_of_reachable_positions():
     # 5,478 distinct legal positions can arise in play, the empty board included.
-    seen = {TicTacToe()}
-    frontier = [TicTacToe()]
-    while frontier:
-        state = frontier.pop()
-        for action in state.legal_actions():
-            child = state.play(action)
-            if child not in seen:
-                seen.add(child)
-                frontier.append(child)
+    seen = _reachable(include_terminal=True)
     assert len(seen) == 5478
     terminal = [s for s in seen if s.is_terminal()]
     # 958 terminal positions: 626 won by X, 316 by O, 16 drawn
