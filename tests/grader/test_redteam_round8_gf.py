@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from grading_fixtures.shared_folders import SOLUTIONS, userns_usable_by
+from grading_fixtures.shared_folders import SOLUTIONS, as_account, userns_usable_by
 
 from mcts_course.grading import kernel
 
@@ -119,7 +119,7 @@ def _grade_under_a_login(where: Path, env: dict[str, str], user: int | None = No
     command = [sys.executable, str(script), "grade", str(sub), "--out", str(where / "out")]
     command += ["--exercise-set=bandits", "-k", "test_ucb1_choice"]
     if user is not None:
-        command[:0] = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"]
+        command[:0] = as_account(user)
         env = {**env, "HOME": str(where), "TMPDIR": str(where / "tmp")}
     done = subprocess.run(command, env=env, cwd=where, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from grading_fixtures.shared_folders import SOLUTIONS, userns_usable_by
+from grading_fixtures.shared_folders import SOLUTIONS, as_account, userns_usable_by
 
 HIDDEN_MORE = """import pytest
 
@@ -261,7 +261,7 @@ def test_03_a_teaching_assistant_grades_beside_a_folder_it_cannot_enter(sticky):
     private.mkdir(mode=0o700)
     os.chown(private, STRANGER, STRANGER)
     env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp)}
-    command = ["setpriv", f"--reuid={ta}", f"--regid={ta}", "--clear-groups", sys.executable]
+    command = [*as_account(ta), sys.executable]
     command += ["-m", "mcts_course", "grade", str(sub), "--out", str(home / "out")]
     command += ["--tests", str(hidden), "--exercise-set=bandits", "-k", "ucb1 or secret"]
     done = subprocess.run(command, env=env, cwd=home, capture_output=True, text=True, timeout=900)
