@@ -1,7 +1,7 @@
 """RAVE as MoGo used it against UCT, at 1,000 iterations per move: computed once, shipped as data.
 
-The matches take tens of minutes (a RAVE iteration records its playout through the game
-protocol), too long for the book's build, so ``python -m mcts_lab.rave_offline`` plays them and
+The matches take many times a chapter's build (a RAVE iteration records its playout through
+the game protocol), so ``python -m mcts_lab.rave_offline`` plays them and
 writes ``data/rave_offline.json`` with the specs, the seed and every game's result; the chapter
 loads the file and replays the first games of each match (:func:`recheck`) to show that the
 file is what these specs and this seed give.  The budget, 1,000 iterations per move, and the
@@ -134,7 +134,7 @@ def table(stored: list[Stored]) -> Table:
     )
 
 
-def main() -> None:  # pragma: no cover - tens of minutes of matches
+def main() -> None:  # pragma: no cover - the whole set of matches
     rows = []
     folder = resources.files("mcts_lab") / "data"
     for name, specs in PAIRINGS.items():

@@ -21,9 +21,8 @@ So the child, before any student code exists in it (:func:`mcts_course.grading.s
   ``ptrace``, and ``socket`` of any family (without namespaces the network is the machine's:
   a held-back test's inputs must leave neither by TCP or UDP nor by an abstract Unix socket,
   which any user's process may listen on; multiprocessing's pipes and ``socketpair`` keep
-  working); ``ENOSYS`` to ``clone3`` (its flags
-  lie in memory a filter cannot read: the C library then falls back to ``clone``, whose flags
-  it can).  A system call of another
+  working); ``ENOSYS`` to ``clone3`` (its flags lie in memory a filter cannot read: the C
+  library then falls back to ``clone``, whose flags it can).  A system call of another
   architecture's table (x32, i386 from a 64-bit process) kills the process.
 
 The filter is inherited by every child and thread of the student's process and cannot be
