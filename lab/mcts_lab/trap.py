@@ -27,7 +27,7 @@ from mcts_course.agents import MCTSAgent, MonteCarloAgent
 from mcts_course.agents.exact import exact_value, move_values
 from mcts_course.games import GameState, TicTacToe
 from mcts_course.stats import half_width, wilson_interval
-from mcts_lab.experiments import reachable_states, root_value, sample, to_unit
+from mcts_lab.experiments import decisive_positions, root_value, sample, to_unit
 from mcts_lab.paired import PairedDifference, corrected, paired_difference
 from mcts_lab.present import error_bars
 
@@ -45,12 +45,6 @@ CONV_BUDGETS = (10, 30, 100, 300, 1000)  # playouts per decision, in total
 TRAP_BUDGETS = (100, 300, 1000, 3000, 10000)  # playouts per decision, in total
 TRAP_TABLE_BUDGET = 3000  # the budget of the table of moves
 TRAP_SEEDS = 20  # independent searches per agent and budget
-
-
-def decisive_positions(game: type[GameState] = TicTacToe) -> list[GameState]:
-    """Every reachable position of ``game`` whose legal moves differ in game value (where the
-    mover can go wrong), valued by the package's exact solver."""
-    return [s for s in reachable_states(game()) if len(set(move_values(s).values())) > 1]
 
 
 def decisive_classes() -> list[TicTacToe]:
