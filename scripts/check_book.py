@@ -4,7 +4,8 @@ Fails (exit status 1) when a page has a broken image, raises a JavaScript error,
 console error about a local resource, makes a local request that fails, asks another host for
 anything (a script, a stylesheet, a font: the book must read offline, MathJax included), or
 shows formulas MathJax did not typeset; it also checks that every Colab launch button opens a
-notebook (``.ipynb``) that exists in the repository.  The pages are served over HTTP from
+notebook (``.ipynb``) that exists in the repository, and that no page gives two elements one
+``id`` (read from the HTML files, before any script runs).  The pages are served over HTTP from
 ``_build/html`` on localhost; requests to other hosts are blocked, so the check runs offline.
 
 The play page (``book/16_play.html``, see :mod:`check_play`) is then played like a reader: one full
@@ -107,6 +108,35 @@ def book_pages(html: Path) -> list[str]:
         if not skip & set(p.relative_to(html).parts)
         and not any(part.startswith(".") for part in p.relative_to(html).parts)
     )
+
+
+# An id attribute in the HTML as written (double or single quotes); the page's scripts add none.
+ID_ATTRIBUTE = re.compile(r"""<[^>]*?\sid\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+
+
+def duplicate_ids(text: str) -> list[str]:
+    """The ids that more than one element of the HTML ``text`` carries, in page order.
+
+    HTML allows an id once per page; a second copy breaks links to it and any script that looks
+    it up (sphinx-proof once gave every algorithm's content ``id="proof-content"``)."""
+    seen: set[str] = set()
+    twice: list[str] = []
+    for match in ID_ATTRIBUTE.finditer(text):
+        value = match.group(1) if match.group(1) is not None else match.group(2)
+        if value in seen and value not in twice:
+            twice.append(value)
+        seen.add(value)
+    return twice
+
+
+def id_problems(html: Path) -> list[str]:
+    """One line per page of the built book at ``html`` that repeats an id."""
+    problems = []
+    for name in book_pages(html):
+        twice = duplicate_ids((html / name).read_text(encoding="utf-8"))
+        if twice:
+            problems.append(f"{name}: duplicate HTML ids: {', '.join(twice)}")
+    return problems
 
 
 def colab_problems(page: str, hrefs: list[str]) -> list[str]:
@@ -242,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (html / "index.html").is_file():
         print(f"no built book at {html}: run `make book` first", file=sys.stderr)
         return 1
-    problems = check(html, args.chromium, args.screenshots)
+    problems = id_problems(html) + check(html, args.chromium, args.screenshots)
     for problem in problems:
         print(problem)
     print("book check:", "FAILED" if problems else "clean")

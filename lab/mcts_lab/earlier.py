@@ -1,10 +1,13 @@
 """The agents of the earlier course material, rebuilt from what their published code does.
 
 The book's appendix (section "For instructors: the earlier course", the only page that names
-that material) compares its results with figures published in earlier course pages and lecture
-notes.  Their code differs from the package's agents in a few ways that can change a score;
-the variants here reproduce those differences on top of the package's own methods, so that a
-chapter can rerun a match "under their rules" and measure what each difference is worth.
+that material) lists where the book departs from it and prints no result that rests on it:
+the material is not public.  Its code differs from the package's agents in a few ways that can
+change a score; the variants here reproduce those differences on top of the package's own
+methods, so that an instructor can rerun a match "under their rules"
+(:func:`mcts_lab.flat.earlier_matches`, :func:`mcts_lab.mcts_matches.earlier_matches` and
+:func:`~mcts_lab.mcts_matches.earlier_reruns`).  Size such a match first: the book's earlier
+replays, of 30 to 60 games a match, were too small to attribute a gap to any one difference.
 
 * :class:`EarlierMCTS` (the MCTS web page): every node on the path adds the playout's result
   **for the player at the root** (no change of perspective between levels, so inside the tree

@@ -582,25 +582,46 @@ def _states_after(n: int) -> list[TicTacToe]:
     return layer
 
 
+def _trace(tree, alpha: int, beta: int, pvs: bool, counts: list[int]) -> int:
+    """Negamax on a tree of nested lists (leaves: margins for the player to move at the root,
+    signed by depth), by PVS or plain alpha-beta; counts = [leaf evaluations, re-searches]."""
+
+    def search(node, a: int, b: int, sign: int) -> int:
+        if isinstance(node, int):
+            counts[0] += 1
+            return sign * node
+        value = -99
+        for i, child in enumerate(node):
+            if i == 0 or not pvs:
+                w = -search(child, -b, -a, -sign)
+            else:
+                w = -search(child, -a - 1, -a, -sign)
+                if a < w < b:
+                    counts[1] += 1
+                    w = -search(child, -b, 1 - w, -sign)
+            value, a = max(value, w), max(a, max(value, w))
+            if a >= b:
+                break
+        return value
+
+    return search(tree, alpha, beta, 1)
+
+
 def test_chapter_14():
     assert math.ceil(math.log2(65)) == 7
     states(14, "$\\lceil \\log_2 65 \\rceil = 7$ tests")
-    centre = tic("b2")
-    values = {centre.action_to_string(a): v for a, v in move_values(centre).items()}
-    corners, edges = {"a1", "c1", "a3", "c3"}, {"b1", "a2", "c2", "b3"}
-    assert {values[m] for m in corners} == {0} and {values[m] for m in edges} == {-1}
-    states(14, "The corners draw, the edges lose (value −1 for O)")
-    after_edge = tic("b2 b1")
-    assert move_values(after_edge)[after_edge.parse_action("a1")] == 1
-    block = tic("b2 b1 a1")  # O must block the diagonal at c3, or lose at once
-    assert [block.action_to_string(a) for a, v in move_values(block).items() if v == -1] == [
-        block.action_to_string(a) for a in block.legal_actions()
-    ]
-    forks = tic("b2 b1 a1 c3 a3")  # two threats: a2 and c1
-    assert {
-        forks.action_to_string(a) for a in forks.legal_actions() if forks.play(a).is_terminal()
-    } == set()
-    assert exact_value(forks) == -1
+    tree = [[3, 7], [5, 6], [2, 9]]  # exercise 14.2's margins, in search order
+    pvs, plain = [0, 0], [0, 0]
+    assert _trace(tree, -64, 64, True, pvs) == _trace(tree, -64, 64, False, plain) == 5
+    assert (pvs, plain) == ([7, 1], [5, 0])
+    states(14, "3 and 7 after $a_1$, 5 and 6 after $a_2$, 2 and 9 after $a_3$")
+    states(14, "Seven leaf evaluations, one re-search; the value is 5 with $a_2$", "Five leaf")
+    best_first = [tree[1], tree[0], tree[2]]
+    pvs, plain = [0, 0], [0, 0]
+    _trace(best_first, -64, 64, True, pvs)
+    _trace(best_first, -64, 64, False, plain)
+    assert pvs == [4, 0] and plain == [4, 0]
+    states(14, "With $a_2$ first, both evaluate four leaves and PVS makes no re-search")
 
 
 def test_chapter_15():

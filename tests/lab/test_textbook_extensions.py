@@ -9,6 +9,7 @@ from mcts_lab.textbook.solver import (
     SolverNode,
     alphabeta_margin,
     prove,
+    pvs_margin,
     root_value,
     solver_search,
 )
@@ -99,6 +100,36 @@ def test_alphabeta_margin_returns_a_bound_outside_the_window():
     exact = solve_endgame(state)
     assert alphabeta_margin(state, exact, exact + 1) <= exact  # fails low at the value
     assert alphabeta_margin(state, exact - 1, exact) >= exact  # fails high at the value
+
+
+def test_pvs_margin_equals_alphabeta_and_the_engine_on_late_othello_positions():
+    researches = 0
+    for state in late_positions(8, 6, seed=1) + late_positions(7, 4, seed=2, passes=True):
+        counts = [0, 0]
+        assert pvs_margin(state, counts=counts) == alphabeta_margin(state) == solve_endgame(state)
+        assert counts[0] >= len(state.legal_actions())
+        researches += counts[1]
+    assert researches > 0  # the null-window test is passed and the move searched again
+
+
+def test_pvs_margin_keeps_the_value_along_the_best_lines_of_ffo_positions():
+    from mcts_lab.endgames import best_line
+    from mcts_lab.ffo import load_ffo
+
+    for position in load_ffo()[:3]:
+        line = best_line(position.state, down_to=4)[-5:]  # 8 to 4 empty squares
+        margins = [pvs_margin(state) for state in line]
+        assert margins == [solve_endgame(state) for state in line]
+        # a best move keeps the value: the next position's margin, for the opponent, negated
+        assert all(a == -b for a, b in zip(margins, margins[1:], strict=False))
+
+
+def test_pvs_margin_returns_a_bound_outside_the_window():
+    state = late_positions(8, 1, seed=7)[0]
+    exact = solve_endgame(state)
+    assert pvs_margin(state, exact, exact + 1) <= exact  # fails low at the value
+    assert pvs_margin(state, exact - 1, exact) >= exact  # fails high at the value
+    assert pvs_margin(state, exact - 3, exact + 3) == exact  # exact inside the window
 
 
 def test_puct_select_picks_the_engine_choice_at_every_root_of_a_search():

@@ -129,3 +129,31 @@ def alphabeta_margin(
         if alpha >= beta:
             break  # the opponent will not allow this position: cut off
     return value
+
+
+def pvs_margin(
+    state: GameState, alpha: int = -64, beta: int = 64, counts: list[int] | None = None
+) -> int:
+    """Principal variation search (Algorithm 14.1) on the final margin: exact if it lies in
+    (alpha, beta), else a bound on that side.  ``counts``: [positions searched, re-searches]."""
+    if counts is not None:
+        counts[0] += 1
+    if state.is_terminal():
+        return final_margin(state)
+    children = [state.play(a) for a in state.legal_actions()]  # a pass is a move
+    children.sort(key=lambda child: len(child.legal_actions()))  # fastest first
+    value = -65
+    for i, child in enumerate(children):
+        if i == 0:  # the first move: its margin
+            w = -pvs_margin(child, -beta, -alpha, counts)
+        else:  # a null window: can this move beat alpha?
+            w = -pvs_margin(child, -alpha - 1, -alpha, counts)
+            if alpha < w < beta:  # yes: search again for its margin, at least w
+                if counts is not None:
+                    counts[1] += 1
+                w = -pvs_margin(child, -beta, 1 - w, counts)
+        value = max(value, w)
+        alpha = max(alpha, value)
+        if alpha >= beta:
+            break  # the opponent will not allow this position: cut off
+    return value
