@@ -69,13 +69,30 @@ class ExactDifference:
 def _edge(d: np.ndarray, inside: float, outside: float, alpha: float) -> float:
     """Bisection for the shift where the test at ``alpha`` starts to reject, between a shift
     it does not reject (``inside``) and one it does (``outside``)."""
-    for _ in range(24):  # 2**-24 of the range: far below any printed digit
+    for _ in range(20):  # a millionth of a grid step: far below any printed digit
         middle = (inside + outside) / 2
         if exact_p_value(d - middle) > alpha:
             inside = middle
         else:
             outside = middle
     return inside
+
+
+GRID = 1 / 600  # the step of the scan for kept shifts: a sixth of a point on a 0-1 share
+
+
+def _kept_shifts(d: np.ndarray, alpha: float) -> tuple[float, float]:
+    """The smallest and largest shift the test keeps.  With tied values (shares in sixths, many
+    zero differences) the p-value jumps as a shift crosses a tie, so the kept shifts need not
+    form one stretch: a scan on a fine grid, with 0 and the observed mean among the points,
+    finds the outermost kept ones, and bisection sharpens both ends.  The interval is the hull
+    of the kept shifts, so it holds zero whenever the test at zero does not reject."""
+    mean = float(d.mean())
+    span = float(np.abs(d).max()) + 1.0  # beyond it, all signs alike: rejected (checked)
+    grid = np.concatenate([np.arange(mean - span, mean + span + GRID, GRID), [0.0, mean]])
+    kept = np.sort([x for x in grid if exact_p_value(d - x) > alpha])
+    low, high = float(kept[0]), float(kept[-1])
+    return _edge(d, low, low - GRID, alpha), _edge(d, high, high + GRID, alpha)
 
 
 def exact_difference(
@@ -87,9 +104,7 @@ def exact_difference(
         raise ValueError("one result of each side per position, and at least one position")
     alpha = 1 - confidence
     mean = float(d.mean())
-    span = float(np.abs(d).max()) + 1.0  # beyond it every sign pattern but two is smaller
-    if exact_p_value(d - mean) <= alpha:  # so few positions that no shift is kept
+    if 2 / 2 ** len(d) > alpha:  # even all signs alike is not rare enough to reject
         raise ValueError(f"{len(d)} positions cannot give an interval at {confidence:.2%}")
-    low = _edge(d, mean, mean - span, alpha)
-    high = _edge(d, mean, mean + span, alpha)
+    low, high = _kept_shifts(d, alpha)
     return ExactDifference(mean, low, high, exact_p_value(d), len(d), confidence)
