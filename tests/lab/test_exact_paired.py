@@ -61,3 +61,17 @@ def test_too_few_positions_for_the_level_or_unpaired_sides_are_refused():
         exact_difference([1, 1, 1], [0, 0, 0], confidence=0.99)  # 2/8 can never fall below 1%
     with pytest.raises(ValueError):
         exact_difference([1, 0], [1])
+
+
+def test_ffo_shares_are_compared_position_by_position():
+    from mcts_lab.ffo import Share, exact_paired
+
+    best = (1.0, 0.5, 1.0, 1.0, 0.5, 1.0, 1.0, 0.5)
+    kept = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+    one = Share("a", 13, 16, 16, 5, 0.0, best, kept)
+    other = Share("b", 4, 16, 16, 0, 0.0, (0.0,) * 8, kept)
+    d = exact_paired(one, other)
+    assert d.difference == pytest.approx(13 / 16) and d.positions == 8
+    assert d.p_value == pytest.approx(2 / 2**8)  # every position favours the first share
+    same = exact_paired(one, other, kept=True, comparisons=2)
+    assert same.p_value == 1.0 and same.confidence == pytest.approx(0.975)
