@@ -27,6 +27,7 @@ from joblib import Parallel, delayed
 from mcts_course.games import Othello
 from mcts_course.stats import CONFIDENCE, bootstrap_interval, wilson_interval
 from mcts_lab import N_JOBS
+from mcts_lab.exact_paired import ExactDifference, exact_difference
 from mcts_lab.paired import PairedDifference, corrected, paired_difference
 from mcts_lab.present import Table
 
@@ -146,6 +147,15 @@ def paired(
     bootstrap interval over positions (Bonferroni-corrected for ``comparisons``)."""
     a, b = ((s.kept_by_position if kept else s.best_by_position) for s in (first, second))
     return paired_difference(a, b, corrected(comparisons))
+
+
+def exact_paired(
+    first: Share, second: Share, kept: bool = False, comparisons: int = 1
+) -> ExactDifference:
+    """``first``'s share minus ``second``'s, paired by position, with the exact sign-flip test
+    over the positions and the interval that inverts it (Bonferroni for ``comparisons``)."""
+    a, b = ((s.kept_by_position if kept else s.best_by_position) for s in (first, second))
+    return exact_difference(a, b, corrected(comparisons))
 
 
 def _decide(make: Callable[[int], object], position: SolvedPosition, seed: int):
