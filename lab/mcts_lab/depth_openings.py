@@ -64,7 +64,7 @@ class RoundRobin:
         """Two-sided sign-flip p-value of "the deeper search scores 50%", over openings."""
         from mcts_course.stats import sign_flip_p_value
 
-        return sign_flip_p_value(np.subtract(self.scores[(shallow, deep)], 0.5))
+        return sign_flip_p_value([s - 0.5 for s in self.scores[(shallow, deep)]])
 
 
 def load() -> RoundRobin:
@@ -97,7 +97,7 @@ def main() -> None:  # pragma: no cover - 2,400 games of alpha-beta up to depth 
         },
         indent=0,
     )
-    (resources.files("mcts_lab") / "data" / FILE).write_text(text + "\n")  # type: ignore[union-attr]
+    (resources.files("mcts_lab") / "data" / FILE).write_text(text + "\n")  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":
