@@ -390,7 +390,10 @@ class DepthByTime:
         ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xlabel("time limit per move (seconds)")
         ax.set_ylabel("depth completed (plies)")
-        ax.set_title("Iterative deepening: depth reached (numbers: nodes visited)")
+        ax.set_title(
+            "Iterative deepening: depth completed\n"
+            "(numbers: nodes visited, abandoned last iteration included)"
+        )
         ax.figure.tight_layout()
         return ax
 

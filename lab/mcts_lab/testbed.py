@@ -241,7 +241,7 @@ def policy_label(
     if policy == "egreedy":
         return f"ε-greedy ε={epsilon:g}"
     if policy == "softmax":
-        return f"softmax T={temperature:g}"
+        return f"softmax τ={temperature:g}"
     if policy == "ucb1":
         return "UCB1 c=√2" if math.isclose(c, SQRT2) else f"UCB1 c={c:g}"
     return "uniform"
