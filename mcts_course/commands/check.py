@@ -13,8 +13,9 @@ import argparse
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
-from mcts_course.grading.invocation import pytest_args
+from mcts_course.grading.invocation import PACKAGE, pytest_args
 from mcts_course.grading.sets import SETS
 
 
@@ -56,6 +57,39 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(func=run, pytest_args=[], passes_options_on=True)
 
 
+# Options that would make pytest read another configuration, load a module as a plugin, or walk
+# folders of the caller's choosing: the check chooses these itself (a submission's pytest.ini
+# or conftest.py named here would run as whoever runs the check, outside the sandbox).
+CONFIGURING = ("-c", "--config-file", "--rootdir", "--confcutdir", "-p", "-o", "--override-ini")
+
+
+def _configuring(option: str) -> bool:
+    for name in CONFIGURING:
+        glued = name + "=" if name.startswith("--") else name
+        if option == name or option.startswith(glued):
+            return True
+    return False
+
+
+class OnlyThePublicChecks:
+    """A pytest plugin that stops a check whose passed-on words name something else to collect.
+
+    ``check alice/ bob/`` would hand ``bob/`` to pytest as a test path: pytest would import
+    bob's ``__init__.py`` and ``test_*.py`` in this process, as whoever runs the check and
+    outside the sandbox (red team 11's 16).  pytest knows its positional arguments once it has
+    parsed them, before it collects (or imports) anything: the check's own are the package."""
+
+    def pytest_configure(self, config: Any) -> None:
+        import pytest
+
+        other = [word for word in config.args if word != PACKAGE]
+        if other:
+            raise pytest.UsageError(
+                f"check takes one PATH; {' '.join(other)!r} would be collected as tests "
+                "(check each folder with its own command)"
+            )
+
+
 def run(args: argparse.Namespace) -> int:
     """Grade the exercise files in PATH; pytest's exit status (1 when a test fails)."""
     from mcts_course.errors import UsageError, needs
@@ -63,6 +97,12 @@ def run(args: argparse.Namespace) -> int:
     pytest = needs("pytest", "check")  # an extra: the checks are pytest tests
     from mcts_course.grading.sources import find_sources
 
+    configuring = [option for option in args.pytest_args if _configuring(option)]
+    if configuring:
+        raise UsageError(
+            f"{' '.join(configuring)}: check chooses pytest's configuration itself (a file or "
+            "plugin named here would run outside the sandbox)"
+        )
     path = Path(args.path).resolve()
     if not path.exists():
         raise UsageError(f"{path} does not exist")
@@ -83,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         here = os.getcwd()
         os.chdir(empty)
         try:
-            return int(pytest.main(pytest_args(path, sets=sets, options=options, rootdir=empty)))
+            arguments = pytest_args(path, sets=sets, options=options, rootdir=empty)
+            return int(pytest.main(arguments, plugins=[OnlyThePublicChecks()]))
         finally:
             os.chdir(here)
