@@ -133,9 +133,9 @@ def namespaces_allowed() -> bool:
         return False
     if not _root() and not _userns_possible():
         return False
-    import tempfile
+    from mcts_course.grading import leftovers
 
-    probe = Path(tempfile.mkdtemp(prefix="mcts-probe-"))
+    probe = leftovers.make("mcts-probe-")  # held: swept if this grader is killed meanwhile
     try:
         (probe / "work").mkdir()
         (probe / "root").mkdir()
@@ -147,7 +147,7 @@ def namespaces_allowed() -> bool:
             return False
         return done.returncode == 0
     finally:
-        shutil.rmtree(probe, ignore_errors=True)
+        leftovers.remove(probe)
 
 
 def _userns_possible() -> bool:
