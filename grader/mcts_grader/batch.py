@@ -457,9 +457,10 @@ def grade(
             outputs.write_table()  # every row from the files now in --out: this run's
             outputs.done = True
     except BaseException:
-        if outputs is not None and not outputs.done:
+        if outputs is not None and outputs.changed and not outputs.done:
             # a refusal, or the grader's own failure, after some runs wrote their results:
-            # grades.csv shows what the files show (theirs, and "not graded" for the others)
+            # grades.csv shows what the files show (theirs, and "not graded" for the others);
+            # a batch that wrote nothing (a refusal at its first run) leaves no grades.csv
             with contextlib.suppress(Exception):
                 outputs.write_table()
         if lock is not None:
@@ -611,6 +612,7 @@ class Outputs:
         os.fchmod(self.fd, 0o700)
         self.subs: dict[str, int] = {}
         self.done = False  # grades.csv written at the end of the batch
+        self.changed = False  # a submission's files written (or replaced by begin)
         try:
             for name in names:
                 try:
@@ -678,6 +680,7 @@ class Outputs:
         """The log first, results.json last: a grader killed in between leaves the results
         of before (this batch's "not graded", :meth:`begin`), never a new log beside them
         that they do not match."""
+        self.changed = True
         write_at(self.subs[name], "pytest.log", log)
         write_at(self.subs[name], "results.json", results)
 

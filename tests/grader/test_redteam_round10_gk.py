@@ -298,3 +298,25 @@ def test_n1_a_local_users_folders_do_not_cut_the_sweep(shared, monkeypatch):
     for k in range(60):
         (open_ / f"f{k}").touch()
     assert sweep.sweep({STUDENT}, roots=(str(shared),)).cut
+
+
+def test_1_a_refused_regrade_shows_no_older_score_and_a_fresh_one_writes_no_table(
+    tmp_path, monkeypatch, capsys
+):
+    from mcts_grader import batch
+
+    from mcts_course.grading.sandbox import SandboxError
+
+    base, out, logs = _graded_fully(tmp_path, ["alice"])
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise SandboxError("the sandbox cannot be built: (a test's refusal)")
+
+    monkeypatch.setattr(batch, "run_one", refused)
+    args = [BANDITS, "--", str(base / "alice")]
+    assert main(["grade", "--force", "--out", str(out), *args]) != 0
+    _old_score_nowhere(out, "alice", logs["alice"])
+    fresh = tmp_path / "fresh"
+    assert main(["grade", "--out", str(fresh), *args]) != 0
+    assert not (fresh / "grades.csv").exists()  # the next grade into it needs no --force
+    assert "a test's refusal" in capsys.readouterr().err
