@@ -12,8 +12,11 @@ solutions before any student code runs (:mod:`mcts_grader.vet`; a faulty one sto
 and nothing is written); a run that crashed, was killed, timed out or graded no test still gets
 its results.json (0 points, pytest's output in its pytest.log) and a row whose ``status`` says
 so (:data:`RUN_FAILURES`), and the command line exits 1 naming it.  grades.csv merges with the
-rows of earlier batches in the same folder (:mod:`mcts_grader.table`), and the top-level output
-of each results.json holds back the hidden tests' points before the due date
+rows of earlier batches in the same folder (:mod:`mcts_grader.table`), always made from the
+results.json files the folder holds; a submission graded again has its earlier files replaced
+by "not graded" ones before any run starts (:meth:`Outputs.begin`), so that a batch stopped by
+a signal, killed or refused never leaves an older score that reads as its own.  The top-level
+output of each results.json holds back the hidden tests' points before the due date
 (:mod:`mcts_grader.feedback`).
 
 As root (Gradescope, an instructor's batch) the batch is prepared before any student code runs:
