@@ -660,8 +660,10 @@ class Sandbox:
         else:
             self.expose = exposed() if self.uid is not None else []
             self.hide = hidden(hide, self.expose) if self.uid is not None else []
-            if self.uid is None:
-                self.work = leftovers.make("mcts-work-")
+            if self.uid is None:  # held, its mark beside the work folder, not in it
+                self.folder = leftovers.make("mcts-work-")
+                self.work = self.folder / "work"
+                os.mkdir(self.work, 0o700)
             else:
                 self.work = _base() / str(self.uid)
                 os.mkdir(self.work, 0o700)  # fails if anything is there: root made the parent

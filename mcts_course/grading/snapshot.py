@@ -251,7 +251,7 @@ def _cleanup() -> None:
     from mcts_course.grading import leftovers
 
     for folder in _TAKEN:
-        leftovers.remove(folder)  # a folder of the batch's: only removed
+        leftovers.remove(folder)  # and its lock, if it holds one
 
 
 atexit.register(_cleanup)
@@ -269,8 +269,10 @@ def take(submission: str | Path) -> Snapshot:
     else:  # in the temporary folder: held, so that a sweep finds it if this run is killed
         from mcts_course.grading import leftovers
 
-        root = leftovers.make("mcts-snapshot-")
-    _TAKEN.append(root)
+        held = leftovers.make("mcts-snapshot-")  # its mark beside the copy, not in it
+        root = held / "copy"
+        os.mkdir(root, 0o700)
+    _TAKEN.append(root if os.environ.get(sandbox.BASE_ENV) else root.parent)
     try:
         top = os.open(root, _DIR)
         try:
