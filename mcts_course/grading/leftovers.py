@@ -7,9 +7,10 @@ a batch's pytest runs take one too on the batch's folders they use (:func:`hold`
 drops a lock when its process ends, however it ends.  :func:`sweep` removes a folder only when
 it can take the exclusive lock, so only when no grader uses it, in any pid namespace: the rule
 of the leftover cgroups (:func:`mcts_course.grading.confine.remove_stale`), with the same grace
-for a folder between its mkdir and its lock.  A folder of another user, a link, or a name of no
-kind of the grader's is never touched, nor one without the mark :func:`make` leaves in its
-folders (:data:`MARK`: one of a grader that takes no lock, an older version's, may be in use)."""
+(:data:`GRACE`) for a folder between its mkdir and its lock.  A folder of another user, a
+link, or a name of no kind of the grader's is never touched, nor one without the mark
+:func:`make` leaves in its folders (:data:`MARK`: one of a grader that takes no lock, an older
+version's, may be in use)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ from pathlib import Path
 KINDS = re.compile(
     r"mcts-(?:(?:grader|public)-\d+|sandboxes|grade|work|box|snapshot|probe|zip)-[a-z0-9_]{8}"
 )
+GRACE = 10.0  # seconds: a folder younger than this may be between its mkdir and its lock
+# The system's temporary folder, fixed now (a batch later points its runs at a folder of its own)
+SYSTEM_TMP = tempfile.gettempdir()
 MARK = ".mcts-held-by-lock"  # an empty file: "this folder's grader holds its lock"
 _FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _HELD: dict[str, int] = {}  # path -> the descriptor holding its shared lock
@@ -91,9 +95,7 @@ def folder(prefix: str, where: str | Path | None = None, mode: int = 0o700) -> I
 
 
 def _places() -> list[str]:
-    from mcts_course.grading import sandbox
-
-    return list(dict.fromkeys([sandbox._BASE_PARENT, tempfile.gettempdir()]))
+    return list(dict.fromkeys([SYSTEM_TMP, tempfile.gettempdir()]))
 
 
 def sweep(where: str | Path | None = None) -> list[str]:
@@ -101,8 +103,6 @@ def sweep(where: str | Path | None = None) -> list[str]:
     folder and this process's) that no live grader holds: this user's own real folders,
     older than the grace of :mod:`~mcts_course.grading.confine`, whose exclusive lock can be
     taken (kept while the folder is removed).  Returns the names removed."""
-    from mcts_course.grading.confine import GRACE
-
     removed = []
     for place in [os.fspath(where)] if where is not None else _places():
         try:

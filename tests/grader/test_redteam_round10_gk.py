@@ -212,9 +212,9 @@ def _swept_when_released(where: Path, names: set[str]) -> set[str]:
 
 
 def test_2_only_a_dead_graders_own_folders_are_swept(shared, monkeypatch):
-    from mcts_course.grading import confine, leftovers
+    from mcts_course.grading import leftovers
 
-    monkeypatch.setattr(confine, "GRACE", 0.0)  # old enough: only the lock protects them
+    monkeypatch.setattr(leftovers, "GRACE", 0.0)  # old enough: only the lock protects them
     live, held = _holder("mcts-sandboxes-", shared)
     dead, left = _holder("mcts-box-", shared)
     try:
@@ -263,8 +263,8 @@ def test_2_a_batch_killed_with_sigkill_leaves_nothing_after_the_next(tmp_path, s
         if not found.stdout.strip():
             break
         time.sleep(0.1)
+    time.sleep(confine.GRACE + 0.5)  # past the grace of a folder between its mkdir and its lock
     # the next grader, in this process, sweeps this folder: the same code as any grade's start
-    monkeypatch.setattr(confine, "GRACE", 0.0)
     monkeypatch.setattr(tempfile, "tempdir", str(shared))
     monkeypatch.setattr(sandbox, "_BASE_PARENT", str(shared))
     assert main(["grade", "--out", str(tmp_path / "out2"), BANDITS, "--", str(base / "alice")]) == 0

@@ -259,9 +259,9 @@ def test_a_killed_batchs_folders_are_removed_by_the_next(tmp_path, monkeypatch):
 
     from mcts_grader import batch
 
-    from mcts_course.grading import confine, leftovers
+    from mcts_course.grading import leftovers
 
-    monkeypatch.setattr(confine, "GRACE", 0.0)  # old enough: only the lock protects them
+    monkeypatch.setattr(leftovers, "GRACE", 0.0)  # old enough: only the lock protects them
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # a pid no process has now
     stale = [
