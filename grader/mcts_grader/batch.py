@@ -12,8 +12,11 @@ solutions before any student code runs (:mod:`mcts_grader.vet`; a faulty one sto
 and nothing is written); a run that crashed, was killed, timed out or graded no test still gets
 its results.json (0 points, pytest's output in its pytest.log) and a row whose ``status`` says
 so (:data:`RUN_FAILURES`), and the command line exits 1 naming it.  grades.csv merges with the
-rows of earlier batches in the same folder (:mod:`mcts_grader.table`), and the top-level output
-of each results.json holds back the hidden tests' points before the due date
+rows of earlier batches in the same folder (:mod:`mcts_grader.table`), always made from the
+results.json files the folder holds; a submission graded again has its earlier files replaced
+by "not graded" ones before any run starts (:meth:`Outputs.begin`), so that a batch stopped by
+a signal, killed or refused never leaves an older score that reads as its own.  The top-level
+output of each results.json holds back the hidden tests' points before the due date
 (:mod:`mcts_grader.feedback`).
 
 As root (Gradescope, an instructor's batch) the batch is prepared before any student code runs:
@@ -30,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import secrets
 import signal
 import stat
@@ -44,13 +46,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from mcts_course.grading import invocation, sandbox
+from mcts_course.grading import invocation, leftovers, sandbox
 from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
 from mcts_course.grading.report import Outcome, by_exercise, outcomes_of, printable
 from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
 from mcts_grader.feedback import with_student_output
 from mcts_grader.table import (
-    Row,
     earlier_rows,
     graded_before,
     labelled,
@@ -250,6 +251,15 @@ def could_not_grade(why: str) -> dict:
     }
 
 
+def not_graded(why: str, submission: Path) -> dict:
+    """The results.json of a submission this batch did not grade (``why``), with the path it
+    was to grade, so that a later batch keeps its name: a row that says so, never a result of
+    an earlier grading (:meth:`Outputs.begin`)."""
+    data = could_not_grade(why)
+    data["extra_data"].update(status=NOT_GRADED, submission=os.path.abspath(submission))
+    return data
+
+
 def run_status(returncode: int, timed_out: bool, data: dict) -> str:
     """How a run ended: pytest's statuses 0 and 1 (tests passed, some failed) with graded
     tests are a grade; a signal, the time cap, any other status (pytest's usage or internal
@@ -373,6 +383,7 @@ def grade(
     alike = look_alikes([*names, *(n for n in before if n not in names)])  # flagged, graded
     runs = Runs()
     now = datetime.now(timezone.utc)
+    written: set[str] = set()  # the submissions whose results this batch wrote
     try:
         with _batch_env() as (private, env):
             # Before any student code runs, or any file is written: the options, and every
@@ -381,9 +392,13 @@ def grade(
             tests = hidden_copy(tests, private / "hidden")
             if check_tests:
                 vet(tests, options, env, private)
-            # The output folders, made (or checked) and held open before any student code runs.
+            # The output folders, made (or checked) and held open before any student code runs;
+            # what they hold of an earlier grading of this batch's submissions is replaced by a
+            # "not graded" result before any run starts (Outputs.begin): a run that never ends
+            # (a SIGKILL, a refusal) leaves no older score that reads as this batch's.
             if out_dir is not None:
                 outputs = Outputs(Path(out_dir), [g.name for g in graded])
+                outputs.begin(graded, now)
 
             def work(item: tuple[int, Graded]) -> Graded:
                 number, g = item
@@ -395,8 +410,7 @@ def grade(
                     runs.stop_all(error)
                     raise
                 if runs.interrupted and data["extra_data"]["status"] != GRADED:
-                    data = could_not_grade("the batch was stopped by a signal")
-                    data["extra_data"]["status"] = NOT_GRADED
+                    data = not_graded("the batch was stopped by a signal", g.path)
                 data = with_student_output(data, now, due)
                 data["extra_data"]["submission"] = os.path.abspath(g.path)  # whose row this is
                 g.outcomes = outcomes_of(data)
@@ -405,6 +419,7 @@ def grade(
                 g.status = data["extra_data"]["status"]
                 if outputs is not None:
                     outputs.write_submission(g.name, json.dumps(data, indent=2), log)
+                    written.add(g.name)
                 if progress is not None:
                     failed = "" if g.status == GRADED else f" ({g.status})"
                     like = alike.get(g.name, [])
@@ -430,16 +445,27 @@ def grade(
                         future.cancel()
                     runs.stop_all()
                     wait(futures)
+                    why = f"the batch was stopped by {signal.Signals(interrupted).name}"
                     for future, g in zip(futures, graded, strict=True):
                         if future.cancelled() or future.exception() is not None:
                             g.status, g.outcomes = NOT_GRADED, []
+                            if outputs is not None and g.name not in written:
+                                # its row says "not graded": so do its files, from this run
+                                data = not_graded(why, g.path)
+                                outputs.write_submission(g.name, json.dumps(data, indent=2), why)
                 except BaseException:
                     runs.stop_all()  # a failure of the grader itself
                     raise
         if outputs is not None:
-            rows = [Row(g.name, g.status, g.outcomes, os.path.abspath(g.path)) for g in graded]
-            outputs.write_csv(table(rows + earlier_rows(outputs.fd, {g.name for g in graded})))
+            outputs.write_table()  # every row from the files now in --out: this run's
+            outputs.done = True
     except BaseException:
+        if outputs is not None and outputs.changed and not outputs.done:
+            # a refusal, or the grader's own failure, after some runs wrote their results:
+            # grades.csv shows what the files show (theirs, and "not graded" for the others);
+            # a batch that wrote nothing (a refusal at its first run) leaves no grades.csv
+            with contextlib.suppress(Exception):
+                outputs.write_table()
         if lock is not None:
             lock.release(failed=outputs is None)
             lock = None
@@ -530,12 +556,13 @@ def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
     (a run stopped with SIGKILL could not do it)."""
     env = dict(os.environ)
     remove_stale_folders()
-    mine = os.getpid()  # in the names: a later batch finds them if this one is killed
-    with tempfile.TemporaryDirectory(prefix=f"mcts-grader-{mine}-") as private:
-        os.chmod(private, 0o700)
-        with tempfile.TemporaryDirectory(prefix=f"mcts-public-{mine}-") as public:
-            os.chmod(public, 0o755)  # the student's user imports the package from here
-            sandbox.public_package(Path(public))
+    mine = os.getpid()  # in the names: whose they were, for a reader of the temporary folder
+    with leftovers.folder(f"mcts-grader-{mine}-") as private_path:
+        private = str(private_path)
+        # the student's user imports the package from here
+        with leftovers.folder(f"mcts-public-{mine}-", mode=0o755) as public_path:
+            public = str(public_path)
+            sandbox.public_package(public_path)
             env[PUBLIC_ENV] = public
             if is_root():
                 env[sandbox.BASE_ENV] = str(sandbox._base())
@@ -551,39 +578,12 @@ def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
                     sandbox.kill_registered()
 
 
-STALE_FOLDER = re.compile(r"mcts-(?:grader|public)-(\d+)-[A-Za-z0-9_]+")
-
-
 def remove_stale_folders(where: str | Path | None = None) -> list[str]:
-    """Remove the folders (:func:`_batch_env`'s, in ``where``: the temporary folder) that a
-    batch killed with SIGKILL left: only this user's, real folders (no link is followed), of
-    a batch whose process is gone (another batch on this machine keeps its own).  Returns the
-    names removed."""
-    import shutil
-
-    from mcts_course.grading.confine import _alive
-
-    folder = Path(where or tempfile.gettempdir())
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return []
-    removed = []
-    for entry in entries:
-        match = STALE_FOLDER.fullmatch(entry.name)
-        if match is None:
-            continue
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
-            continue
-        if _alive(int(match.group(1))):
-            continue
-        shutil.rmtree(entry.path, ignore_errors=True)  # through descriptors: links not followed
-        removed.append(entry.name)
-    return sorted(removed)
+    """Remove the folders that graders killed with SIGKILL left in ``where`` (default: the
+    temporary folders): :func:`_batch_env`'s, the sandboxes' and every other per-run folder of
+    the grader's kinds, only this user's real folders that no live grader holds the lock of
+    (:func:`mcts_course.grading.leftovers.sweep`).  Returns the names removed."""
+    return leftovers.sweep(where)
 
 
 def _check_batch_private(submissions: list[Path]) -> None:
@@ -614,6 +614,8 @@ class Outputs:
         self.fd = self._open(str(out_dir), None, str(out_dir))
         os.fchmod(self.fd, 0o700)
         self.subs: dict[str, int] = {}
+        self.done = False  # grades.csv written at the end of the batch
+        self.changed = False  # a submission's files written (or replaced by begin)
         try:
             for name in names:
                 try:
@@ -646,9 +648,48 @@ class Outputs:
             )
         return fd
 
+    def begin(self, graded: list[Graded], now: datetime) -> None:
+        """Before any run starts: each submission of the batch whose folder holds files of an
+        earlier grading gets a "not graded" results.json and pytest.log in their place, and
+        grades.csv is rebuilt from the files (removed first: a grader killed in between
+        leaves no row of an older score).  Whatever stops the batch later (a signal, a
+        SIGKILL, a refusal), no earlier result reads as this grading's, in --out or in a
+        grades.csv rebuilt from it by a later batch."""
+        why = f"its grading of {now:%Y-%m-%d %H:%M:%S} UTC did not finish"
+        older = [g for g in graded if self._holds_results(g.name)]
+        if not older:
+            return  # a fresh folder: nothing is written before the runs' own results
+        had_table = self._holds("grades.csv", self.fd)
+        if had_table:
+            os.unlink("grades.csv", dir_fd=self.fd)
+        for g in older:
+            data = json.dumps(not_graded(why, g.path), indent=2)
+            self.write_submission(g.name, data, f"mcts-course grade: {why}\n")
+        if had_table:
+            self.write_table()
+
+    def _holds_results(self, name: str) -> bool:
+        return any(self._holds(f, self.subs[name]) for f in ("results.json", "pytest.log"))
+
+    @staticmethod
+    def _holds(name: str, dir_fd: int) -> bool:
+        try:
+            os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        return True
+
     def write_submission(self, name: str, results: str, log: str) -> None:
-        write_at(self.subs[name], "results.json", results)
+        """The log first, results.json last: a grader killed in between leaves the results
+        of before (this batch's "not graded", :meth:`begin`), never a new log beside them
+        that they do not match."""
+        self.changed = True
         write_at(self.subs[name], "pytest.log", log)
+        write_at(self.subs[name], "results.json", results)
+
+    def write_table(self) -> None:
+        """grades.csv, every row made from the results.json files the folder holds now."""
+        self.write_csv(table(earlier_rows(self.fd, set())))
 
     def write_csv(self, text: str) -> None:
         write_at(self.fd, "grades.csv", text)
@@ -674,6 +715,21 @@ def write_at(dir_fd: int, name: str, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=dir_fd)
         raise
+
+
+def clear_beside(path: Path) -> None:
+    """Remove ``path`` (Gradescope's results.json) and the pytest.log beside it, through their
+    folder opened without following a link, before a run: a run that ends without writing
+    them (a signal, a refusal) leaves none of an earlier run's."""
+    if not os.path.lexists(path.parent):
+        return
+    fd = Outputs._open(str(path.parent), None, str(path.parent))
+    try:
+        for name in (path.name, "pytest.log"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name, dir_fd=fd)
+    finally:
+        os.close(fd)
 
 
 def write_beside(path: Path, text: str) -> None:

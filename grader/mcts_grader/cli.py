@@ -181,6 +181,7 @@ def _run(args: argparse.Namespace) -> int:
     from mcts_grader.batch import (
         GRADED,
         Interrupted,
+        clear_beside,
         could_not_grade,
         grade,
         grade_one,
@@ -249,6 +250,7 @@ def _run(args: argparse.Namespace) -> int:
         from mcts_grader.feedback import close_metadata, metadata_path
 
         close_metadata(metadata_path())  # read (the due date): no student may read it now
+        clear_beside(results)  # a run that writes nothing leaves nothing of an earlier one
         # SandboxError (student code not confinable) goes up: no results.json, exit status 3
         try:
             data, log = grade_one(submission, tests, options, due)

@@ -207,6 +207,7 @@ def build_zip(
     holding a submission's files is refused (:mod:`mcts_grader.packing`); ``report`` gets the
     list of what is packed (and what is not) once the check passed."""
     from mcts_course.errors import UsageError
+    from mcts_course.grading import leftovers
     from mcts_grader.cli import untrusted_file, untrusted_tmp
     from mcts_grader.packing import packed_copy
     from mcts_grader.vet import vet
@@ -222,8 +223,8 @@ def build_zip(
             if untrusted:  # the check below runs them as the builder, unconfined
                 raise UsageError(f"--tests {tests}: {untrusted}; refusing to run it")
             # the zip gets the very copy the check ran, imported from a folder of the builder's
-            private = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mcts-zip-")))
-            os.chmod(private, 0o700)
+            # held: a builder killed with SIGKILL leaves it to the next grader's sweep
+            private = stack.enter_context(leftovers.folder("mcts-zip-"))
             # a submission's files refused, and only the test files and their helpers taken
             checked, left = packed_copy(Path(tests), private / "hidden")
             vet([checked], scratch=private)

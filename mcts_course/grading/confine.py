@@ -42,6 +42,8 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from mcts_course.grading import leftovers
+
 NAMESPACES = ("mount", "ipc", "net", "pid", "uts")
 TMP_MB = {"/tmp": 64, "/var/tmp": 16, "/dev/shm": 64, "/run/lock": 1}  # private tmpfs sizes
 WORK_MB = 64  # the work folder (home, current folder): a tmpfs too
@@ -133,9 +135,7 @@ def namespaces_allowed() -> bool:
         return False
     if not _root() and not _userns_possible():
         return False
-    import tempfile
-
-    probe = Path(tempfile.mkdtemp(prefix="mcts-probe-"))
+    probe = leftovers.make("mcts-probe-")  # held: swept if this grader is killed meanwhile
     try:
         (probe / "work").mkdir()
         (probe / "root").mkdir()
@@ -147,7 +147,7 @@ def namespaces_allowed() -> bool:
             return False
         return done.returncode == 0
     finally:
-        shutil.rmtree(probe, ignore_errors=True)
+        leftovers.remove(probe)
 
 
 def _userns_possible() -> bool:
@@ -502,7 +502,7 @@ class Cage:
 
 
 STALE = re.compile(r"mcts-(\d+)-box-[A-Za-z0-9_]+")  # a Cage's cgroup: its grader's pid first
-GRACE = 10.0  # seconds: a cgroup younger than this may be between its mkdir and its lock
+GRACE = leftovers.GRACE  # seconds: a cgroup younger than this may be between mkdir and lock
 
 
 def _hold(folder: Path) -> int:

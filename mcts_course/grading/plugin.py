@@ -42,7 +42,6 @@ import random
 import signal
 import stat
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Generator
@@ -176,7 +175,7 @@ class Grading:
         self.last: dict[str, str] = {}  # node id of a set's last test -> the set
         self.boundary: dict[str, str] = {}  # node id of a set's last visible test -> the set
         self.started = time.monotonic()
-        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._tmp: Path | None = None  # this run's own public copy's folder (leftovers.make)
         self._sources: dict[Any, Any] | None = None
         self._public: Path | None = None
         self.refused: str = ""  # why grading was refused (SandboxError), if it was
@@ -213,6 +212,7 @@ class Grading:
         imports: the batch's (``$MCTS_GRADING_PUBLIC``, made by ``grade``) or one of this run's
         own, in the system's temporary folder (the student's user must reach it)."""
         if self._public is None:
+            from mcts_course.grading import leftovers
             from mcts_course.grading.sandbox import SandboxError, public_package
 
             given = os.environ.get(PUBLIC_ENV)
@@ -224,11 +224,15 @@ class Grading:
                     or (info.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
                 ):
                     raise SandboxError(f"{PUBLIC_ENV}={given}: not a folder of the grader's alone")
+                try:  # held while this run uses it: a sweep leaves it, even if the batch is killed
+                    leftovers.hold(given)
+                except OSError as error:
+                    raise SandboxError(f"{PUBLIC_ENV}={given}: {error.strerror}") from None
                 self._public = Path(given)
             else:
-                self._tmp = tempfile.TemporaryDirectory(prefix="mcts-grade-")
-                Path(self._tmp.name).chmod(0o755)  # root's, read-only for the student's user
-                self._public = public_package(Path(self._tmp.name))
+                # root's, read-only for the student's user; held: swept if this run is killed
+                self._tmp = leftovers.make("mcts-grade-", mode=0o755)
+                self._public = public_package(self._tmp)
         return self._public
 
     def _process_run(self, set_name: str) -> SetRun:
@@ -249,7 +253,10 @@ class Grading:
         for run in self.runs.values():
             run.close()
         if self._tmp is not None:
-            self._tmp.cleanup()
+            from mcts_course.grading import leftovers
+
+            leftovers.remove(self._tmp)
+            self._tmp = None
 
     def results(self) -> dict[Any, Any]:
         if self.refused:  # no grade at all: the caller (grade) raises SandboxError with this

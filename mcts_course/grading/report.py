@@ -121,9 +121,19 @@ _CONTROL = re.compile(
 )
 
 
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
 def printable(text: str) -> str:
-    """``text`` without terminal control characters and escape sequences (tab, newline kept)."""
-    return _CONTROL.sub("", text)
+    """``text`` (a log, a test's message: lines a student's output may fill) without terminal
+    control characters and escape sequences (tab, newline kept), and with each other
+    :func:`invisible` character written as its escape, as :func:`one_line` writes it: a
+    right-to-left override (U+202E) or an isolate would show the rest of a line reversed, a
+    zero-width space hide a difference (red team 10's note N2)."""
+    text = _CONTROL.sub("", text)
+    if text.isascii():  # what is left of ASCII prints as itself: the common case, kept fast
+        return text
+    return _NOT_ASCII.sub(lambda m: _escape(m[0]) if invisible(m[0]) else m[0], text)
 
 
 def _escape(char: str) -> str:

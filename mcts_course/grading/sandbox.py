@@ -453,13 +453,20 @@ def _base() -> Path:
     folder, by name, but list nothing).  A batch (:func:`mcts_grader.batch.grade`) makes
     it once and hands it to each submission's pytest run in ``$MCTS_SANDBOX_BASE``: the runs
     share its locked registry of user ids, so no two sandboxes of a batch get the same id."""
+    from mcts_course.grading import leftovers
+
     with _BASE_LOCK:
         given = os.environ.get(BASE_ENV)
         if given and "path" not in _BASE:
             _BASE["path"] = str(_checked_base(given))
+            try:  # held while this run uses it: a sweep leaves it, even if the batch is killed
+                leftovers.hold(given)
+            except OSError as error:
+                raise SandboxError(f"{BASE_ENV}={given}: {error.strerror}") from None
         if "path" not in _BASE or not os.path.isdir(_BASE["path"]):
-            path = tempfile.mkdtemp(prefix="mcts-sandboxes-", dir=_BASE_PARENT)
-            os.chmod(path, 0o711)
+            # a batch killed with SIGKILL leaves its folder: the next grader sweeps it (by lock)
+            leftovers.sweep_once()
+            path = str(leftovers.make("mcts-sandboxes-", _BASE_PARENT, mode=0o711))
             _BASE["path"] = path
             import atexit
 
@@ -511,8 +518,10 @@ def kill_registered() -> None:
 
 
 def _remove_base(creator: int, path: str) -> None:
+    from mcts_course.grading import leftovers
+
     if os.getpid() == creator:  # not in a fork (they leave through os._exit anyway)
-        shutil.rmtree(path, ignore_errors=True)
+        leftovers.remove(path)
 
 
 SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")  # where any user may leave files
@@ -624,9 +633,10 @@ class Sandbox:
         private paths beyond the package's own (an instructor's hidden tests; only the
         fallback without namespaces needs them); ``memory_mb``: the cap of the whole
         submission (its cgroup)."""
-        from mcts_course.grading import confine
+        from mcts_course.grading import confine, leftovers
 
         check_unconfined()
+        leftovers.sweep_once()  # what graders killed with SIGKILL left in the temporary folder
         self.mode = confinement_mode()
         self.closed = True  # until everything below exists
         self.cage: confine.Cage | None = None
@@ -634,22 +644,26 @@ class Sandbox:
         self.folder: Path | None = None
         if self.mode in ("namespaces", "userns"):
             self.expose, self.hide = [], []  # nothing to hide: the new root shows none of it
-            where = _base() if self.uid is not None else None
-            self.folder = Path(tempfile.mkdtemp(prefix="box-", dir=where))  # 0700, grader's
+            if self.uid is not None:  # in the batch's folder, removed with it
+                self.folder = Path(tempfile.mkdtemp(prefix="box-", dir=_base()))  # 0700, root's
+            else:  # in the temporary folder: held, so that a sweep finds it if this run is killed
+                self.folder = leftovers.make("mcts-box-")
             self.work = self.folder / "work"
             os.mkdir(self.work, 0o700)
             os.mkdir(self.folder / "root", 0o700)
-            name = f"{os.getpid()}-{self.folder.name}"
+            name = f"{os.getpid()}-{self.folder.name.removeprefix('mcts-')}"  # the cgroups' kind
             try:
                 self.cage = confine.Cage(self.folder / "root", self.work, self.uid, memory_mb, name)
             except confine.ConfineError as error:
-                shutil.rmtree(self.folder, ignore_errors=True)
+                leftovers.remove(self.folder)
                 raise SandboxError(f"the sandbox cannot be built: {error}") from None
         else:
             self.expose = exposed() if self.uid is not None else []
             self.hide = hidden(hide, self.expose) if self.uid is not None else []
-            if self.uid is None:
-                self.work = Path(tempfile.mkdtemp(prefix="mcts-work-"))
+            if self.uid is None:  # held, its mark beside the work folder, not in it
+                self.folder = leftovers.make("mcts-work-")
+                self.work = self.folder / "work"
+                os.mkdir(self.work, 0o700)
             else:
                 self.work = _base() / str(self.uid)
                 os.mkdir(self.work, 0o700)  # fails if anything is there: root made the parent
@@ -721,8 +735,10 @@ class Sandbox:
 
                 shutil.rmtree(self.work, ignore_errors=True)
                 sweep.sweep({self.uid})
-        # fd-based: does not follow its links
-        shutil.rmtree(self.folder or self.work, ignore_errors=True)
+        # fd-based: does not follow its links; then its lock, if it holds one, goes
+        from mcts_course.grading import leftovers
+
+        leftovers.remove(self.folder or self.work)
 
     def __del__(self) -> None:
         try:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import shutil
 import stat
 import sys
 import tempfile
@@ -249,8 +248,10 @@ _TAKEN: list[Path] = []
 
 
 def _cleanup() -> None:
+    from mcts_course.grading import leftovers
+
     for folder in _TAKEN:
-        shutil.rmtree(folder, ignore_errors=True)
+        leftovers.remove(folder)  # and its lock, if it holds one
 
 
 atexit.register(_cleanup)
@@ -263,9 +264,15 @@ def take(submission: str | Path) -> Snapshot:
     fd, name, warnings = open_path(origin)
     # In a batch, inside its root-only folder of sandboxes, which the batch removes at its end
     # even when this run was killed before its own clean-up.
-    where = str(sandbox._base()) if os.environ.get(sandbox.BASE_ENV) else None
-    root = Path(tempfile.mkdtemp(prefix="mcts-snapshot-", dir=where))  # 0700, the grader's
-    _TAKEN.append(root)
+    if os.environ.get(sandbox.BASE_ENV):
+        root = Path(tempfile.mkdtemp(prefix="mcts-snapshot-", dir=sandbox._base()))  # 0700
+    else:  # in the temporary folder: held, so that a sweep finds it if this run is killed
+        from mcts_course.grading import leftovers
+
+        held = leftovers.make("mcts-snapshot-")  # its mark beside the copy, not in it
+        root = held / "copy"
+        os.mkdir(root, 0o700)
+    _TAKEN.append(root if os.environ.get(sandbox.BASE_ENV) else root.parent)
     try:
         top = os.open(root, _DIR)
         try:

@@ -12,11 +12,14 @@ POSIX message queues where ``/dev/mqueue`` is mounted (the sandbox also gets
 The walk opens every folder relative to its parent's descriptor without following links and
 checks that what it opened is what it listed, so a link or a folder swapped by another user
 never leads it elsewhere; only entries owned by the swept ids are removed (with everything
-inside them, however deep: an explicit stack, no recursion).  The walk has no depth limit; it
-stops after :data:`ENTRIES` entries, and then the run says so and is not counted as graded
-(:func:`incomplete`).  World-writable folders are visited before the others (the submission can
-write only there).  Kernel keys the ids own are invalidated too (:func:`_keys`: the seccomp
-filter of :mod:`mcts_course.grading.kernel` already refuses to make one).  What each sweep of
+inside them, however deep: an explicit stack, no recursion).  It enters only the folders the
+ids could have written in and those of root or of the grader (which may hold such folders): a
+folder of another user that the ids cannot write in is left unread, whatever it holds.  The
+walk has no depth limit; it stops after :data:`ENTRIES` entries, and then the run says so and
+is not counted as graded (:func:`incomplete`).  World-writable folders are visited before the
+others (the submission can write only there).  Kernel keys the ids own are invalidated too
+(:func:`_keys`: the seccomp filter of :mod:`mcts_course.grading.kernel` already refuses to
+make one).  What each sweep of
 this process removed is counted (:data:`TOTAL`) and listed (:data:`REMOVED`, for pytest.log).
 """
 
@@ -155,13 +158,19 @@ def _walk(top: int, where: str, uids: set[int], found: Swept) -> None:
                 if info.st_uid in uids:
                     _remove(fd, name, info, found, os.path.join(path, name))
                 elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IXOTH:
+                    writable = _writable_by(info, uids)
+                    if not writable and info.st_uid not in (0, os.geteuid()):
+                        # another user's folder the ids cannot write in: nothing in it is
+                        # theirs, and its entries (a million, made by a local user) must not
+                        # use up the walk (red team 10's note N1)
+                        continue
                     try:
                         child = _open_same(fd, name, info)
                     except OSError:  # out of descriptors: say so
                         found.cut = True
                         continue
                     if child is not None:
-                        tier = stack if info.st_mode & stat.S_IWOTH else later
+                        tier = stack if writable else later
                         tier.append((child, os.path.join(path, name)))
             os.close(fd)
             if looked > ENTRIES:
@@ -169,6 +178,14 @@ def _walk(top: int, where: str, uids: set[int], found: Swept) -> None:
     finally:
         for fd, _ in (*stack, *later):
             os.close(fd)
+
+
+def _writable_by(info: os.stat_result, uids: set[int]) -> bool:
+    """Whether the swept ids may make entries in a folder of another owner: writable by others,
+    or by its group when that is one of theirs (a sandbox's group id is its user id)."""
+    if info.st_mode & stat.S_IWOTH:
+        return True
+    return bool(info.st_mode & stat.S_IWGRP) and info.st_gid in uids
 
 
 def _open_same(parent: int, name: str, info: os.stat_result) -> int | None:

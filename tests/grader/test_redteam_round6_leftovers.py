@@ -259,27 +259,34 @@ def test_a_killed_batchs_folders_are_removed_by_the_next(tmp_path, monkeypatch):
 
     from mcts_grader import batch
 
+    from mcts_course.grading import leftovers
+
+    monkeypatch.setattr(leftovers, "GRACE", 0.0)  # old enough: only the lock protects them
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # a pid no process has now
-    stale = [tmp_path / f"mcts-public-{gone.pid}-ab12", tmp_path / f"mcts-grader-{gone.pid}-x_9"]
+    stale = [
+        leftovers.make(f"mcts-public-{gone.pid}-", tmp_path),
+        leftovers.make(f"mcts-grader-{gone.pid}-", tmp_path),
+    ]
     for folder in stale:
         (folder / "mcts_course").mkdir(parents=True)
-    running = tmp_path / f"mcts-public-{os.getpid()}-cd34"  # a batch still under way
-    running.mkdir()
+        leftovers.release(folder)  # as the kernel does when a grader dies, however it dies
+    running = leftovers.make(f"mcts-public-{gone.pid}-", tmp_path)  # held: a batch under way
     target = tmp_path / "target"
     target.mkdir()
     (target / "keep").write_text("not the grader's to remove")
-    link = tmp_path / f"mcts-public-{gone.pid}-link"
+    link = tmp_path / f"mcts-public-{gone.pid}-link1234"
     link.symlink_to(target)
-    assert not Path(f"/proc/{gone.pid}").exists()
-    theirs = tmp_path / f"mcts-grader-{gone.pid}-theirs"  # another user's folder of that name
+    theirs = tmp_path / f"mcts-grader-{gone.pid}-theirs12"  # another user's folder of that name
     if os.geteuid() == 0:
         theirs.mkdir()
+        (theirs / leftovers.MARK).touch()
         os.chown(theirs, OTHER, OTHER)
     assert batch.remove_stale_folders(tmp_path) == sorted(p.name for p in stale)
     assert not any(p.exists() for p in stale)
     assert running.is_dir() and link.is_symlink() and (target / "keep").exists()
     assert theirs.is_dir() or os.geteuid() != 0
+    leftovers.remove(running)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     with batch._batch_env() as (private, env):  # this batch's own folders carry its pid
         assert private.name.startswith(f"mcts-grader-{os.getpid()}-")
