@@ -126,7 +126,7 @@ PLAYER_TESTS = ("player_interface", "player_beats_random", "player_draws_perfect
 @as_root
 @pytest.mark.parametrize("mode", sorted(MODES), indirect=True)
 def test_03_exec_of_the_skeletons_file_gives_no_search(tmp_path, mode):
-    sub = _submission(private(tmp_path / "subs"), "v5exec", "v5exec_ttt_mcts.py", "ttt_mcts.py")
+    sub = _submission(private(tmp_path / "subs"), "v5exec", "v5exec_ttt_mcts.py.txt", "ttt_mcts.py")
     (result,) = grade([sub], sets=["ttt_mcts"])
     assert result.status == "graded", result.status
     aimed = [o for o in result.outcomes if any(t in o.test for t in SEARCH_TESTS + PLAYER_TESTS)]
@@ -140,7 +140,7 @@ def test_03_exec_of_the_skeletons_file_gives_no_search(tmp_path, mode):
 @as_root
 @pytest.mark.parametrize("mode", sorted(MODES), indirect=True)
 def test_03_exec_of_the_connect_four_file_gives_no_is_win(tmp_path, mode):
-    sub = _submission(private(tmp_path / "subs"), "iswin", "iswin_connect4.py", "connect4.py")
+    sub = _submission(private(tmp_path / "subs"), "iswin", "iswin_connect4.py.txt", "connect4.py")
     (result,) = grade([sub], sets=["connect4"])
     assert result.status == "graded", result.status
     is_win = [o for o in result.outcomes if "is_win" in o.test]
@@ -153,8 +153,9 @@ def test_03_exec_of_the_connect_four_file_gives_no_is_win(tmp_path, mode):
 
 # A ttt_mcts submission (the reference) whose best_action first looks for a readable copy of
 # the full skeleton among this batch's folders in the temporary folder (its copies of the
-# package, the copies made for another run's user id).  Copies this grader did not make (a checkout, a copy some user
-# left in /tmp) are readable without namespaces: the confinement line says so.
+# package, the copies made for another run's user id).  Copies this grader did not make (a
+# checkout, a copy some user left in /tmp) are readable without namespaces: the confinement
+# line says so.
 LOOK = """
 
 import glob as _glob
