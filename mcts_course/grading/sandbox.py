@@ -219,16 +219,16 @@ def grader_package() -> Path | None:
 
 
 def private_files(extra: list[str] | None = None) -> list[Path]:
-    """The files the student's process must not read: the reference solutions, the grading
-    tests (and their caches), the instructor's hidden tests (files or folders).  Only the
-    fallback without namespaces (:data:`UID_ONLY`) hides them one by one; in namespaces the
-    student's root shows none of them (:mod:`mcts_course.grading.confine`)."""
-    # a folder each: their caches (__pycache__) are inside, so hiding the folder hides them too
-    paths = [PACKAGE / "solutions", PACKAGE / "grading" / "tests"]
-    # the library's solvers: a graded run imports the public copy, which has none of them
-    from mcts_course.grading.studentview import SOLVERS
-
-    paths += [PACKAGE / name for name in SOLVERS]
+    """The files the student's process must not read: the installed package (its process
+    imports its set's copy instead), the reference solutions, the grading tests (and their
+    caches), the instructor's hidden tests (files or folders).  Only the fallback without
+    namespaces (:data:`UID_ONLY`) hides them one by one; in namespaces the student's root shows
+    none of them (:mod:`mcts_course.grading.confine`)."""
+    # The whole installed package: a graded run imports its set's copy, never this one, whose
+    # files hold what some sets may not use (the playouts of the games, Connect Four's rules,
+    # the search of the skeleton: red team 10's attack 03 read such a file and ran it).  A
+    # folder: its caches (__pycache__) are inside, so hiding the folder hides them too.
+    paths = [PACKAGE]
     grader = grader_package()
     if grader is not None:
         paths += [grader / "solutions", grader / "tests"]
@@ -581,8 +581,8 @@ def confinement() -> str:
 # What a graded run can reach of the library (see grading.studentview), by mode.
 LIBRARY_NAMESPACES = "the library's solvers do not exist there (a copy without them)"
 LIBRARY_UID = (
-    "the library's solvers left out of the copy it imports, the installed ones hidden or "
-    "unreadable (other copies on this machine are not)"
+    "the library's solvers left out of the copy it imports (its set's, readable by its user id "
+    "alone), the installed package hidden or unreadable (other copies on this machine are not)"
 )
 
 

@@ -33,28 +33,6 @@ KEPT = (
 )
 # Functions of agents/bandits.py that answer an exercise: copied with a body that raises.
 ANSWERS = ("ucb1", "ucb1_arm", "epsilon_greedy", "softmax")
-# Library modules a graded run must not reach (hidden one by one where there is no namespace):
-# every solver of the library, and the modules that draw or explain a search with one.
-SOLVERS = (
-    "agents",
-    "learn",
-    "lab",
-    "arena.py",
-    "bench.py",
-    "diagrams.py",
-    "explorer.py",
-    "explorer_functions.py",
-    "explorer_draw.py",
-    "explorer_widget.py",
-    "pictures",
-    "trees.py",
-    "webplay.py",
-    "widgets.py",
-    "render.py",
-    "commands",
-    "cli.py",
-    "__main__.py",
-)
 AGENTS_INIT = '''"""The agents a graded submission may use: the course's MCTS skeleton
 (for the given code of exercise 7, which chooses its own children) and the base class.  The
 library's solvers are not part of a graded run."""

@@ -155,7 +155,9 @@ def test_03_exec_of_the_connect_four_file_gives_no_is_win(tmp_path, mode):
 # the full skeleton among this batch's folders in the temporary folder (its copies of the
 # package, the copies made for another run's user id).  Copies this grader did not make (a
 # checkout, a copy some user left in /tmp) are readable without namespaces: the confinement
-# line says so.
+# line says so.  And the installed package (here, the checkout the tests run from), whose
+# games hold the playouts: the process imports its set's copy, never the installed package,
+# which is hidden (or made unreadable by Gradescope's setup.sh) as a whole.
 LOOK = """
 
 import glob as _glob
@@ -168,12 +170,13 @@ def best_action(root):
     for folder in ({batch!r}, "mcts-sandboxes-*/*-package"):
         pattern = {where!r} + "/" + folder + "/**/agents/mcts.py"
         found += _glob.glob(pattern, recursive=True)
+    found += [{package!r} + "/games/base.py", {package!r} + "/games/tictactoe.py"]
     for path in found:
         try:
             text = open(path).read()
         except OSError:
             continue
-        if "def backpropagate(" in text:
+        if "def backpropagate(" in text or "def rollout(" in text or "def _playout(" in text:
             raise RuntimeError("LEAK " + path)
     return _right_best_action(root)
 """
@@ -186,7 +189,12 @@ def test_03_no_other_copy_of_the_full_skeleton_is_readable(tmp_path, mode):
     folder.mkdir()
     code = (SOLUTIONS / "ttt_mcts.py").read_text()
     (folder / "ttt_mcts.py").write_text(
-        code + LOOK.format(where=tempfile.gettempdir(), batch=f"mcts-public-{os.getpid()}-*")
+        code
+        + LOOK.format(
+            where=tempfile.gettempdir(),
+            batch=f"mcts-public-{os.getpid()}-*",
+            package=str(sandbox.PACKAGE),
+        )
     )
     (result,) = grade([folder], sets=["ttt_mcts"])
     said = " ".join(o.output for o in result.outcomes)
