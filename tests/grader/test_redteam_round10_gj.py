@@ -214,3 +214,42 @@ def test_the_honest_bandits_keep_the_whole_skeleton(tmp_path, mode):
     (result,) = grade([folder], sets=["bandits"])
     assert result.status == "graded"
     assert result.score == most("bandits"), [o.output for o in result.outcomes if not o.passed]
+
+
+@as_root
+def test_03_a_teaching_assistants_run_reads_only_its_sets_copy():
+    """The teaching assistant's mode (an ordinary account: a user namespace): the copies are
+    the assistant's, and the run's root shows its own set's copy alone."""
+    from grading_fixtures.shared_folders import userns_usable_by
+
+    ta = 65534  # nobody: an account with no privilege
+    if not userns_usable_by(ta):
+        pytest.skip("user namespaces are not available to an ordinary account here")
+    base = Path(tempfile.mkdtemp(prefix="gj-r10-ta-"))
+    base.chmod(0o755)  # the assistant's folder inside it is its own
+    try:
+        where = base / "ta"
+        (where / "tmp").mkdir(parents=True)
+        (where / "sub").mkdir(mode=0o700)
+        look = LOOK.format(
+            where=str(where / "tmp"), batch="mcts-public-*", package=str(sandbox.PACKAGE)
+        )
+        code = (SOLUTIONS / "ttt_mcts.py").read_text() + look
+        (where / "sub" / "ttt_mcts.py").write_text(code)
+        for path in [where, *where.rglob("*")]:
+            os.chown(path, ta, ta)
+        command = ["setpriv", f"--reuid={ta}", f"--regid={ta}", "--clear-groups"]
+        command += [sys.executable, "-m", "mcts_course", "grade", str(where / "sub")]
+        command += ["--out", str(where / "out"), "--exercise-set=ttt_mcts"]
+        env = {**os.environ, "HOME": str(where), "TMPDIR": str(where / "tmp")}
+        env.pop(confine.NO_NAMESPACES_ENV, None)
+        done = subprocess.run(
+            command, env=env, cwd=where, capture_output=True, text=True, timeout=900, check=False
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        results = json.loads((where / "out" / "sub" / "results.json").read_text())
+        said = " ".join(t.get("output", "") for t in results["tests"])
+        assert "LEAK" not in said, said[:1500]
+        assert results["score"] == most("ttt_mcts"), said[:1500]
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
