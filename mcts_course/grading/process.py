@@ -36,6 +36,7 @@ from mcts_course.grading.sandbox import (
     Sandbox,
     SandboxError,
     read_regular,
+    set_view,
     student_paths,
 )
 
@@ -248,13 +249,18 @@ class StudentProcess:
             "sandbox": self.box.job(),
             "fds": [from_grader, to_grader],
         }
-        paths = [str(self.public_root)] + neutral_paths(student_paths())
+        # The set's own copy of the package: its files hold what the set may use, no more
+        # (a class and the file it came from agree); without namespaces, one for this user id.
+        root = set_view(self.public_root, self.exercise_set)
+        if self.box.cage is None and self.box.uid is not None:
+            root = self.box.own_package(root)
+        paths = [str(root)] + neutral_paths(student_paths())
         # The child's output goes to an unnamed file: there is no path the student could swap
         # for a link to something root would then read or change.
         self.log = tempfile.TemporaryFile(prefix="mcts-log-")
         command = [sys.executable, "-I", "-S", "-c", BOOT.format(paths=paths)]
         if self.box.cage is not None:  # namespaces and cgroups: see confine.py
-            command = self.box.cage.command(command, self.public_root)
+            command = self.box.cage.command(command, root)
         self.proc = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,

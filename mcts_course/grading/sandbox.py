@@ -170,18 +170,38 @@ _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
 
 # -- the package copy the student's process imports ----------------------------------------------
 def public_package(dest: Path) -> Path:
-    """Write into ``dest`` the copy of ``mcts_course`` the student's process imports: the given
-    code, the games and the grading server, without the reference solutions, the grading tests
-    or any solver of the library (:mod:`mcts_course.grading.studentview`); return ``dest`` (the
-    folder to put first on the student's ``sys.path``).  As root the copy is root's and
-    read-only for others: the child imports it before it drops its privileges."""
+    """Write into ``dest`` the copies of ``mcts_course`` the student's processes import: the
+    given code, the games and the grading server, without the reference solutions, the grading
+    tests or any solver of the library (:mod:`mcts_course.grading.studentview`); one per
+    exercise set (``dest/sets/NAME``), holding only what that set may use, and one for a run
+    of no set (``dest`` itself).  Return ``dest``; :func:`set_view` finds a set's.
+
+    ``dest`` is closed to other users (0700): a run reaches only its own set's copy, bound into
+    its root (namespaces) or copied for its user id alone (:meth:`Sandbox.own_package`), never
+    another set's, whose files hold what its own may not use (red team 10's attack 03)."""
     from mcts_course.grading import studentview
+    from mcts_course.grading.sets import SETS
 
     studentview.write(PACKAGE, dest / "mcts_course")
-    for path in [dest, *dest.rglob("*")]:
+    for name in SETS:
+        (dest / "sets" / name).mkdir(parents=True)
+        studentview.write(PACKAGE, dest / "sets" / name / "mcts_course", name)
+    for path in dest.rglob("*"):
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)
+    dest.chmod(0o700)
     return dest
+
+
+def set_view(public_root: Path, set_name: str | None) -> Path:
+    """The folder to put first on the ``sys.path`` of a run of ``set_name`` (None or "": of no
+    set), in copies written by :func:`public_package`."""
+    if not set_name:
+        return public_root
+    folder = public_root / "sets" / set_name
+    if not (folder / "mcts_course").is_dir():
+        raise SandboxError(f"no copy of the package for the exercise set {set_name!r}")
+    return folder
 
 
 def grader_package() -> Path | None:
@@ -199,16 +219,16 @@ def grader_package() -> Path | None:
 
 
 def private_files(extra: list[str] | None = None) -> list[Path]:
-    """The files the student's process must not read: the reference solutions, the grading
-    tests (and their caches), the instructor's hidden tests (files or folders).  Only the
-    fallback without namespaces (:data:`UID_ONLY`) hides them one by one; in namespaces the
-    student's root shows none of them (:mod:`mcts_course.grading.confine`)."""
-    # a folder each: their caches (__pycache__) are inside, so hiding the folder hides them too
-    paths = [PACKAGE / "solutions", PACKAGE / "grading" / "tests"]
-    # the library's solvers: a graded run imports the public copy, which has none of them
-    from mcts_course.grading.studentview import SOLVERS
-
-    paths += [PACKAGE / name for name in SOLVERS]
+    """The files the student's process must not read: the installed package (its process
+    imports its set's copy instead), the reference solutions, the grading tests (and their
+    caches), the instructor's hidden tests (files or folders).  Only the fallback without
+    namespaces (:data:`UID_ONLY`) hides them one by one; in namespaces the student's root shows
+    none of them (:mod:`mcts_course.grading.confine`)."""
+    # The whole installed package: a graded run imports its set's copy, never this one, whose
+    # files hold what some sets may not use (the playouts of the games, Connect Four's rules,
+    # the search of the skeleton: red team 10's attack 03 read such a file and ran it).  A
+    # folder: its caches (__pycache__) are inside, so hiding the folder hides them too.
+    paths = [PACKAGE]
     grader = grader_package()
     if grader is not None:
         paths += [grader / "solutions", grader / "tests"]
@@ -570,8 +590,8 @@ def confinement() -> str:
 # What a graded run can reach of the library (see grading.studentview), by mode.
 LIBRARY_NAMESPACES = "the library's solvers do not exist there (a copy without them)"
 LIBRARY_UID = (
-    "the library's solvers left out of the copy it imports, the installed ones hidden or "
-    "unreadable (other copies on this machine are not)"
+    "the library's solvers left out of the copy it imports (its set's, readable by its user id "
+    "alone), the installed package hidden or unreadable (other copies on this machine are not)"
 )
 
 
@@ -642,6 +662,7 @@ class Sandbox:
         self.cage: confine.Cage | None = None
         self.uid: int | None = allocate_uid() if is_root() else None
         self.folder: Path | None = None
+        self.package: Path | None = None  # own_package's copy, without namespaces
         if self.mode in ("namespaces", "userns"):
             self.expose, self.hide = [], []  # nothing to hide: the new root shows none of it
             if self.uid is not None:  # in the batch's folder, removed with it
@@ -706,6 +727,21 @@ class Sandbox:
         finally:
             os.close(work)
 
+    def own_package(self, view: Path) -> Path:
+        """Without namespaces, as root: a copy of ``view`` (a set's copy of the package) that
+        this sandbox's user id alone may read; return the folder to put on its ``sys.path``.
+        The folder is root's, of the sandbox's group (its id) and 0750: the code cannot open it
+        to others, and another set's run (another id) cannot read it, as the copies of the
+        batch (0700) are root's alone."""
+        assert self.uid is not None and self.package is None
+        folder = _base() / f"{self.uid}-package"
+        os.mkdir(folder, 0o700)  # fails if anything is there: root made the parent
+        self.package = folder
+        shutil.copytree(view / "mcts_course", folder / "mcts_course", symlinks=True)
+        os.chown(folder, 0, self.uid)
+        os.chmod(folder, 0o750)
+        return folder
+
     def job(self) -> dict[str, Any]:
         """What the child needs to confine itself (see :func:`mcts_course.grading.server.enter`)."""
         return {"uid": self.uid, "work": str(self.work), "hide": self.hide, "expose": self.expose}
@@ -739,6 +775,8 @@ class Sandbox:
         from mcts_course.grading import leftovers
 
         leftovers.remove(self.folder or self.work)
+        if self.package is not None:
+            shutil.rmtree(self.package, ignore_errors=True)
 
     def __del__(self) -> None:
         try:

@@ -33,28 +33,6 @@ KEPT = (
 )
 # Functions of agents/bandits.py that answer an exercise: copied with a body that raises.
 ANSWERS = ("ucb1", "ucb1_arm", "epsilon_greedy", "softmax")
-# Library modules a graded run must not reach (hidden one by one where there is no namespace):
-# every solver of the library, and the modules that draw or explain a search with one.
-SOLVERS = (
-    "agents",
-    "learn",
-    "lab",
-    "arena.py",
-    "bench.py",
-    "diagrams.py",
-    "explorer.py",
-    "explorer_functions.py",
-    "explorer_draw.py",
-    "explorer_widget.py",
-    "pictures",
-    "trees.py",
-    "webplay.py",
-    "widgets.py",
-    "render.py",
-    "commands",
-    "cli.py",
-    "__main__.py",
-)
 AGENTS_INIT = '''"""The agents a graded submission may use: the course's MCTS skeleton
 (for the given code of exercise 7, which chooses its own children) and the base class.  The
 library's solvers are not part of a graded run."""
@@ -122,9 +100,12 @@ def _without_answers(source: str) -> str:
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 
-def write(package: Path, dest: Path) -> None:
+def write(package: Path, dest: Path, set_name: str | None = None) -> None:
     """Write the student's view of ``package`` (the ``mcts_course`` folder) into ``dest``
-    (the new ``mcts_course`` folder)."""
+    (the new ``mcts_course`` folder); with ``set_name``, the view of that exercise set, whose
+    files hold only what the set may use (:func:`mcts_course.grading.narrow.narrow_source`:
+    the text a run reads back from a class's file is the class it was given)."""
+    from mcts_course.grading.narrow import cuts, narrow_source
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         skip = {n for n in names if n == "__pycache__" or n.endswith(".pyc")}
@@ -147,3 +128,6 @@ def write(package: Path, dest: Path) -> None:
     (dest / "agents" / "__init__.py").write_text(AGENTS_INIT + AGENTS_LEFT_OUT)
     init = dest / "__init__.py"
     init.write_text(init.read_text() + LEFT_OUT)
+    for module in sorted({cut.module for cut in cuts(set_name)}):
+        path = dest.joinpath(*module.split(".")[1:]).with_suffix(".py")
+        path.write_text(narrow_source(module, path.read_text(), set_name))
