@@ -220,7 +220,7 @@ def test_the_honest_bandits_keep_the_whole_skeleton(tmp_path, mode):
 def test_03_a_teaching_assistants_run_reads_only_its_sets_copy():
     """The teaching assistant's mode (an ordinary account: a user namespace): the copies are
     the assistant's, and the run's root shows its own set's copy alone."""
-    from grading_fixtures.shared_folders import userns_usable_by
+    from grading_fixtures.shared_folders import as_account, userns_usable_by
 
     ta = 65534  # nobody: an account with no privilege
     if not userns_usable_by(ta):
@@ -238,8 +238,14 @@ def test_03_a_teaching_assistants_run_reads_only_its_sets_copy():
         (where / "sub" / "ttt_mcts.py").write_text(code)
         for path in [where, *where.rglob("*")]:
             os.chown(path, ta, ta)
-        command = ["setpriv", f"--reuid={ta}", f"--regid={ta}", "--clear-groups"]
-        command += [sys.executable, "-m", "mcts_course", "grade", str(where / "sub")]
+        command = [
+            *as_account(ta),
+            sys.executable,
+            "-m",
+            "mcts_course",
+            "grade",
+            str(where / "sub"),
+        ]
         command += ["--out", str(where / "out"), "--exercise-set=ttt_mcts"]
         env = {**os.environ, "HOME": str(where), "TMPDIR": str(where / "tmp")}
         env.pop(confine.NO_NAMESPACES_ENV, None)
