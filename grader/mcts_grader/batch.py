@@ -1,7 +1,7 @@
 """Grading many submissions: one pytest run each, several at once, then grades.csv.
 
 ``grade(submissions, out_dir)`` runs ``python -m pytest --pyargs mcts_course.grading
---submission S --results-json ...`` for every submission (``n_jobs`` at a time, each in a
+--submission=S --results-json=...`` for every submission (``n_jobs`` at a time, each in a
 process of its own: what one submission's answers change in the grader's memory, a cached input
 among them, dies with its run), then writes OUT/S/results.json and pytest.log and OUT/grades.csv.
 The tests, the points and the messages are those of any other pytest run of the plugin

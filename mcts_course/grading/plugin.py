@@ -1,15 +1,18 @@
 """The pytest plugin that grades a submission, enabled by installing the package (it is
 registered through the ``pytest11`` entry point)::
 
-    python -m pytest -c /dev/null --pyargs mcts_course.grading --submission exercises/
-    python -m pytest -c /dev/null hidden/ --submission alice/ --results-json out/alice/results.json
+    python -m pytest -c /dev/null --pyargs mcts_course.grading --submission=exercises/
+    python -m pytest -c /dev/null hidden/ --submission=alice/ --results-json=out/alice/results.json
 
 (``-c /dev/null``, or a folder with no configuration file above it: a run with
 ``--submission`` that read one is refused, see :func:`_refuse_configuration`.)
 
 It provides:
 
-* ``--submission PATH``: the student's files (a folder, a ``.py`` file or a notebook);
+* ``--submission=PATH`` (with ``=``: pytest reads a separate PATH as a path of tests when it
+  chooses its rootdir, and the run is refused): the student's files (a folder, a ``.py``
+  file or a notebook); no path of it may be collected (the run stops: pytest would import
+  it, in this process);
   ``--exercise-set SET`` and ``--exercise NAME`` keep the tests of a set or of an exercise,
   ``--timeout-scale X`` multiplies every time limit, ``--memory-mb MB`` caps the student's
   process, ``--results-json FILE`` and ``--grades-csv FILE`` write Gradescope's results.json
@@ -361,10 +364,108 @@ def _refuse_configuration(config: pytest.Config, submission: str) -> None:
             f"pytest read {inipath}; run from a folder of your own or pass -c /dev/null"
         )
     if folder.is_dir() and config.rootpath.resolve().is_relative_to(folder):
+        if "--submission" in config.invocation_params.args:
+            # pytest chose its rootdir before any plugin's option was known: it took the
+            # separate PATH for a test path
+            raise pytest.UsageError(
+                f"write --submission={submission} (with '='): pytest takes a separate PATH for "
+                "a path of tests when it chooses its rootdir, before it knows this option"
+            )
         raise pytest.UsageError(
             f"pytest's rootdir {config.rootpath} is in the submission {submission}: run from a "
             "folder of your own (pytest reads a folder's configuration before any plugin)"
         )
+
+
+SUBMISSION_PATHS = pytest.StashKey[tuple[Path, ...]]()
+
+
+def _submission_paths(config: pytest.Config) -> tuple[Path, ...]:
+    """The submission as given (absolute) and with its links resolved: a path pytest collects
+    through either lies in it."""
+    if SUBMISSION_PATHS not in config.stash:
+        submission = config.getoption("submission", None)
+        given = config.invocation_params.dir / submission if submission is not None else None
+        config.stash[SUBMISSION_PATHS] = (
+            () if given is None else (Path(os.path.abspath(given)), given.resolve())
+        )
+    return config.stash[SUBMISSION_PATHS]
+
+
+def _in_submission(config: pytest.Config, path: Path) -> bool:
+    """Whether ``path`` (a path pytest collects, as given or through its links) is the
+    submission or lies in it.  The course's own tests are not, even in a submission that holds
+    this package's checkout (they are the package already running)."""
+    submission = _submission_paths(config)
+    if not submission:
+        return False
+    seen = (Path(os.path.abspath(path)), path.resolve())
+    if all(is_shipped(p) for p in seen):
+        return False
+    return any(p.is_relative_to(s) for p in seen for s in submission)
+
+
+def _collecting_the_submission(path: Path, config: pytest.Config) -> str:
+    return (
+        f"refused: {path} is the submission or lies in it (--submission="
+        f"{config.getoption('submission')}): pytest would import its files (its __init__.py, "
+        "its test files) in this process, unconfined. Name only the tests on the command line: "
+        "the plugin runs the submission's code in its sandbox"
+    )
+
+
+def _refuse_collected_args(config: pytest.Config) -> None:
+    """Stop a grading run before any collection if a path it would collect (a positional
+    argument, or the current folder when there is none) is the submission, lies in it or holds
+    it; for ``--pyargs``, a package found in it.  pytest imports what it collects, in this
+    process: the submission's files would run as the grader's user, unconfined."""
+    submission = _submission_paths(config)
+    if not submission:
+        return
+    for arg in config.args:
+        name = arg.split("::")[0]
+        path = config.invocation_params.dir / name
+        if config.option.pyargs and not path.exists():
+            import importlib.util
+
+            top = name.split(".")[0]
+            try:  # a top-level name is only located, never imported
+                spec = importlib.util.find_spec(top) if top.isidentifier() else None
+            except (ImportError, ValueError):
+                spec = None
+            places = [*(spec.submodule_search_locations or ()), spec.origin] if spec else []
+            if any(p and _in_submission(config, Path(p)) for p in places):
+                raise pytest.UsageError(_collecting_the_submission(Path(name), config))
+            continue
+        holds = any(s.is_relative_to(p) for s in submission for p in (path, path.resolve()))
+        if _in_submission(config, path) or (holds and path.is_dir()):
+            raise pytest.UsageError(_collecting_the_submission(path, config))
+
+
+def _stop_collecting(path: Path, config: pytest.Config) -> None:
+    """The second line of :func:`_refuse_collected_args`: a path pytest reaches while it
+    collects (a folder walked into, a file, a module) that lies in the submission stops the
+    run, before the module is imported."""
+    if _in_submission(config, path):
+        pytest.exit(
+            _collecting_the_submission(path, config), returncode=pytest.ExitCode.USAGE_ERROR
+        )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    _stop_collecting(collection_path, config)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> None:
+    _stop_collecting(file_path, parent.config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> None:
+    _stop_collecting(module_path, parent.config)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -375,7 +476,10 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     folder above a test, and a stranger may have put an ``__init__.py`` in one of them (``/tmp``
     above the grader's folder).  The tests' own modules still import as their packages do."""
     config = parent.config
-    if config.getoption("submission", None) is None or not (path / "__init__.py").is_file():
+    if config.getoption("submission", None) is None:
+        return None
+    _stop_collecting(path, config)
+    if not (path / "__init__.py").is_file():
         return None
     if path.resolve().is_relative_to(config.rootpath.resolve()):
         return None
@@ -390,7 +494,8 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     submission = config.getoption("submission")
     if submission is not None and not Path(submission).exists():
-        raise pytest.UsageError(f"--submission {submission}: no such file or folder")
+        raise pytest.UsageError(f"--submission={submission}: no such file or folder")
+    _refuse_collected_args(config)
     if config.getoption("timeout_scale") is None:  # a notebook's check() has no option
         config.option.timeout_scale = _scale_from_environment()
     if config.getoption("timeout_scale") <= 0:
@@ -477,7 +582,7 @@ def pytest_collection_modifyitems(
     if needing and not grading.active and not config.option.collectonly:
         raise pytest.UsageError(
             "the grading tests need a submission: python -m pytest --pyargs "
-            "mcts_course.grading --submission PATH (a folder such as exercises/, a .py file or "
+            "mcts_course.grading --submission=PATH (a folder such as exercises/, a .py file or "
             "a notebook)"
         )
     items[:] = held_back_last(items)
@@ -711,7 +816,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
                 terminalreporter.write_line(
                     f"{arg} holds exercise files, not tests: grade them with\n"
                     "    python -m pytest -c /dev/null --pyargs mcts_course.grading "
-                    f"--submission {arg}\n"
+                    f"--submission={arg}\n"
                     "(or mcts-course check " + arg + ")",
                     yellow=True,
                 )
