@@ -45,6 +45,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mcts_course.grading import invocation, sandbox
+from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
 from mcts_course.grading.report import Outcome, by_exercise, outcomes_of, printable
 from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
@@ -75,6 +76,7 @@ RUN_FAILURES = (
     "crashed",
     "killed",
     "timed out",
+    UNDER_LOAD,  # a question stopped by the wall-clock backstop (mcts_course.grading.clock)
     "no tests",
     SWEEP_INCOMPLETE,
     INCOMPLETE_COPY,
@@ -264,6 +266,8 @@ def run_status(returncode: int, timed_out: bool, data: dict) -> str:
         return "no tests"
     if data.get("extra_data", {}).get("sweep_incomplete"):
         return SWEEP_INCOMPLETE
+    if data.get("extra_data", {}).get("under_load"):  # stopped with little CPU used: in doubt
+        return UNDER_LOAD
     if data.get("extra_data", {}).get("copy_cut"):  # a limit left files out: read the notes
         return INCOMPLETE_COPY
     return GRADED

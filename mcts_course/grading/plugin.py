@@ -277,6 +277,15 @@ class Grading:
             # not a crash of the student's code: the batch's status is "killed" (exit 1)
             data["extra_data"]["killed_outside"] = True
             notes.append("a process running the submission was killed from outside the grader")
+        from mcts_course.grading.clock import UNDER_LOAD
+
+        stopped = [o.name for o in self.outcomes.values() if o.status == UNDER_LOAD]
+        if stopped:  # the backstop fired: not a grade (the batch's status says so, exit 1)
+            data["extra_data"]["under_load"] = stopped
+            notes.append(
+                f"{len(stopped)} test(s) stopped by the wall-clock backstop with little CPU "
+                "used (the code waited, or the machine was overloaded): grade it again"
+            )
         if self.cut:  # a grade on part of the submission: the batch's status says so too
             data["extra_data"]["copy_cut"] = list(self.cut)
             notes += self.cut

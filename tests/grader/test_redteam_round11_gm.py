@@ -5,15 +5,21 @@ that a loaded machine cost honest submissions their points quietly (08)."""
 
 from __future__ import annotations
 
+import csv
+import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from grading_fixtures.shared_folders import SOLUTIONS
+from grading_fixtures.shared_folders import SOLUTIONS, as_account, userns_usable_by
 
 from mcts_course.grading import invocation
+from mcts_course.grading.clock import UNDER_LOAD
 
 if sys.platform != "linux":
     pytestmark = pytest.mark.skip("the grader's sandbox needs Linux")
@@ -143,3 +149,131 @@ def test_15_the_honest_spelling_still_grades(attack15):
     assert done.returncode == 0, said[-3000:]
     assert " passed" in done.stdout and "failed" not in done.stdout, said[-3000:]
     assert sorted(p.name for p in marks.iterdir()) == []
+
+
+# -- 08: the budget of a question is the CPU time of the submission's processes -----------------
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="another account needs root to run as")
+
+SLEEPS = """
+
+def ucb1_choice(*args, **kwargs):  # waits: no CPU, no answer
+    import time
+
+    time.sleep(600)
+"""
+SPINS = """
+
+def ucb1_choice(*args, **kwargs):  # loops: CPU, no answer
+    while True:
+        pass
+"""
+
+
+def _bandits(folder: Path, tail: str = "") -> Path:
+    folder.mkdir(parents=True)
+    (folder / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + tail)
+    return folder
+
+
+def _rows(out: Path) -> dict[str, dict[str, str]]:
+    with open(out / "grades.csv", newline="") as f:
+        return {row["submission"]: row for row in csv.DictReader(f)}
+
+
+@pytest.fixture(params=["namespaces", "no-namespaces"])
+def namespaces(request, monkeypatch) -> str:
+    if request.param == "no-namespaces":
+        monkeypatch.setenv("MCTS_NO_NAMESPACES", "1")
+    return str(request.param)
+
+
+def test_08_a_function_that_waits_is_stopped_by_the_backstop_loudly(tmp_path, capsys, namespaces):
+    """No CPU used, no answer: with namespaces (the budget is CPU seconds) the wall-clock
+    backstop stops it, and the row says the grading is in doubt (exit 1); without them (one
+    submission in a container of its own) the budget is wall seconds, a plain timeout."""
+    from mcts_course.cli import main
+
+    sub = _bandits(tmp_path / "napper", SLEEPS)
+    out = tmp_path / "out"
+    code = main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+    said = capsys.readouterr()
+    tests = json.loads((out / "napper" / "results.json").read_text())["tests"]
+    stopped = [t for t in tests if t["name"].startswith("[bandits] ucb1_choice")]
+    if namespaces == "namespaces":
+        assert code == 1, said.out[-3000:] + said.err[-3000:]
+        assert _rows(out)["napper"]["status"] == UNDER_LOAD
+        assert stopped and stopped[0]["extra_data"]["status"] == UNDER_LOAD, tests
+        assert "This is not a grade" in stopped[0]["output"], stopped
+    else:
+        assert code == 0, said.out[-3000:] + said.err[-3000:]
+        assert _rows(out)["napper"]["status"] == "graded"
+        assert stopped and stopped[0]["extra_data"]["status"] == "timed out", tests
+
+
+def test_08_a_function_that_spins_is_stopped_at_its_limit_as_before(tmp_path, capsys, namespaces):
+    from mcts_course.cli import main
+
+    sub = _bandits(tmp_path / "spinner", SPINS)
+    out = tmp_path / "out"
+    code = main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+    said = capsys.readouterr()
+    assert code == 0, said.out[-3000:] + said.err[-3000:]
+    assert _rows(out)["spinner"]["status"] == "graded"
+    tests = json.loads((out / "spinner" / "results.json").read_text())["tests"]
+    stopped = [t for t in tests if t["name"].startswith("[bandits] ucb1_choice")]
+    assert stopped and stopped[0]["extra_data"]["status"] == "timed out", tests
+    assert "did not return within this test's time limit of 3 s" in stopped[0]["output"]
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """A folder of the test's own that the account may enter (never the real /tmp's root)."""
+    base = Path(tempfile.mkdtemp(prefix="gm-shared-"))
+    os.chmod(base, 0o755)
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@as_root
+def test_08_a_loaded_machine_costs_the_teaching_assistants_reference_nothing(shared):
+    """Attack 08: in the teaching assistant's mode (user namespaces, no cgroup) two reference
+    submissions graded at once (--jobs 2) beside two busy processes lost points to time limits
+    counted in wall seconds.  Counted in CPU seconds of each submission's processes, the
+    reference keeps full marks.  The limits are scaled down (--timeout-scale 0.15) so that the
+    wall time of the student's answers, round trips included, overruns them on a loaded
+    machine, while its CPU time does not."""
+    ta = 65534  # nobody
+    if not userns_usable_by(ta):
+        pytest.skip("user namespaces are not available to an ordinary account here")
+    home = shared / "ta"
+    (home / "tmp").mkdir(parents=True)
+    for name in ("alice", "bob"):
+        _bandits(home / "subs" / name)
+    for path in [home, *home.rglob("*")]:
+        os.chown(path, ta, ta)
+    os.chmod(home / "tmp", 0o700)
+    env = {**os.environ, "HOME": str(home), "TMPDIR": str(home / "tmp")}
+    env.pop("MCTS_NO_NAMESPACES", None)
+    command = [*as_account(ta), sys.executable, "-m", "mcts_course", "grade"]
+    command += [str(home / "subs" / "alice"), str(home / "subs" / "bob")]
+    command += ["--out", str(home / "out"), "--jobs", "2", "--exercise-set=bandits"]
+    command += ["-k", "unplayed_first or monte_carlo_move", "--timeout-scale", "0.15"]
+    busy = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)
+    ]  # nice 0, as the graders
+    try:
+        done = subprocess.run(
+            command, env=env, cwd=home, capture_output=True, text=True, timeout=900
+        )
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said[-3000:]
+    rows = _rows(home / "out")
+    for name in ("alice", "bob"):
+        assert rows[name]["status"] == "graded", rows
+        assert float(rows[name]["score"]) == float(rows[name]["max_score"]) == 4.0, rows
