@@ -19,7 +19,9 @@ It provides:
   and a one-row grades.csv;
 * the ``points(value, exercise=..., hint=..., timeout=..., visibility=...)`` marker: what a
   test is worth, the hint shown when it fails, the student's time it allows (seconds of the
-  student's code only: the test's own work is free) and its Gradescope visibility (tests
+  student's code only: the test's own work is free; CPU seconds of all its processes wherever
+  it runs in namespaces, with a wall-clock backstop, see :mod:`mcts_course.grading.clock`)
+  and its Gradescope visibility (tests
   outside this package, an instructor's hidden tests, default to ``after_due_date``);
 * the ``student`` fixture: the submission's names, ``student.select_child(root, 1.4)`` asking
   the student's process (:mod:`mcts_course.grading.remote`); one process per exercise set,
@@ -55,7 +57,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from mcts_course.grading.invocation import grader_packages, test_folders
+from mcts_course.grading.invocation import (
+    PACKAGE,
+    grader_packages,
+    reference_test_packages,
+    test_folders,
+)
 from mcts_course.grading.report import (
     Outcome,
     atomic_write,
@@ -86,6 +93,12 @@ SHIPPED = shipped_folders()
 
 def is_shipped(path: Path) -> bool:
     return any(path.is_relative_to(folder) for folder in SHIPPED)
+
+
+# What a grading run collects of its own (never a submission's, wherever it is installed): the
+# course's tests, and this package (``--pyargs mcts_course.grading`` collects its folder).
+TRUSTED = (*SHIPPED, Path(__file__).resolve().parent)
+OWN_PACKAGES = (PACKAGE, *reference_test_packages())
 
 
 HIDDEN_VISIBILITY = "after_due_date"  # an instructor's tests: seen after the due date only
@@ -403,13 +416,14 @@ def _submission_paths(config: pytest.Config) -> tuple[Path, ...]:
 
 def _in_submission(config: pytest.Config, path: Path) -> bool:
     """Whether ``path`` (a path pytest collects, as given or through its links) is the
-    submission or lies in it.  The course's own tests are not, even in a submission that holds
-    this package's checkout (they are the package already running)."""
+    submission or lies in it.  The course's own tests and this package are not, even in a
+    submission that holds this package's checkout (an editable install: they are the code
+    already running)."""
     submission = _submission_paths(config)
     if not submission:
         return False
     seen = (Path(os.path.abspath(path)), path.resolve())
-    if all(is_shipped(p) for p in seen):
+    if all(any(p.is_relative_to(t) for t in TRUSTED) for p in seen):
         return False
     return any(p.is_relative_to(s) for p in seen for s in submission)
 
@@ -437,6 +451,8 @@ def _refuse_collected_args(config: pytest.Config) -> None:
         if config.option.pyargs and not path.exists():
             import importlib.util
 
+            if any(name == n or name.startswith(n + ".") for n in OWN_PACKAGES):
+                continue  # the course's own tests: the collection hooks watch their folders
             top = name.split(".")[0]
             try:  # a top-level name is only located, never imported
                 spec = importlib.util.find_spec(top) if top.isidentifier() else None
@@ -453,18 +469,37 @@ def _refuse_collected_args(config: pytest.Config) -> None:
 
 def _stop_collecting(path: Path, config: pytest.Config) -> None:
     """The second line of :func:`_refuse_collected_args`: a path pytest reaches while it
-    collects (a folder walked into, a file, a module) that lies in the submission stops the
-    run, before the module is imported."""
+    collects (an entry of a folder it walks, a file, a module) that lies in the submission
+    stops the run, before the module is imported.  (The folders above a path given to pytest
+    are collected too, as plain folders never imported: see pytest_collect_directory.)"""
     if _in_submission(config, path):
         pytest.exit(
             _collecting_the_submission(path, config), returncode=pytest.ExitCode.USAGE_ERROR
         )
 
 
+def _on_the_way(path: Path, config: pytest.Config) -> bool:
+    """Whether pytest reaches ``path`` to collect it: a path given to pytest lies in it, is it,
+    or holds it.  (pytest lists every entry of each folder above a path given to it, and
+    collects only those on the way down.)"""
+    seen = (Path(os.path.abspath(path)), path.resolve())
+    for arg in config.args:
+        given = config.invocation_params.dir / arg.split("::")[0]
+        if not given.exists():
+            continue
+        for g in (Path(os.path.abspath(given)), given.resolve()):
+            if any(g.is_relative_to(p) or p.is_relative_to(g) for p in seen):
+                return True
+    return False
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    _stop_collecting(collection_path, config)
-    return None
+    if not _in_submission(config, collection_path):
+        return None
+    if _on_the_way(collection_path, config):
+        _stop_collecting(collection_path, config)
+    return True  # an entry listed beside the way down (an editable checkout's): never collected
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -485,10 +520,7 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     folder above a test, and a stranger may have put an ``__init__.py`` in one of them (``/tmp``
     above the grader's folder).  The tests' own modules still import as their packages do."""
     config = parent.config
-    if config.getoption("submission", None) is None:
-        return None
-    _stop_collecting(path, config)
-    if not (path / "__init__.py").is_file():
+    if config.getoption("submission", None) is None or not (path / "__init__.py").is_file():
         return None
     if path.resolve().is_relative_to(config.rootpath.resolve()):
         return None

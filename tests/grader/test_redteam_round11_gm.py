@@ -277,3 +277,27 @@ def test_08_a_loaded_machine_costs_the_teaching_assistants_reference_nothing(sha
     for name in ("alice", "bob"):
         assert rows[name]["status"] == "graded", rows
         assert float(rows[name]["score"]) == float(rows[name]["max_score"]) == 4.0, rows
+
+
+def test_15_a_submission_holding_the_installed_package_still_collects_its_checks(tmp_path):
+    """An editable install's checkout given as the submission (``mcts-course check .`` at its
+    top): the course's own checks lie in it but are the code already running; the other
+    entries pytest lists on its way down to them are passed by, not refused."""
+    import mcts_course
+
+    top = Path(mcts_course.__file__).resolve().parents[1]
+    done = _pytest(
+        "-c",
+        os.devnull,
+        f"--rootdir={tmp_path}",
+        "--pyargs",
+        "mcts_course.grading",
+        f"--submission={top}",
+        "--exercise-set=bandits",
+        "--collect-only",
+        "-q",
+        cwd=tmp_path,
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said[-3000:]
+    assert "tests collected" in done.stdout and "refused" not in said, said[-3000:]
