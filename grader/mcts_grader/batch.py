@@ -1,7 +1,7 @@
 """Grading many submissions: one pytest run each, several at once, then grades.csv.
 
 ``grade(submissions, out_dir)`` runs ``python -m pytest --pyargs mcts_course.grading
---submission S --results-json ...`` for every submission (``n_jobs`` at a time, each in a
+--submission=S --results-json=...`` for every submission (``n_jobs`` at a time, each in a
 process of its own: what one submission's answers change in the grader's memory, a cached input
 among them, dies with its run), then writes OUT/S/results.json and pytest.log and OUT/grades.csv.
 The tests, the points and the messages are those of any other pytest run of the plugin
@@ -47,6 +47,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mcts_course.grading import invocation, leftovers, sandbox
+from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
 from mcts_course.grading.report import Outcome, by_exercise, outcomes_of, printable
 from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
@@ -76,6 +77,7 @@ RUN_FAILURES = (
     "crashed",
     "killed",
     "timed out",
+    UNDER_LOAD,  # a question stopped by the wall-clock backstop (mcts_course.grading.clock)
     "no tests",
     SWEEP_INCOMPLETE,
     INCOMPLETE_COPY,
@@ -274,6 +276,8 @@ def run_status(returncode: int, timed_out: bool, data: dict) -> str:
         return "no tests"
     if data.get("extra_data", {}).get("sweep_incomplete"):
         return SWEEP_INCOMPLETE
+    if data.get("extra_data", {}).get("under_load"):  # stopped with little CPU used: in doubt
+        return UNDER_LOAD
     if data.get("extra_data", {}).get("copy_cut"):  # a limit left files out: read the notes
         return INCOMPLETE_COPY
     return GRADED

@@ -1,7 +1,7 @@
 """`mcts-course grade SUBMISSION... --out DIR`: grade many submissions (or one on Gradescope).
 
 A thin front end over the grader's pytest run (:mod:`mcts_grader.batch`: one
-``python -m pytest --pyargs mcts_course.grading --submission S`` per submission, ``--jobs`` at
+``python -m pytest --pyargs mcts_course.grading --submission=S`` per submission, ``--jobs`` at
 a time); options it does not know go to every pytest run.
 """
 

@@ -2,7 +2,7 @@
 
 A thin front end over the grading run (:mod:`mcts_course.grading.plugin`, its arguments from
 :func:`~mcts_course.grading.invocation.pytest_args`): ``python -m pytest --pyargs
-mcts_course.grading --submission PATH --exercise-set SET...``, with the exercise sets found in
+mcts_course.grading --submission=PATH --exercise-set=SET...``, with the exercise sets found in
 PATH, and any further option passed on to pytest.  It runs the public checks shipped with the
 package (the grader adds its tests that need the reference solutions).
 """

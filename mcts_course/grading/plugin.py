@@ -1,22 +1,27 @@
 """The pytest plugin that grades a submission, enabled by installing the package (it is
 registered through the ``pytest11`` entry point)::
 
-    python -m pytest -c /dev/null --pyargs mcts_course.grading --submission exercises/
-    python -m pytest -c /dev/null hidden/ --submission alice/ --results-json out/alice/results.json
+    python -m pytest -c /dev/null --pyargs mcts_course.grading --submission=exercises/
+    python -m pytest -c /dev/null hidden/ --submission=alice/ --results-json=out/alice/results.json
 
 (``-c /dev/null``, or a folder with no configuration file above it: a run with
 ``--submission`` that read one is refused, see :func:`_refuse_configuration`.)
 
 It provides:
 
-* ``--submission PATH``: the student's files (a folder, a ``.py`` file or a notebook);
+* ``--submission=PATH`` (with ``=``: pytest reads a separate PATH as a path of tests when it
+  chooses its rootdir, and the run is refused): the student's files (a folder, a ``.py``
+  file or a notebook); no path of it may be collected (the run stops: pytest would import
+  it, in this process);
   ``--exercise-set SET`` and ``--exercise NAME`` keep the tests of a set or of an exercise,
   ``--timeout-scale X`` multiplies every time limit, ``--memory-mb MB`` caps the student's
   process, ``--results-json FILE`` and ``--grades-csv FILE`` write Gradescope's results.json
   and a one-row grades.csv;
 * the ``points(value, exercise=..., hint=..., timeout=..., visibility=...)`` marker: what a
   test is worth, the hint shown when it fails, the student's time it allows (seconds of the
-  student's code only: the test's own work is free) and its Gradescope visibility (tests
+  student's code only: the test's own work is free; CPU seconds of all its processes wherever
+  it runs in namespaces, with a wall-clock backstop, see :mod:`mcts_course.grading.clock`)
+  and its Gradescope visibility (tests
   outside this package, an instructor's hidden tests, default to ``after_due_date``);
 * the ``student`` fixture: the submission's names, ``student.select_child(root, 1.4)`` asking
   the student's process (:mod:`mcts_course.grading.remote`); one process per exercise set,
@@ -51,7 +56,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from mcts_course.grading.invocation import grader_packages, test_folders
+from mcts_course.grading.invocation import (
+    PACKAGE,
+    grader_packages,
+    reference_test_packages,
+    test_folders,
+)
 from mcts_course.grading.report import (
     Outcome,
     atomic_write,
@@ -82,6 +92,12 @@ SHIPPED = shipped_folders()
 
 def is_shipped(path: Path) -> bool:
     return any(path.is_relative_to(folder) for folder in SHIPPED)
+
+
+# What a grading run collects of its own (never a submission's, wherever it is installed): the
+# course's tests, and this package (``--pyargs mcts_course.grading`` collects its folder).
+TRUSTED = (*SHIPPED, Path(__file__).resolve().parent)
+OWN_PACKAGES = (PACKAGE, *reference_test_packages())
 
 
 HIDDEN_VISIBILITY = "after_due_date"  # an instructor's tests: seen after the due date only
@@ -281,6 +297,15 @@ class Grading:
             # not a crash of the student's code: the batch's status is "killed" (exit 1)
             data["extra_data"]["killed_outside"] = True
             notes.append("a process running the submission was killed from outside the grader")
+        from mcts_course.grading.clock import UNDER_LOAD
+
+        stopped = [o.name for o in self.outcomes.values() if o.status == UNDER_LOAD]
+        if stopped:  # the backstop fired: not a grade (the batch's status says so, exit 1)
+            data["extra_data"]["under_load"] = stopped
+            notes.append(
+                f"{len(stopped)} test(s) stopped by the wall-clock backstop with little CPU "
+                "used (the code waited, or the machine was overloaded): grade it again"
+            )
         if self.cut:  # a grade on part of the submission: the batch's status says so too
             data["extra_data"]["copy_cut"] = list(self.cut)
             notes += self.cut
@@ -368,10 +393,130 @@ def _refuse_configuration(config: pytest.Config, submission: str) -> None:
             f"pytest read {inipath}; run from a folder of your own or pass -c /dev/null"
         )
     if folder.is_dir() and config.rootpath.resolve().is_relative_to(folder):
+        if "--submission" in config.invocation_params.args:
+            # pytest chose its rootdir before any plugin's option was known: it took the
+            # separate PATH for a test path
+            raise pytest.UsageError(
+                f"write --submission={submission} (with '='): pytest takes a separate PATH for "
+                "a path of tests when it chooses its rootdir, before it knows this option"
+            )
         raise pytest.UsageError(
             f"pytest's rootdir {config.rootpath} is in the submission {submission}: run from a "
             "folder of your own (pytest reads a folder's configuration before any plugin)"
         )
+
+
+SUBMISSION_PATHS = pytest.StashKey[tuple[Path, ...]]()
+
+
+def _submission_paths(config: pytest.Config) -> tuple[Path, ...]:
+    """The submission as given (absolute) and with its links resolved: a path pytest collects
+    through either lies in it."""
+    if SUBMISSION_PATHS not in config.stash:
+        submission = config.getoption("submission", None)
+        given = config.invocation_params.dir / submission if submission is not None else None
+        config.stash[SUBMISSION_PATHS] = (
+            () if given is None else (Path(os.path.abspath(given)), given.resolve())
+        )
+    return config.stash[SUBMISSION_PATHS]
+
+
+def _in_submission(config: pytest.Config, path: Path) -> bool:
+    """Whether ``path`` (a path pytest collects, as given or through its links) is the
+    submission or lies in it.  The course's own tests and this package are not, even in a
+    submission that holds this package's checkout (an editable install: they are the code
+    already running)."""
+    submission = _submission_paths(config)
+    if not submission:
+        return False
+    seen = (Path(os.path.abspath(path)), path.resolve())
+    if all(any(p.is_relative_to(t) for t in TRUSTED) for p in seen):
+        return False
+    return any(p.is_relative_to(s) for p in seen for s in submission)
+
+
+def _collecting_the_submission(path: Path, config: pytest.Config) -> str:
+    return (
+        f"refused: {path} is the submission or lies in it (--submission="
+        f"{config.getoption('submission')}): pytest would import its files (its __init__.py, "
+        "its test files) in this process, unconfined. Name only the tests on the command line: "
+        "the plugin runs the submission's code in its sandbox"
+    )
+
+
+def _refuse_collected_args(config: pytest.Config) -> None:
+    """Stop a grading run before any collection if a path it would collect (a positional
+    argument, or the current folder when there is none) is the submission, lies in it or holds
+    it; for ``--pyargs``, a package found in it.  pytest imports what it collects, in this
+    process: the submission's files would run as the grader's user, unconfined."""
+    submission = _submission_paths(config)
+    if not submission:
+        return
+    for arg in config.args:
+        name = arg.split("::")[0]
+        path = config.invocation_params.dir / name
+        if config.option.pyargs and not path.exists():
+            import importlib.util
+
+            if any(name == n or name.startswith(n + ".") for n in OWN_PACKAGES):
+                continue  # the course's own tests: the collection hooks watch their folders
+            top = name.split(".")[0]
+            try:  # a top-level name is only located, never imported
+                spec = importlib.util.find_spec(top) if top.isidentifier() else None
+            except (ImportError, ValueError):
+                spec = None
+            places = [*(spec.submodule_search_locations or ()), spec.origin] if spec else []
+            if any(p and _in_submission(config, Path(p)) for p in places):
+                raise pytest.UsageError(_collecting_the_submission(Path(name), config))
+            continue
+        holds = any(s.is_relative_to(p) for s in submission for p in (path, path.resolve()))
+        if _in_submission(config, path) or (holds and path.is_dir()):
+            raise pytest.UsageError(_collecting_the_submission(path, config))
+
+
+def _stop_collecting(path: Path, config: pytest.Config) -> None:
+    """The second line of :func:`_refuse_collected_args`: a path pytest reaches while it
+    collects (an entry of a folder it walks, a file, a module) that lies in the submission
+    stops the run, before the module is imported.  (The folders above a path given to pytest
+    are collected too, as plain folders never imported: see pytest_collect_directory.)"""
+    if _in_submission(config, path):
+        pytest.exit(
+            _collecting_the_submission(path, config), returncode=pytest.ExitCode.USAGE_ERROR
+        )
+
+
+def _on_the_way(path: Path, config: pytest.Config) -> bool:
+    """Whether pytest reaches ``path`` to collect it: a path given to pytest lies in it, is it,
+    or holds it.  (pytest lists every entry of each folder above a path given to it, and
+    collects only those on the way down.)"""
+    seen = (Path(os.path.abspath(path)), path.resolve())
+    for arg in config.args:
+        given = config.invocation_params.dir / arg.split("::")[0]
+        if not given.exists():
+            continue
+        for g in (Path(os.path.abspath(given)), given.resolve()):
+            if any(g.is_relative_to(p) or p.is_relative_to(g) for p in seen):
+                return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if not _in_submission(config, collection_path):
+        return None
+    if _on_the_way(collection_path, config):
+        _stop_collecting(collection_path, config)
+    return True  # an entry listed beside the way down (an editable checkout's): never collected
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> None:
+    _stop_collecting(file_path, parent.config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> None:
+    _stop_collecting(module_path, parent.config)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -397,7 +542,8 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     submission = config.getoption("submission")
     if submission is not None and not Path(submission).exists():
-        raise pytest.UsageError(f"--submission {submission}: no such file or folder")
+        raise pytest.UsageError(f"--submission={submission}: no such file or folder")
+    _refuse_collected_args(config)
     if config.getoption("timeout_scale") is None:  # a notebook's check() has no option
         config.option.timeout_scale = _scale_from_environment()
     if config.getoption("timeout_scale") <= 0:
@@ -484,7 +630,7 @@ def pytest_collection_modifyitems(
     if needing and not grading.active and not config.option.collectonly:
         raise pytest.UsageError(
             "the grading tests need a submission: python -m pytest --pyargs "
-            "mcts_course.grading --submission PATH (a folder such as exercises/, a .py file or "
+            "mcts_course.grading --submission=PATH (a folder such as exercises/, a .py file or "
             "a notebook)"
         )
     items[:] = held_back_last(items)
@@ -718,7 +864,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
                 terminalreporter.write_line(
                     f"{arg} holds exercise files, not tests: grade them with\n"
                     "    python -m pytest -c /dev/null --pyargs mcts_course.grading "
-                    f"--submission {arg}\n"
+                    f"--submission={arg}\n"
                     "(or mcts-course check " + arg + ")",
                     yellow=True,
                 )

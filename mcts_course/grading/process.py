@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any, Literal, NoReturn
 
 from mcts_course.grading.childpath import neutral_paths
+from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD, QuestionClock
+from mcts_course.grading.pidns import cpu_seconds as namespace_cpu_seconds
 from mcts_course.grading.pidns import forget, signal_namespace
 from mcts_course.grading.pyparse import python_text
 from mcts_course.grading.sandbox import (
@@ -216,6 +218,7 @@ class StudentProcess:
         self.outside = False  # killed by a SIGKILL neither the grader nor a cap sent
         self.sequence = 0
         self.server_pid = -1
+        self.init_pid = -1  # the first process of its pid namespace (the launcher's shell)
 
     # -- starting ------------------------------------------------------------------------------
     def start(self) -> str:
@@ -316,11 +319,13 @@ class StudentProcess:
         if self.box is None or self.box.cage is None:
             return self.proc.pid
         pid = self.proc.pid
-        for _ in range(2):
+        for level in range(2):
             children = _children(pid)
             if len(children) != 1:
                 raise SandboxError(f"the sandbox's launcher has {len(children)} children, not 1")
             pid = children[0]
+            if level == 0:
+                self.init_pid = pid
         return pid
 
     def confinement(self) -> str:
@@ -516,18 +521,19 @@ class StudentProcess:
     ) -> tuple[dict[str, Any], float]:
         """Send a request; answer callbacks until the reply comes; return (reply, seconds).
         Raises StudentGone when the budget runs out or the process dies."""
-        started = time.monotonic()
         self.sequence += 1
         message = dict(message, id=self.sequence)
         self._resume()
+        clock = QuestionClock(budget, self.cpu_used if self._counts_cpu() else None)
         try:
-            if not self._write(message, started + budget):
-                self._overrun(function, budget)
+            if not self._write(message, clock.write_deadline()):
+                self._overrun(function, budget, clock, written=False)
             while True:
-                left = budget - (time.monotonic() - started)
-                line = self.lines.read(max(left, 0.0))
+                line = self.lines.read(clock.wait())
                 if line is False:
-                    self._overrun(function, budget)
+                    if clock.over() is not None:
+                        self._overrun(function, budget, clock)
+                    continue
                 if line is None and self.lines.overlong:
                     self.kill()
                     why = f"your answer was larger than {LINE_CAP >> 20} MB of data"
@@ -541,9 +547,11 @@ class StudentProcess:
                 if "stack" in reply:
                     continue
                 if reply.get("op") == "cb":
+                    asked = time.monotonic()
                     answer = callback(reply)
-                    if not self._write(answer, started + budget):
-                        self._overrun(function, budget)
+                    clock.aside += time.monotonic() - asked  # the grader's work, not the student's
+                    if not self._write(answer, clock.write_deadline()):
+                        self._overrun(function, budget, clock, written=False)
                     continue
                 if reply.get("id") != self.sequence:
                     continue  # not the answer to this question (stray output on the channel)
@@ -551,7 +559,7 @@ class StudentProcess:
                 helpers = reply.pop("helpers", None)
                 if isinstance(helpers, list):  # imported inside a function, at this call
                     self.helpers |= {str(n)[:200] for n in helpers[:NAMES_CAP]}
-                return reply, time.monotonic() - started
+                return reply, clock.used()
         finally:
             self._pause()
 
@@ -570,10 +578,33 @@ class StudentProcess:
             f"{self.cpu_seconds} s this exercise set allows (processes left running?)"
         )
 
-    def _overrun(self, function: str, budget: float) -> NoReturn:
-        where = blame(self.stack(), function, budget)
+    def _counts_cpu(self) -> bool:
+        """Whether a question's budget is CPU seconds: the grader sees every process of the
+        submission (a namespace of its own), see :mod:`mcts_course.grading.clock`."""
+        return self.box is not None and self.box.cage is not None and self.init_pid > 0
+
+    def cpu_used(self) -> float | None:
+        """CPU seconds used so far by every process of the submission: its cgroup's, else its
+        pid namespace's (no cgroup: the teaching assistant's user namespaces)."""
+        cage = self.box.cage if self.box is not None else None
+        if cage is None:
+            return None
+        used = cage.cpu_seconds()
+        return used if used is not None else namespace_cpu_seconds(self.init_pid)
+
+    def _overrun(
+        self, function: str, budget: float, clock: QuestionClock, written: bool = True
+    ) -> NoReturn:
+        kind = clock.over() or (UNDER_LOAD if clock.counts_cpu else TIMED_OUT)
+        where = blame(self.stack(), function, budget) if written else function
+        why = TIMED_OUT
+        if kind == UNDER_LOAD:
+            why = (
+                f"{clock.wall():.0f} s went by and your code had used only {clock.used():.1f} s "
+                f"of CPU of its {budget:g} s (it waited, or the grading machine was overloaded)"
+            )
         self.kill()
-        raise StudentGone(where, "timed out", "timed out")
+        raise StudentGone(where, why, kind)
 
 
 def _frames(message: dict[str, Any]) -> list[tuple[str, float]]:

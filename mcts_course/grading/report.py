@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.sets import EXERCISES
 
-STATUSES = ("passed", "failed", "not run", "timed out", "crashed")
+STATUSES = ("passed", "failed", "not run", "timed out", UNDER_LOAD, "crashed")
 
 
 @dataclass

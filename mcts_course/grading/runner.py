@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.delegation import library_delegation
 from mcts_course.grading.pyparse import parse, python_text
 from mcts_course.grading.remote import (
@@ -265,7 +266,8 @@ def verdict(
     budget: float,
 ) -> tuple[str, str]:
     """``(status, message)`` of a test that raised ``error`` (None: it passed); status is
-    passed, failed, timed out or crashed.  Records what broke in ``run``."""
+    passed, failed, timed out, timed out under load (:mod:`~mcts_course.grading.clock`'s
+    backstop: the grading is in doubt) or crashed.  Records what broke in ``run``."""
     status, message = "passed", ""
     if isinstance(error, StudentGone):
         status = error.kind
@@ -275,6 +277,11 @@ def verdict(
                 f"stopped: your `{error.function}` did not return within this test's time "
                 f"limit of {budget:g} s (an infinite loop? e.g. `state.play(a)` without "
                 "`state = ...`)"
+            )
+        elif error.kind == UNDER_LOAD:
+            message = (
+                f"stopped: your `{error.function}` did not return: {error.why}. This is not a "
+                "grade: the instructor grades this submission again"
             )
         else:
             message = f"the process running your code died in `{error.function}`: {error.why}"

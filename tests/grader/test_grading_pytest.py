@@ -120,7 +120,7 @@ def test_pytest_fails_a_wrong_submission(tmp_path):
 def test_pytest_without_a_submission_says_how(tmp_path, package):
     done = pytest_run("--pyargs", package, cwd=tmp_path)
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
-    assert "--submission PATH" in done.stderr
+    assert "--submission=PATH" in done.stderr
     assert "fixture 'student' not found" not in done.stdout + done.stderr
 
 
