@@ -573,7 +573,7 @@ def student(request: pytest.FixtureRequest) -> Any:
     from mcts_course.grading.sandbox import SandboxError
 
     try:
-        answering, connection = run.student(points.timeout)
+        answering, connection = run.student(points.timeout, points.visibility != "visible")
     except SandboxError as error:  # fail closed: no grade rather than unconfined student code
         grading = request.config.stash[GRADING]
         grading.refused = str(error)

@@ -128,6 +128,9 @@ class SetRun:
         self.transport: Any = None
         self.names: set[str] = set()
         self.helpers: set[str] = set()  # other files of the submission its process imported
+        # Once a held-back test asks, the process answering is one whose imports say nothing
+        # the student may read: which helpers it loads can encode what it was asked.
+        self.held_back = False
         self.outside = False  # a process was killed by a SIGKILL the grader did not send
         self.broken: dict[str, str] = {}  # function -> "timed out" / "crashed"
         self.failed: set[str] = set()  # functions whose own test failed
@@ -149,12 +152,19 @@ class SetRun:
                 return f"not run: `{function}` {what} in a test above"
         return None
 
-    def student(self, budget: float) -> tuple[Student | DeadStudent, Connection | None]:
-        """The student as a test sees it, with ``budget`` seconds of the student's time."""
+    def student(
+        self, budget: float, held_back: bool = False
+    ) -> tuple[Student | DeadStudent, Connection | None]:
+        """The student as a test sees it, with ``budget`` seconds of the student's time;
+        ``held_back`` for a hidden or later-shown test: from then on the helpers the set's
+        processes import are not reported (see :meth:`imported`)."""
+        if held_back and not self.held_back:
+            self._fold()  # what the visible tests' process imported (closed by then)
+            self.held_back = True
         if self.start is None:
             return DeadStudent(self.why), None
         if self.transport is None or not self.transport.alive():
-            self.helpers |= set(getattr(self.transport, "helpers", ()))  # a process that died
+            self._fold()  # a process that died
             self.outside |= bool(getattr(self.transport, "outside", False))
             try:
                 self.transport, self.names = self.start()
@@ -169,14 +179,22 @@ class SetRun:
         """Whether a process of the set was killed by a SIGKILL the grader did not send."""
         return self.outside or bool(getattr(self.transport, "outside", False))
 
+    def _fold(self) -> None:
+        """Keep the helpers the current process imported, unless it answers held-back tests."""
+        if not self.held_back:
+            self.helpers |= set(getattr(self.transport, "helpers", ()))
+
     def imported(self) -> set[str]:
-        """The submission's other files its processes imported (the exercise file aside)."""
-        return self.helpers | set(getattr(self.transport, "helpers", ()))
+        """The submission's other files imported by the processes that answered visible tests
+        (the exercise file aside): a held-back test's process may import a helper per bit of
+        its hidden inputs, and this list reaches the student's notes (red team 11, 02)."""
+        self._fold()
+        return set(self.helpers)
 
     def close(self) -> None:
         """Kill the student's process (once: its pipes' descriptors are closed only once)."""
         if self.transport is not None:
-            self.helpers |= set(getattr(self.transport, "helpers", ()))
+            self._fold()
             self.outside |= bool(getattr(self.transport, "outside", False))
             self.transport.kill()
             self.transport = None
