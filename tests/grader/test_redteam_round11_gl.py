@@ -84,3 +84,152 @@ def test_helpers_imported_by_the_held_back_process_are_not_named(tmp_path, mode,
     # ... the held-back process's are named nowhere the student reads
     assert "zheld" not in text
     assert "zheld" not in log
+
+
+# -- 01 A: a socket pair's datagram end sends to another user's abstract address ------------
+SOCKET_CHANNEL = '''
+
+_reference_ucb1 = ucb1_choice
+
+
+def ucb1_choice(counts, sums, c=2 ** 0.5):
+    """The reference's answer; on the hidden counts, every route out through a socket pair."""
+    if list(counts) == [3, 5, 7]:
+        import socket
+
+        message = repr(list(counts)).encode()
+        for kind in (socket.SOCK_DGRAM, socket.SOCK_SEQPACKET, socket.SOCK_STREAM):
+            for route in ("sendto", "connect", "bind"):
+                try:
+                    a, b = socket.socketpair(socket.AF_UNIX, kind)
+                except OSError:
+                    continue
+                for name in ({names}):
+                    try:
+                        if route == "sendto":
+                            a.sendto(message, name)
+                        elif route == "connect":
+                            a.connect(name)
+                            a.send(message)
+                        else:  # a name of its own, for the listener to send to
+                            a.bind(name + "-back")
+                    except OSError:
+                        pass
+    return _reference_ucb1(counts, sums, c)
+'''
+
+
+def _listeners(tag: str) -> tuple[list[str], list]:
+    """An abstract datagram socket and an abstract seqpacket listener of the test's own (the
+    other local user's, in the attack), never blocking."""
+    import socket
+
+    names, socks = [], []
+    for kind in (socket.SOCK_DGRAM, socket.SOCK_SEQPACKET):
+        name = f"\0gl-rt11-{tag}-{kind}"
+        s = socket.socket(socket.AF_UNIX, kind)
+        s.bind(name)
+        if kind == socket.SOCK_SEQPACKET:
+            s.listen(4)
+        s.setblocking(False)
+        names.append(name)
+        socks.append(s)
+    return names, socks
+
+
+def _received(socks: list) -> list[str]:
+    import socket
+
+    got = []
+    for s in socks:
+        try:
+            if s.type == socket.SOCK_SEQPACKET:
+                peer, _ = s.accept()
+                got.append("accepted: " + repr(peer.recv(1000)))
+            else:
+                got.append(repr(s.recv(1000)))
+        except BlockingIOError:
+            pass
+    return got
+
+
+@pytest.mark.parametrize("mode", ["namespaces", "no-namespaces"])
+def test_no_datagram_leaves_a_graded_run_through_a_socket_pair(tmp_path, mode, monkeypatch):
+    import os
+    import socket
+
+    if mode == "no-namespaces":
+        monkeypatch.setenv("MCTS_NO_NAMESPACES", "1")
+    names, socks = _listeners(f"{os.getpid()}-{mode}")
+    try:
+        sub = tmp_path / "mallory"
+        sub.mkdir()
+        channel = SOCKET_CHANNEL.replace("{names}", ", ".join(repr(n) for n in names) + ",")
+        (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + channel)
+        data, _, _ = _grade(sub, tmp_path)
+        held = [t for t in data["tests"] if t["visibility"] != "visible"]
+        assert len(held) == 2 and all(t["score"] == t["max_score"] for t in held), data["tests"]
+        assert _received(socks) == []
+        for name in names:  # nothing bound a name beside the listeners' either
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            with pytest.raises(OSError):
+                probe.connect(name + "-back")
+            probe.close()
+    finally:
+        for s in socks:
+            s.close()
+
+
+UNDER_THE_FILTER = """
+import ctypes, errno, socket, sys
+from mcts_course.grading import kernel
+
+name = "\\0" + sys.argv[1]  # abstract: argv holds no NUL
+assert kernel.install_filter()
+seen = {}
+for kind in ("SOCK_DGRAM", "SOCK_SEQPACKET", "SOCK_RAW"):
+    try:
+        socket.socketpair(socket.AF_UNIX, getattr(socket, kind))
+        seen[kind] = "ok"
+    except OSError as error:
+        seen[kind] = errno.errorcode[error.errno]
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_NONBLOCK
+                         | socket.SOCK_CLOEXEC)
+a.send(b"x")  # the harness's own channels: a stream pair, no address
+seen["stream pair"] = b.recv(1).decode()
+for what, call in (("sendto", lambda: a.sendto(b"y", name)), ("connect", lambda: a.connect(name)),
+                   ("bind", lambda: a.bind(name + "-back")), ("listen", lambda: a.listen(1)),
+                   ("accept", lambda: a.accept())):
+    try:
+        call()
+        seen[what] = "ok"
+    except OSError as error:
+        seen[what] = errno.errorcode[error.errno]
+print(repr(seen))
+"""
+
+
+def test_the_filter_keeps_stream_pairs_and_refuses_every_address(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from mcts_course.grading import kernel
+
+    if kernel._arch() is None or sys.platform != "linux":
+        pytest.skip("the seccomp filter is Linux's (x86_64, arm64)")
+    names, socks = _listeners(f"{os.getpid()}-filter")
+    try:
+        script = tmp_path / "under.py"
+        script.write_text(UNDER_THE_FILTER)
+        done = subprocess.run(
+            [sys.executable, str(script), names[0][1:]], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        seen = eval(done.stdout.strip().splitlines()[-1])  # noqa: S307 (our own script's repr)
+        assert seen.pop("stream pair") == "x"
+        assert seen == dict.fromkeys(seen, "EPERM"), seen
+        assert _received(socks) == []
+    finally:
+        for s in socks:
+            s.close()
