@@ -181,6 +181,9 @@ class Grading:
         self._public: Path | None = None
         self.refused: str = ""  # why grading was refused (SandboxError), if it was
         self.cut: list[str] = []  # the copy limits that left files of the submission out
+        # what the sweeps removed before the first held-back test (sweep.Counts): all the
+        # student is told of them; the held-back tests' process leaves what it likes
+        self.swept_visible: Any = None
 
     @property
     def in_process(self) -> Callable[[str], Any] | None:
@@ -256,14 +259,16 @@ class Grading:
             return {"refused": self.refused, "tests": [], "score": 0}
         data = results_json(list(self.outcomes.values()), time.monotonic() - self.started)
         files = {s: str(src.origin or src.path) for s, src in self.sources().items()}
+        from mcts_course.grading import sweep
         from mcts_course.grading.sandbox import confinement
         from mcts_course.grading.sources import choice_notes
 
-        data["extra_data"] = {"files": files, "confinement": confinement()}
-        from mcts_course.grading import sweep
-
-        if sweep.RUNS[0]:  # what the sweeps removed (the instructor's record), and if all
-            data["extra_data"]["swept"] = list(sweep.REMOVED)
+        told = self.swept_visible or sweep.counts()
+        data["extra_data"] = {"files": files, "confinement": confinement(told)}
+        if told.runs:  # how many entries the sweeps removed in each folder (the names, which
+            # the held-back tests' process could choose, are in pytest.log, the instructor's)
+            data["extra_data"]["swept"] = told.by_folder
+        if sweep.RUNS[0]:  # all the sweeps, held-back tests' included: the batch's status
             if sweep.incomplete():  # not "graded": the batch exits 1 (mcts_grader.batch)
                 data["extra_data"]["sweep_incomplete"] = sweep.summary()
         notes = sorted({one_line(n) for s in self.sources().values() for n in choice_notes(s)})
@@ -450,6 +455,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     ]
 
 
+@pytest.hookimpl(trylast=True)  # after -k and -m: the order and boundaries of the tests that run
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
@@ -563,7 +569,14 @@ def student(request: pytest.FixtureRequest) -> Any:
         pytest.fail("a test using `student` needs @pytest.mark.points(value, exercise=...)")
     if isinstance(points, str):
         pytest.fail(points, pytrace=False)
-    run = request.config.stash[GRADING].run_for(points.set_name)
+    grading = request.config.stash[GRADING]
+    if points.visibility != "visible" and grading.swept_visible is None:
+        from mcts_course.grading import sweep
+
+        for other in grading.runs.values():  # the visible tests' processes end (and are swept)
+            other.close()
+        grading.swept_visible = sweep.counts()
+    run = grading.run_for(points.set_name)
     dead = run.unusable()
     if dead is not None:
         pytest.skip(dead)
@@ -575,7 +588,6 @@ def student(request: pytest.FixtureRequest) -> Any:
     try:
         answering, connection = run.student(points.timeout, points.visibility != "visible")
     except SandboxError as error:  # fail closed: no grade rather than unconfined student code
-        grading = request.config.stash[GRADING]
         grading.refused = str(error)
         pytest.exit(f"refused to grade: {error}", returncode=REFUSED)
     request.node.stash[TURN] = (run, connection)

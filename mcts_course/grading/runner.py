@@ -159,7 +159,7 @@ class SetRun:
         ``held_back`` for a hidden or later-shown test: from then on the helpers the set's
         processes import are not reported (see :meth:`imported`)."""
         if held_back and not self.held_back:
-            self._fold()  # what the visible tests' process imported (closed by then)
+            self.close()  # the visible tests' process (closed by then anyway: held_back_last)
             self.held_back = True
         if self.start is None:
             return DeadStudent(self.why), None

@@ -6,6 +6,11 @@ local user's abstract socket through a socketpair end (01 A)."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -233,3 +238,68 @@ def test_the_filter_keeps_stream_pairs_and_refuses_every_address(tmp_path):
     finally:
         for s in socks:
             s.close()
+
+
+# -- 01 B1: the names of the files the no-namespace sweep removes --------------------------
+LITTER = '''
+
+_reference_ucb1 = ucb1_choice
+
+
+def ucb1_choice(counts, sums, c=2 ** 0.5):
+    """The reference's answer, after a file named after the question in a shared folder."""
+    import os
+
+    asked = "-".join(map(str, counts))
+    tag = "held-" + asked if asked in ("3-5-7", "4-4") else "visible"
+    open(os.path.join({shared!r}, "LEAK-" + tag), "a").close()
+    return _reference_ucb1(counts, sums, c)
+'''
+
+
+@pytest.mark.skipif(
+    sys.platform != "linux" or not hasattr(os, "geteuid") or os.geteuid() != 0,
+    reason="the no-namespace mode is root's",
+)
+def test_the_sweep_tells_the_student_counts_of_the_visible_tests_processes_only(tmp_path):
+    base = Path(tempfile.mkdtemp(prefix="gl-shared-"))  # every user may enter it
+    try:
+        os.chmod(base, 0o755)
+        shared = base / "tmp"  # stands for /tmp: world-writable, sticky
+        shared.mkdir()
+        os.chmod(shared, 0o1777)
+        sub = base / "mallory"
+        sub.mkdir()
+        code = (SOLUTIONS / "bandits.py").read_text() + LITTER.replace(
+            "{shared!r}", repr(str(shared))
+        )
+        (sub / "bandits.py").write_text(code)
+        out = base / "out"
+        tests = _hidden_tests(tmp_path)
+        env = {**os.environ, "MCTS_NO_NAMESPACES": "1", "TMPDIR": str(shared)}
+        command = [sys.executable, "-m", "mcts_course", "grade", str(sub), "--out", str(out)]
+        command += [
+            "--tests",
+            str(tests),
+            "--exercise-set=bandits",
+            "-k",
+            "ucb1 or secret or later",
+        ]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert list(shared.iterdir()) == []  # all three files were swept
+        text = (out / "mallory" / "results.json").read_text()
+        data = json.loads(text)
+        held = [t for t in data["tests"] if t["visibility"] != "visible"]
+        assert len(held) == 2 and all(t["score"] == t["max_score"] for t in held), data["tests"]
+        assert "LEAK" not in text and "3-5-7" not in text and "4-4" not in text
+        # the student is told what the visible tests' process left: one file, in that folder
+        assert data["extra_data"]["swept"] == {str(shared): 1}, data["extra_data"]
+        assert "swept after the run: 1 file(s)" in data["extra_data"]["confinement"]
+        # the instructor's log names all three
+        log = (out / "mallory" / "pytest.log").read_text()
+        for tag in ("visible", "held-3-5-7", "held-4-4"):
+            assert repr(str(shared / f"LEAK-{tag}")) in log, log
+        assert data["extra_data"]["status"] == "graded"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
