@@ -278,6 +278,7 @@ class Grading:
         if any(getattr(run, "killed_outside", lambda: False)() for run in self.runs.values()):
             # not a crash of the student's code: the batch's status is "killed" (exit 1)
             data["extra_data"]["killed_outside"] = True
+        if any(run.killed_outside(visible_only=True) for run in self.runs.values()):
             notes.append("a process running the submission was killed from outside the grader")
         if self.cut:  # a grade on part of the submission: the batch's status says so too
             data["extra_data"]["copy_cut"] = list(self.cut)

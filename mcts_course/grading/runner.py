@@ -132,6 +132,7 @@ class SetRun:
         # the student may read: which helpers it loads can encode what it was asked.
         self.held_back = False
         self.outside = False  # a process was killed by a SIGKILL the grader did not send
+        self.outside_visible = False  # ... one answering visible tests (the student is told)
         self.broken: dict[str, str] = {}  # function -> "timed out" / "crashed"
         self.failed: set[str] = set()  # functions whose own test failed
         self.reported = False  # why the set cannot answer was told in full in a test above
@@ -165,7 +166,6 @@ class SetRun:
             return DeadStudent(self.why), None
         if self.transport is None or not self.transport.alive():
             self._fold()  # a process that died
-            self.outside |= bool(getattr(self.transport, "outside", False))
             try:
                 self.transport, self.names = self.start()
             except ImportFailed as error:
@@ -175,14 +175,21 @@ class SetRun:
         connection.begin_test(budget)
         return Student(connection, self.names), connection
 
-    def killed_outside(self) -> bool:
-        """Whether a process of the set was killed by a SIGKILL the grader did not send."""
-        return self.outside or bool(getattr(self.transport, "outside", False))
+    def killed_outside(self, visible_only: bool = False) -> bool:
+        """Whether a process of the set was killed by a SIGKILL the grader did not send (only
+        one answering visible tests: a held-back tests' process may kill itself, as a bit of
+        what it was asked, and the student is told only of the others)."""
+        self._fold()
+        return self.outside_visible if visible_only else self.outside
 
     def _fold(self) -> None:
-        """Keep the helpers the current process imported, unless it answers held-back tests."""
+        """Keep what the current process did: its helpers and whether it was killed from
+        outside, the visible tests' (told to the student) apart from the held-back ones'."""
+        outside = bool(getattr(self.transport, "outside", False))
+        self.outside |= outside
         if not self.held_back:
             self.helpers |= set(getattr(self.transport, "helpers", ()))
+            self.outside_visible |= outside
 
     def imported(self) -> set[str]:
         """The submission's other files imported by the processes that answered visible tests
@@ -195,7 +202,6 @@ class SetRun:
         """Kill the student's process (once: its pipes' descriptors are closed only once)."""
         if self.transport is not None:
             self._fold()
-            self.outside |= bool(getattr(self.transport, "outside", False))
             self.transport.kill()
             self.transport = None
 

@@ -303,3 +303,39 @@ def test_the_sweep_tells_the_student_counts_of_the_visible_tests_processes_only(
         assert data["extra_data"]["status"] == "graded"
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+# -- the same principle: a held-back tests' process that SIGKILLs itself --------------------
+SELF_KILL = '''
+
+_reference_ucb1 = ucb1_choice
+
+
+def ucb1_choice(counts, sums, c=2 ** 0.5):
+    """The reference's answer; on the hidden counts, a bit of them as a SIGKILL to itself."""
+    if list(counts) == [3, 5, 7]:
+        import os
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _reference_ucb1(counts, sums, c)
+'''
+
+
+def test_a_held_back_process_killed_from_outside_adds_no_note_for_the_student(tmp_path):
+    from mcts_course.grading import confine
+
+    if os.geteuid() != 0 or not confine.cgroups_allowed():
+        pytest.skip("needs root and cgroups (a SIGKILL from outside is told apart there)")
+    sub = tmp_path / "mallory"
+    sub.mkdir()
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + SELF_KILL)
+    data, text, _ = _grade(sub, tmp_path)
+    visible = [t for t in data["tests"] if t["visibility"] == "visible"]
+    assert visible and all(t["score"] == t["max_score"] for t in visible), data["tests"]
+    # the instructor's status still says a process was killed (the batch exits 1) ...
+    assert data["extra_data"]["killed_outside"] is True
+    assert data["extra_data"]["status"] == "killed"
+    # ... but nothing of it reaches the text the student reads
+    assert "killed from outside" not in data["output"], data["output"]
+    assert "killed from outside" not in " ".join(data["extra_data"].get("notes", []))
