@@ -17,9 +17,12 @@ stops after :data:`ENTRIES` entries, and then the run says so and is not counted
 (:func:`incomplete`).  World-writable folders are visited before the others (the submission can
 write only there).  Kernel keys the ids own are invalidated too (:func:`_keys`: the seccomp
 filter of :mod:`mcts_course.grading.kernel` already refuses to make one).  What each sweep of
-this process removed is counted (:data:`TOTAL`, :data:`BY_FOLDER`) and listed (:data:`REMOVED`,
-for pytest.log, the instructor's alone): a student's feedback gets counts, never names, and only
-those of the sweeps before the held-back tests (:func:`counts`; the plugin takes them then).
+this process removed is counted (:data:`TOTAL`) and listed (:data:`REMOVED`, for pytest.log).
+
+The names stay in pytest.log, the instructor's alone: a student's feedback gets counts per folder
+(:data:`BY_FOLDER`), never names, and only those of the sweeps before the held-back tests
+(:func:`counts`; the plugin takes them then): the process answering those may name its files
+after what it was asked (red team 11, 01 B1).
 """
 
 from __future__ import annotations
