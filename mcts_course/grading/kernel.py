@@ -20,8 +20,12 @@ So the child, before any student code exists in it (:func:`mcts_course.grading.s
   ``perf_event_open``, ``userfaultfd``, ``io_uring_setup``, module and kexec loading and
   ``ptrace``, and ``socket`` of any family (without namespaces the network is the machine's:
   a held-back test's inputs must leave neither by TCP or UDP nor by an abstract Unix socket,
-  which any user's process may listen on; multiprocessing's pipes and ``socketpair`` keep
-  working); ``ENOSYS`` to ``clone3`` (its flags lie in memory a filter cannot read: the C
+  which any user's process may listen on; multiprocessing's pipes keep working); also
+  ``socketpair`` of any type but ``SOCK_STREAM`` and ``connect``, ``bind``, ``listen``,
+  ``accept``/``accept4`` and ``sendto`` with an address: a datagram end of a socket pair
+  could still send to, or connect to, another user's abstract address (red team 11, 01 A),
+  while a stream pair is connected for life and needs none (the kernel refuses an address on
+  ``sendmsg`` to it); ``ENOSYS`` to ``clone3`` (its flags lie in memory a filter cannot read: the C
   library then falls back to ``clone``, whose flags it can).  A system call of another
   architecture's table (x32, i386 from a 64-bit process) kills the process.
 
@@ -53,10 +57,13 @@ KEYCTL_INVALIDATE = 21
 
 # struct seccomp_data: int nr; __u32 arch; __u64 instruction_pointer; __u64 args[6]
 OFFSET_NR, OFFSET_ARCH, OFFSET_ARG0 = 0, 4, 16  # args[0]'s low 32 bits (little endian)
+OFFSET_ARG1, OFFSET_ARG4 = 24, 48  # args[1]'s and args[4]'s low 32 bits (the high: + 4)
+SOCK_STREAM = 1
+SOCK_FLAGS = 0o4000 | 0o2000000  # SOCK_NONBLOCK, SOCK_CLOEXEC (x86_64 and arm64 alike)
 RET_ALLOW = 0x7FFF0000
 RET_KILL_PROCESS = 0x80000000
 RET_ERRNO = 0x00050000
-LD_W_ABS, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
+LD_W_ABS, JEQ, JGE, JSET, RET, AND = 0x20, 0x15, 0x35, 0x45, 0x06, 0x54
 X32_BIT = 0x40000000  # x86_64's x32 table: same numbers, another ABI
 
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET; unshare also takes NEWTIME
@@ -69,7 +76,8 @@ AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 DENIED = (
     "add_key request_key keyctl setns mount umount2 pivot_root open_tree move_mount fsopen "
     "fsconfig fsmount fspick mount_setattr bpf perf_event_open userfaultfd io_uring_setup "
-    "kexec_load kexec_file_load init_module finit_module delete_module ptrace"
+    "kexec_load kexec_file_load init_module finit_module delete_module ptrace "
+    "connect bind listen accept accept4"
 ).split()
 # From the kernel's tables (arch/x86/entry/syscalls/syscall_64.tbl, include/uapi/asm-generic/
 # unistd.h for arm64).
@@ -81,7 +89,8 @@ NUMBERS = {
         "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "io_uring_setup": 425,
         "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
         "delete_module": 176, "ptrace": 101, "unshare": 272, "clone": 56, "clone3": 435,
-        "setresuid": 117, "socket": 41,
+        "setresuid": 117, "socket": 41, "socketpair": 53, "connect": 42, "bind": 49,
+        "listen": 50, "accept": 43, "accept4": 288, "sendto": 44,
     },
     "aarch64": {
         "add_key": 217, "request_key": 218, "keyctl": 219, "setns": 268, "mount": 40,
@@ -90,12 +99,14 @@ NUMBERS = {
         "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "io_uring_setup": 425,
         "kexec_load": 104, "kexec_file_load": 294, "init_module": 105, "finit_module": 273,
         "delete_module": 106, "ptrace": 117, "unshare": 97, "clone": 220, "clone3": 435,
-        "setresuid": 147, "socket": 198,
+        "setresuid": 147, "socket": 198, "socketpair": 199, "connect": 203, "bind": 200,
+        "listen": 201, "accept": 202, "accept4": 242, "sendto": 206,
     },
 }  # fmt: skip
 SUMMARY = (
     "seccomp filter (no kernel keys, no new namespaces, mounts, bpf, perf, io_uring or "
-    "ptrace, no sockets but socket pairs), a keyring of its own, no capabilities"
+    "ptrace, no sockets but stream socket pairs, no socket addresses), a keyring of its own, "
+    "no capabilities"
 )
 
 
@@ -159,7 +170,24 @@ def program(arch: str) -> bytes:
             _op(RET, deny),
             _op(RET, RET_ALLOW),
         ]
-    code += [_op(JEQ, numbers["socket"], jf=1), _op(RET, deny)]  # socketpair stays allowed
+    code += [_op(JEQ, numbers["socket"], jf=1), _op(RET, deny)]
+    code += [  # socketpair: a stream pair only (whatever its NONBLOCK and CLOEXEC flags)
+        _op(JEQ, numbers["socketpair"], jf=5),
+        _op(LD_W_ABS, OFFSET_ARG1),
+        _op(AND, 0xFFFFFFFF & ~SOCK_FLAGS),
+        _op(JEQ, SOCK_STREAM, jf=1),
+        _op(RET, RET_ALLOW),
+        _op(RET, deny),
+    ]
+    code += [  # sendto: without an address (send() is sendto(..., NULL, 0)), all 64 bits
+        _op(JEQ, numbers["sendto"], jf=6),
+        _op(LD_W_ABS, OFFSET_ARG4),
+        _op(JEQ, 0, jf=3),
+        _op(LD_W_ABS, OFFSET_ARG4 + 4),
+        _op(JEQ, 0, jf=1),
+        _op(RET, RET_ALLOW),
+        _op(RET, deny),
+    ]
     code.append(_op(RET, RET_ALLOW))
     return b"".join(code)
 

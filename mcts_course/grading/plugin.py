@@ -196,6 +196,9 @@ class Grading:
         self._public: Path | None = None
         self.refused: str = ""  # why grading was refused (SandboxError), if it was
         self.cut: list[str] = []  # the copy limits that left files of the submission out
+        # what the sweeps removed before the first held-back test (sweep.Counts): all the
+        # student is told of them; the held-back tests' process leaves what it likes
+        self.swept_visible: Any = None
 
     @property
     def in_process(self) -> Callable[[str], Any] | None:
@@ -279,14 +282,16 @@ class Grading:
             return {"refused": self.refused, "tests": [], "score": 0}
         data = results_json(list(self.outcomes.values()), time.monotonic() - self.started)
         files = {s: str(src.origin or src.path) for s, src in self.sources().items()}
+        from mcts_course.grading import sweep
         from mcts_course.grading.sandbox import confinement
         from mcts_course.grading.sources import choice_notes
 
-        data["extra_data"] = {"files": files, "confinement": confinement()}
-        from mcts_course.grading import sweep
-
-        if sweep.RUNS[0]:  # what the sweeps removed (the instructor's record), and if all
-            data["extra_data"]["swept"] = list(sweep.REMOVED)
+        told = self.swept_visible or sweep.counts()
+        data["extra_data"] = {"files": files, "confinement": confinement(told)}
+        if told.runs:  # how many entries the sweeps removed in each folder (the names, which
+            # the held-back tests' process could choose, are in pytest.log, the instructor's)
+            data["extra_data"]["swept"] = told.by_folder
+        if sweep.RUNS[0]:  # all the sweeps, held-back tests' included: the batch's status
             if sweep.incomplete():  # not "graded": the batch exits 1 (mcts_grader.batch)
                 data["extra_data"]["sweep_incomplete"] = sweep.summary()
         notes = sorted({one_line(n) for s in self.sources().values() for n in choice_notes(s)})
@@ -296,6 +301,7 @@ class Grading:
         if any(getattr(run, "killed_outside", lambda: False)() for run in self.runs.values()):
             # not a crash of the student's code: the batch's status is "killed" (exit 1)
             data["extra_data"]["killed_outside"] = True
+        if any(run.killed_outside(visible_only=True) for run in self.runs.values()):
             notes.append("a process running the submission was killed from outside the grader")
         from mcts_course.grading.clock import UNDER_LOAD
 
@@ -716,7 +722,17 @@ def student(request: pytest.FixtureRequest) -> Any:
         pytest.fail("a test using `student` needs @pytest.mark.points(value, exercise=...)")
     if isinstance(points, str):
         pytest.fail(points, pytrace=False)
-    run = request.config.stash[GRADING].run_for(points.set_name)
+    grading = request.config.stash[GRADING]
+    if points.visibility != "visible" and grading.swept_visible is None:
+        from mcts_course.grading import sweep
+
+        # The visible tests' processes end (and are swept) here, whatever closed or did not
+        # close them before: with -k, pytest deselects after this plugin's collection hook,
+        # which may have set a set's boundary on a test that does not run.
+        for other in grading.runs.values():
+            other.close()
+        grading.swept_visible = sweep.counts()
+    run = grading.run_for(points.set_name)
     dead = run.unusable()
     if dead is not None:
         pytest.skip(dead)
@@ -726,9 +742,8 @@ def student(request: pytest.FixtureRequest) -> Any:
     from mcts_course.grading.sandbox import SandboxError
 
     try:
-        answering, connection = run.student(points.timeout)
+        answering, connection = run.student(points.timeout, points.visibility != "visible")
     except SandboxError as error:  # fail closed: no grade rather than unconfined student code
-        grading = request.config.stash[GRADING]
         grading.refused = str(error)
         pytest.exit(f"refused to grade: {error}", returncode=REFUSED)
     request.node.stash[TURN] = (run, connection)

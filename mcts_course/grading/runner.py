@@ -129,7 +129,11 @@ class SetRun:
         self.transport: Any = None
         self.names: set[str] = set()
         self.helpers: set[str] = set()  # other files of the submission its process imported
+        # Once a held-back test asks, the process answering is one whose imports say nothing
+        # the student may read: which helpers it loads can encode what it was asked.
+        self.held_back = False
         self.outside = False  # a process was killed by a SIGKILL the grader did not send
+        self.outside_visible = False  # ... one answering visible tests (the student is told)
         self.broken: dict[str, str] = {}  # function -> "timed out" / "crashed"
         self.failed: set[str] = set()  # functions whose own test failed
         self.reported = False  # why the set cannot answer was told in full in a test above
@@ -150,13 +154,19 @@ class SetRun:
                 return f"not run: `{function}` {what} in a test above"
         return None
 
-    def student(self, budget: float) -> tuple[Student | DeadStudent, Connection | None]:
-        """The student as a test sees it, with ``budget`` seconds of the student's time."""
+    def student(
+        self, budget: float, held_back: bool = False
+    ) -> tuple[Student | DeadStudent, Connection | None]:
+        """The student as a test sees it, with ``budget`` seconds of the student's time;
+        ``held_back`` for a hidden or later-shown test: from then on the helpers the set's
+        processes import are not reported (see :meth:`imported`)."""
+        if held_back and not self.held_back:
+            self.close()  # the visible tests' process (closed by then anyway: held_back_last)
+            self.held_back = True
         if self.start is None:
             return DeadStudent(self.why), None
         if self.transport is None or not self.transport.alive():
-            self.helpers |= set(getattr(self.transport, "helpers", ()))  # a process that died
-            self.outside |= bool(getattr(self.transport, "outside", False))
+            self._fold()  # a process that died
             try:
                 self.transport, self.names = self.start()
             except ImportFailed as error:
@@ -166,19 +176,33 @@ class SetRun:
         connection.begin_test(budget)
         return Student(connection, self.names), connection
 
-    def killed_outside(self) -> bool:
-        """Whether a process of the set was killed by a SIGKILL the grader did not send."""
-        return self.outside or bool(getattr(self.transport, "outside", False))
+    def killed_outside(self, visible_only: bool = False) -> bool:
+        """Whether a process of the set was killed by a SIGKILL the grader did not send (only
+        one answering visible tests: a held-back tests' process may kill itself, as a bit of
+        what it was asked, and the student is told only of the others)."""
+        self._fold()
+        return self.outside_visible if visible_only else self.outside
+
+    def _fold(self) -> None:
+        """Keep what the current process did: its helpers and whether it was killed from
+        outside, the visible tests' (told to the student) apart from the held-back ones'."""
+        outside = bool(getattr(self.transport, "outside", False))
+        self.outside |= outside
+        if not self.held_back:
+            self.helpers |= set(getattr(self.transport, "helpers", ()))
+            self.outside_visible |= outside
 
     def imported(self) -> set[str]:
-        """The submission's other files its processes imported (the exercise file aside)."""
-        return self.helpers | set(getattr(self.transport, "helpers", ()))
+        """The submission's other files imported by the processes that answered visible tests
+        (the exercise file aside): a held-back test's process may import a helper per bit of
+        its hidden inputs, and this list reaches the student's notes (red team 11, 02)."""
+        self._fold()
+        return set(self.helpers)
 
     def close(self) -> None:
         """Kill the student's process (once: its pipes' descriptors are closed only once)."""
         if self.transport is not None:
-            self.helpers |= set(getattr(self.transport, "helpers", ()))
-            self.outside |= bool(getattr(self.transport, "outside", False))
+            self._fold()
             self.transport.kill()
             self.transport = None
 

@@ -43,7 +43,10 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcts_course.grading import sweep
 
 PACKAGE = Path(__file__).resolve().parents[1]  # .../mcts_course
 PRIVATE = ("solutions", "grading/tests")  # what the student's process must not read
@@ -566,8 +569,9 @@ def confinement_mode() -> str:
     return UID_ONLY if is_root() else "none"
 
 
-def confinement() -> str:
-    """One line for reports: what confines a student's process here."""
+def confinement(swept: sweep.Counts | None = None) -> str:
+    """One line for reports: what confines a student's process here (``swept``: the sweeps'
+    :class:`~mcts_course.grading.sweep.Counts` to tell, by default all of this process's)."""
     from mcts_course.grading import confine, sweep
 
     found = confinement_mode()
@@ -580,7 +584,7 @@ def confinement() -> str:
         return (
             "user id and permissions only (no namespaces here: one submission at a time; "
             f"its processes killed by user id; no private /tmp; {SUMMARY}; "
-            f"{sweep.summary()}); {LIBRARY_UID}"
+            f"{sweep.summary(swept)}); {LIBRARY_UID}"
         )
     if os.environ.get(UNCONFINED_ENV) == "1":
         return UNCONFINED_WARNING

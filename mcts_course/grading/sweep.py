@@ -21,6 +21,11 @@ others (the submission can write only there).  Kernel keys the ids own are inval
 (:func:`_keys`: the seccomp filter of :mod:`mcts_course.grading.kernel` already refuses to
 make one).  What each sweep of
 this process removed is counted (:data:`TOTAL`) and listed (:data:`REMOVED`, for pytest.log).
+
+The names stay in pytest.log, the instructor's alone: a student's feedback gets counts per folder
+(:data:`BY_FOLDER`), never names, and only those of the sweeps before the held-back tests
+(:func:`counts`; the plugin takes them then): the process answering those may name its files
+after what it was asked (red team 11, 01 B1).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 ALSO_ENV = "MCTS_SWEEP_ALSO"
 # The folders any user may write in, and the grader's own temporary folder (fixed now: the
@@ -76,6 +81,7 @@ class Swept:
 TOTAL = Swept()  # this process's sweeps, for the confinement line
 RUNS = [0]  # how many sweeps ran
 REMOVED: list[str] = []  # what they removed (the first LISTED paths), for pytest.log
+BY_FOLDER: dict[str, int] = {}  # how many entries they removed in each swept folder
 
 
 def sweep(uids: set[int], roots: tuple[str, ...] | None = None) -> Swept:
@@ -94,7 +100,10 @@ def sweep(uids: set[int], roots: tuple[str, ...] | None = None) -> Swept:
             info = os.fstat(fd)
             if (info.st_dev, info.st_ino) not in seen:  # /var/lock is /run/lock, TMPDIR /tmp
                 seen.add((info.st_dev, info.st_ino))
+                before = found.files
                 _walk(fd, root, uids, found)
+                if found.files > before:
+                    BY_FOLDER[root] = BY_FOLDER.get(root, 0) + found.files - before
         finally:
             os.close(fd)
     _sysv(uids, found)
@@ -104,17 +113,34 @@ def sweep(uids: set[int], roots: tuple[str, ...] | None = None) -> Swept:
     return found
 
 
-def summary() -> str:
-    """One phrase for the confinement line: whether the sweep ran, and what it removed."""
-    if not RUNS[0]:
+@dataclass
+class Counts:
+    """The sweeps of this process up to a moment, as counts: what a student may be told."""
+
+    runs: int
+    total: Swept
+    by_folder: dict[str, int]
+
+
+def counts() -> Counts:
+    """A copy of what this process's sweeps removed so far, in numbers (no path: a file's
+    name, made by the process answering the held-back tests, would carry their inputs)."""
+    return Counts(RUNS[0], replace(TOTAL), dict(BY_FOLDER))
+
+
+def summary(upto: Counts | None = None) -> str:
+    """One phrase for the confinement line: whether the sweep ran, and what it removed (all
+    of this process's sweeps, or those counted in ``upto``)."""
+    runs, total = (RUNS[0], TOTAL) if upto is None else (upto.runs, upto.total)
+    if not runs:
         return "what its user id leaves in the temporary folders and IPC is swept after its run"
     words = (
-        f"swept after the run: {TOTAL.files} file(s) or folder(s), {TOTAL.ipc} IPC "
-        f"object(s) and {TOTAL.keys} kernel key(s) its user id left were removed"
+        f"swept after the run: {total.files} file(s) or folder(s), {total.ipc} IPC "
+        f"object(s) and {total.keys} kernel key(s) its user id left were removed"
     )
-    if TOTAL.left:
-        words += f", {TOTAL.left} could not be"
-    if TOTAL.cut:
+    if total.left:
+        words += f", {total.left} could not be"
+    if total.cut:
         words += f" (the walk stopped at {ENTRIES} entries: not everything was looked at)"
     return words
 
