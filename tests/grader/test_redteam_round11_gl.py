@@ -294,7 +294,9 @@ def test_the_sweep_tells_the_student_counts_of_the_visible_tests_processes_only(
         assert len(held) == 2 and all(t["score"] == t["max_score"] for t in held), data["tests"]
         assert "LEAK" not in text and "3-5-7" not in text and "4-4" not in text
         # the student is told what the visible tests' process left: one file, in that folder
-        assert data["extra_data"]["swept"] == {str(shared): 1}, data["extra_data"]
+        # counted under the swept folder it was found in (shared, or a folder above it)
+        swept = data["extra_data"]["swept"]
+        assert sum(swept.values()) == 1 and all(shared.is_relative_to(k) for k in swept), swept
         assert "swept after the run: 1 file(s)" in data["extra_data"]["confinement"]
         # the instructor's log names all three
         log = (out / "mallory" / "pytest.log").read_text()
