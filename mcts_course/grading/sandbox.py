@@ -45,6 +45,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcts_course.grading import landlock
+
 if TYPE_CHECKING:
     from mcts_course.grading import sweep
 
@@ -575,15 +577,16 @@ def confinement(swept: sweep.Counts | None = None) -> str:
     from mcts_course.grading import confine, sweep
 
     found = confinement_mode()
+    writes = landlock.summary(writes_abi(found), found != UID_ONLY)
     if found in ("namespaces", "userns"):
         cgroups = found == "namespaces" and confine.cgroups_allowed()
-        return confine.describe(found, cgroups, None) + f"; {LIBRARY_NAMESPACES}"
+        return confine.describe(found, cgroups, None) + f"; {writes}; {LIBRARY_NAMESPACES}"
     if found == UID_ONLY:
         from mcts_course.grading.kernel import SUMMARY
 
         return (
             "user id and permissions only (no namespaces here: one submission at a time; "
-            f"its processes killed by user id; no private /tmp; {SUMMARY}; "
+            f"its processes killed by user id; no private /tmp; {SUMMARY}; {writes}; "
             f"{sweep.summary(swept)}); {LIBRARY_UID}"
         )
     if os.environ.get(UNCONFINED_ENV) == "1":
@@ -604,6 +607,15 @@ UNCONFINED_WARNING = (
     "network and your other processes in reach: it can read and change whatever you can "
     "(other submissions, your ~/.bashrc, your keys).  Use it only for code you trust."
 )
+
+
+def writes_abi(mode: str) -> int:
+    """The Landlock ABI the student's process of a ``mode`` sandbox restricts its writes with
+    (0: none, the kernel offers none; see :mod:`mcts_course.grading.landlock`).  Every confined
+    mode gets it: without namespaces it is what keeps the student's files out of the machine's
+    other world-writable folders; in namespaces it is a second line around the private root.
+    ``--unconfined`` means what it says."""
+    return landlock.abi() if mode in (UID_ONLY, "namespaces", "userns") else 0
 
 
 def unconfined_allowed() -> bool:
@@ -748,12 +760,19 @@ class Sandbox:
 
     def job(self) -> dict[str, Any]:
         """What the child needs to confine itself (see :func:`mcts_course.grading.server.enter`)."""
-        return {"uid": self.uid, "work": str(self.work), "hide": self.hide, "expose": self.expose}
+        return {
+            "uid": self.uid,
+            "work": str(self.work),
+            "hide": self.hide,
+            "expose": self.expose,
+            "landlock": writes_abi(self.mode),  # the child applies it or refuses to start
+        }
 
     def describe(self) -> str:
         """One line: how this sandbox confines its process."""
         if self.cage is not None:
-            return self.cage.describe()
+            writes = landlock.summary(writes_abi(self.mode), namespaces=True)
+            return f"{self.cage.describe()}; {writes}"
         if self.mode == UID_ONLY:
             return confinement()
         return UNCONFINED_WARNING if self.mode == "none" else self.mode

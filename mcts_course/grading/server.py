@@ -476,6 +476,11 @@ def main() -> None:
             kernel.drop_capabilities()
         enter(box)
         limit_resources(job["memory_mb"], job["cpu_seconds"], box.get("uid") is not None)
+        if box.get("landlock"):  # writes only in its own folders (red team 11's attack 10)
+            from mcts_course.grading import landlock
+
+            folders = [box["work"], os.environ.get("TMPDIR", box["work"])]
+            landlock.restrict_writes(folders, box["landlock"])
         # last: enter() itself mounts; from here no key, namespace, mount, bpf or ptrace
         kernel.install_filter(strict=box.get("uid") is not None or os.geteuid() == 0)
     except BaseException as error:  # reported to the grader, which refuses
