@@ -210,7 +210,8 @@ def draw_game_tree(
 ) -> Axes:
     """The tree with MAX nodes as upward and MIN nodes as downward triangles, each visited node
     labelled with its value; with a ``trace``, nodes and edges the search never visited are grey
-    and dashed (pruned)."""
+    and dashed (pruned), and a node some of whose children were pruned is labelled with the bound
+    the search proved ("≤2" at a MIN node, "≥" at a MAX node)."""
     paths = tree.paths()
     children: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
     for p in paths[1:]:
@@ -252,10 +253,13 @@ def draw_game_tree(
         else:
             _triangle(ax, x, y, up=node.current_player == 0, size=0.4, **style)
         if path in values:
+            # a node whose children were cut holds a bound, not a value: <= at MIN, >= at MAX
+            cut = trace is not None and any(kid not in visited for kid in children.get(path, []))
+            bound = ("≥" if node.current_player == 0 else "≤") if seen and cut else ""
             ax.text(
                 x,
                 y,
-                f"{values[path]:g}",
+                f"{bound}{values[path]:g}",
                 ha="center",
                 va="center",
                 fontsize=9,

@@ -219,8 +219,9 @@ class NodeCounts:
         return self.positions * sum(b**k for k in range(depth + 1))
 
     def perfect_leaves(self, depth: int) -> float:
-        """Knuth and Moore's leaves of a perfectly ordered alpha-beta search, b^ceil(d/2) +
-        b^floor(d/2) - 1, per position set."""
+        """Levin's count (published by Slagle and Dixon, analysed by Knuth and Moore) of the
+        leaves of a perfectly ordered alpha-beta search, b^ceil(d/2) + b^floor(d/2) - 1, per
+        position set."""
         b = self.branching
         return self.positions * (b ** math.ceil(depth / 2) + b ** (depth // 2) - 1)
 
@@ -252,7 +253,7 @@ class NodeCounts:
                 [self.perfect_nodes(d) for d in self.depths],
                 color="#999999",
                 linestyle="--",
-                label="perfect ordering (Knuth and Moore), all nodes",
+                label=f"best case, $b = {b}$ (Levin; Slagle and Dixon), all nodes",
             )
         for (label, by_depth), marker in zip(self.counts.items(), "os^v", strict=False):
             ax.semilogy(list(by_depth), list(by_depth.values()), marker=marker, label=label)

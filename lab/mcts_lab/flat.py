@@ -1,4 +1,4 @@
-"""Experiments of chapter *Primitive Monte Carlo*: playout estimates and where the playouts go.
+"""Experiments of chapter *Flat Monte Carlo*: playout estimates and where the playouts go.
 
 * :func:`running_estimates`: the running win rate of a few moves as playouts accumulate (how
   slowly a Monte Carlo estimate settles);

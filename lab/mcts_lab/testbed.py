@@ -20,7 +20,7 @@ What is recorded at each step, averaged over the runs:
 
 Per run, the cumulative regret is also kept at a few steps (``checkpoints``), for intervals.
 :func:`run_bandit` is the engine, on arms given by the caller (a win and a draw probability per
-arm; draws pay one half, as a drawn playout does): chapter *Primitive Monte Carlo* runs it on the
+arm; draws pay one half, as a drawn playout does): chapter *Flat Monte Carlo* runs it on the
 moves of an Othello position (:mod:`mcts_lab.flat`).
 """
 

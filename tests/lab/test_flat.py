@@ -1,4 +1,4 @@
-"""Chapter "Primitive Monte Carlo"'s experiments (mcts_lab.flat), on tiny sizes."""
+"""Chapter "Flat Monte Carlo"'s experiments (mcts_lab.flat), on tiny sizes."""
 
 from __future__ import annotations
 

@@ -59,6 +59,11 @@ def test_the_drawing_shows_every_node_and_marks_the_pruned_ones():
     assert len(by_gid(ax, "edge")) == 10 and len(by_gid(ax, "pruned-edge")) == 2
     labels = sorted(t.get_text() for t in by_gid(ax, "label"))
     assert labels.count("3") == 3  # the root, B and B's first leaf
+    # the second MIN node, cut after its first reply (2): a bound, drawn as such; without the
+    # trace (minimax) it is the exact value 2
+    assert labels.count("≤2") == 1 and not any(t.startswith("≥") for t in labels)
+    full = [t.get_text() for t in by_gid(draw_game_tree(tree), "label")]
+    assert not any(t.startswith("≤") for t in full) and full.count("2") == 4
     assert len(by_gid(ax, "pruned-label")) == 2
 
 
