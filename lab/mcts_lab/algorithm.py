@@ -12,7 +12,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from mcts_course.agents.mcts import MCTSAgent, Node, robust_max
+from mcts_course.agents.mcts import MCTSAgent, Node, most_visited_child
 from mcts_course.games.base import GameState
 from mcts_course.given import Node as GivenNode
 from mcts_course.stats import difference_interval, wilson_interval
@@ -142,7 +142,7 @@ def threshold_trees(
     for threshold in thresholds:
         agent = MCTSAgent(iterations=iterations, expand_threshold=threshold, seed=seed, **settings)
         root = agent.search(state)
-        best = root.children[robust_max(root)]
+        best = root.children[most_visited_child(root)]
         out.append(
             ThresholdTree(
                 threshold,

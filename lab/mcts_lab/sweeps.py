@@ -23,7 +23,7 @@ import numpy as np
 from mcts_course.agents import MCTSAgent
 from mcts_course.agents.bandits import ucb1
 from mcts_course.agents.exact import move_values
-from mcts_course.agents.mcts import robust_max
+from mcts_course.agents.mcts import most_visited_child
 from mcts_course.games import GameState
 from mcts_course.stats import (
     bootstrap_interval,
@@ -270,5 +270,5 @@ def threshold_choices(
                 state
             )
             nodes[t].append(tree_size(root))
-            choices[t][state.action_to_string(robust_max(root))] += 1
+            choices[t][state.action_to_string(most_visited_child(root))] += 1
     return ThresholdChoices(state, iterations, seeds, nodes, choices)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import random
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, NamedTuple, TypeVar
@@ -120,9 +121,20 @@ class Step(NamedTuple):
     returns: Estimate
 
 
-def robust_max(root: Node) -> int:
-    """The final choice: the most visited child's action (ties: the smallest action)."""
+def most_visited_child(root: Node) -> int:
+    """The final choice: the most visited child's action (ties: the smallest action).
+
+    Chaslot et al.'s *robust child*; not their *robust-max child* (most visits and best mean)."""
     return argmax(root.children, lambda child: child.visits)
+
+
+def robust_max(root: Node) -> int:
+    """Deprecated alias of :func:`most_visited_child` (the old name suggested the robust-max
+    child, which this is not)."""
+    warnings.warn(
+        "robust_max is deprecated; use most_visited_child", DeprecationWarning, stacklevel=2
+    )
+    return most_visited_child(root)
 
 
 def root_table(root: Node, c: float = SQRT2) -> list[dict[str, Any]]:
@@ -229,7 +241,7 @@ class MCTSAgent(Agent):
             self.last_root = reused or Node(state)
             self.last_iterations = 0
             return actions[0]
-        return robust_max(self.search(state))
+        return most_visited_child(self.search(state))
 
     def root_table(self, root: Node | None = None) -> list[dict[str, Any]]:
         """The statistics of the root's children (default: the last search's root)."""

@@ -9,7 +9,7 @@ import pytest
 
 from mcts_course.agents import MCTSAgent, Node, RandomRollout, Step, root_table, ucb1
 from mcts_course.agents.exact import best_actions, exact_value
-from mcts_course.agents.mcts import argmax, robust_max
+from mcts_course.agents.mcts import argmax, most_visited_child, robust_max
 from mcts_course.agents.rollout import returns_for, reward, seen_by
 from mcts_course.games import PASS, ConnectFour, Othello, TicTacToe
 
@@ -202,7 +202,11 @@ def test_selection_ties_go_to_the_smallest_action():
         root.children[action] = child
     root.visits = 9
     assert agent.select(root)[1].action == 2
-    assert robust_max(root) == 2  # the final choice: equal visits, the smallest action
+    assert most_visited_child(root) == 2  # the final choice: equal visits, the smallest action
+    root.children[5].visits = 4  # one more visit makes 5 the most visited, though not the first
+    assert most_visited_child(root) == 5
+    with pytest.warns(DeprecationWarning, match="most_visited_child"):
+        assert robust_max(root) == 5  # the old name still answers, with a warning
 
 
 def test_root_table_rows():

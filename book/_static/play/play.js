@@ -43,6 +43,12 @@
     while (onReady.length) onReady.shift()();
   }
 
+  // This page's path inside the built book, for the file:// advice ("book/08_mcts.html").
+  function pageInBook() {
+    const parts = location.pathname.split("/_build/html/");
+    return parts.length > 1 ? parts[parts.length - 1] : "book/16_play.html";
+  }
+
   function startWorker() {
     if (worker || failure) return;
     if (location.protocol === "file:") {
@@ -152,7 +158,7 @@
             ? "This board runs Python in a Web Worker with WebAssembly, which browsers refuse " +
               "to start for a page opened from a file on disk (file://).  Serve the book " +
               "instead: `python -m http.server --directory _build/html`, then open " +
-              "http://localhost:8000/book/16_play.html."
+              `http://localhost:8000/${pageInBook()}.`
             : `Python could not start here: ${error.message}`;
       },
     );
