@@ -6,7 +6,7 @@ from __future__ import annotations
 from random import Random
 
 import pytest
-from mcts_lab.textbook.graph import graph_search
+from mcts_lab.textbook.graph import graph_picture, graph_search
 from mcts_lab.textbook.uct import uct_search
 
 from mcts_course.agents.exact import move_values
@@ -61,3 +61,18 @@ def test_it_plays_the_forced_move_as_the_engine_and_exact_search_do(moves):
     move, _, _ = graph_search(state, 500, Random(3))
     assert move in best
     assert TranspositionMCTSAgent(500, seed=3).select_action(state) in best
+
+
+def test_the_picture_draws_the_shared_node_and_its_two_edges():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fig = graph_picture(budget=500, seed=0)
+    _, table, edges = graph_search(TicTacToe(), 500, Random(0))
+    shared = table[TicTacToe.from_moves([0, 4, 8])]
+    texts = [t.get_text() for t in fig.texts]
+    counts = [edges[table[TicTacToe.from_moves(m)], shared] for m in ([0, 4], [8, 4])]
+    assert all(f"n = {n:,}" in texts for n in counts)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert f"N = {shared.visits:,}" in titles and sum(counts) == shared.visits
+    assert len(fig.axes) == 6

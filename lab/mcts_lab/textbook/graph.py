@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from random import Random
+from typing import Any
 
 from mcts_course.games.base import GameState
 from mcts_course.given import Node
@@ -52,3 +53,51 @@ def score(v: Node, a: int, edges: Edges, c: float) -> float:
     """The shared child's mean, over every path, plus the bonus of this edge (line 11)."""
     u = v.children[a]
     return u.wins / u.visits + c * math.sqrt(math.log(v.visits) / edges[v, u])
+
+
+def graph_picture(budget: int = 3000, seed: int = 0) -> Any:
+    """A transposition, drawn: after ``budget`` iterations of :func:`graph_search` from the
+    empty tic-tac-toe board, the two move orders X a1, O b2, X c3 and X c3, O b2, X a1 lead to
+    one node.  Each board is titled with its node's visits N; each arrow with its edge's count
+    n, so the shared node's N is the sum of the counts on its two incoming arrows."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import ConnectionPatch
+
+    from mcts_course.games import TicTacToe
+    from mcts_course.render import draw_board
+
+    _, table, edges = graph_search(TicTacToe(), budget, Random(seed))
+    places = {(): (0.0, 0.5), (0,): (1, 0.9), (8,): (1, 0.1), (0, 4): (2, 0.9), (8, 4): (2, 0.1)}
+    places[(0, 4, 8)] = (3, 0.5)
+    fig = plt.figure(figsize=(10, 5))
+    axes, nodes = {}, {}
+    for moves, (col, row) in places.items():
+        node = table[TicTacToe.from_moves(list(moves))]
+        ax = fig.add_axes((0.02 + 0.25 * col, 0.03 + 0.5 * row, 0.17, 0.36))
+        draw_board(node.state, ax=ax, show_legal=False, title=f"N = {node.visits:,}")
+        axes[moves], nodes[moves] = ax, node
+    arrows = [((), (0,)), ((), (8,)), ((0,), (0, 4)), ((8,), (8, 4))]
+    arrows += [((0, 4), (0, 4, 8)), ((8, 4), (0, 4, 8))]
+    for parent, child in arrows:
+        n = edges.get((nodes[parent], nodes[child]), 0)
+        link = ConnectionPatch(
+            (1.02, 0.5),
+            (-0.02, 0.5),
+            "axes fraction",
+            "axes fraction",
+            axesA=axes[parent],
+            axesB=axes[child],
+            arrowstyle="->",
+        )
+        fig.add_artist(link)
+        a, b = axes[parent].get_position(), axes[child].get_position()
+        x, y = (a.x1 + b.x0) / 2, (a.y0 + a.y1 + b.y0 + b.y1) / 4
+        fig.text(
+            x,
+            y + 0.03,
+            f"n = {n:,}",
+            ha="center",
+            fontsize=9,
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
+        )
+    return fig
