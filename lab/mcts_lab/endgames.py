@@ -32,6 +32,7 @@ from mcts_course.arena import MatchResult, game_seeds, play_game
 from mcts_course.games import Othello
 from mcts_course.stats import bootstrap_interval
 from mcts_lab import N_JOBS
+from mcts_lab.exact_paired import sign_test_p
 from mcts_lab.ffo import Share, SolvedPosition, load_ffo
 from mcts_lab.paired import PairedDifference, paired_difference
 from mcts_lab.present import Table
@@ -260,6 +261,49 @@ def better_than_chance_p(equal: EqualTime, positions: Sequence[SolvedPosition]) 
     if len(by_best) != len(positions) or any(b not in (0.0, 1.0) for b in by_best):
         raise ValueError("one decision (0 or 1) per position")
     return poisson_binomial_tail([random_move_best(p) for p in positions], round(sum(by_best)))
+
+
+def kept_better_than_chance_p(equal: EqualTime, positions: Sequence[SolvedPosition]) -> float:
+    """As :func:`better_than_chance_p`, for the moves that keep the position's outcome: the
+    exact one-sided p-value of "MCTS's move keeps the outcome no more often than a random legal
+    move" (Poisson-binomial over the random move's exact chances)."""
+    by_kept = equal.share.kept_by_position
+    if len(by_kept) != len(positions) or any(k not in (0.0, 1.0) for k in by_kept):
+        raise ValueError("one decision (0 or 1) per position")
+    return poisson_binomial_tail([random_move_kept(p) for p in positions], round(sum(by_kept)))
+
+
+@dataclass(frozen=True)
+class SignTest:
+    """A paired comparison of two players' 0/1 results on the same positions: the positions
+    only the first got right, those only the second got right, and the exact two-sided sign
+    test's p (only these discordant positions count; under "no difference" each goes either
+    way with chance 1/2)."""
+
+    only_first: int
+    only_second: int
+    p_value: float
+
+
+def paired_sign_test(first: Sequence[float], second: Sequence[float]) -> SignTest:
+    """The exact sign test on paired 0/1 results (one decision per position and player)."""
+    if len(first) != len(second) or any(x not in (0.0, 1.0) for x in (*first, *second)):
+        raise ValueError("one 0/1 result per position for each player")
+    only_first = sum(x > y for x, y in zip(first, second, strict=True))
+    only_second = sum(y > x for x, y in zip(first, second, strict=True))
+    return SignTest(only_first, only_second, sign_test_p(only_first, only_second))
+
+
+def solver_versus_mcts(solutions: Sequence[FFOSolution], equal: EqualTime, kept: bool) -> SignTest:
+    """The solver against MCTS at its time, paired by position, on best moves (``kept`` false)
+    or on moves that keep the outcome (``kept`` true)."""
+    if kept:
+        solver = [float(s.position.keeps_outcome(s.move)) for s in solutions]
+        mcts = list(equal.share.kept_by_position)
+    else:
+        solver = [float(s.move in s.position.best_moves) for s in solutions]
+        mcts = list(equal.share.best_by_position)
+    return paired_sign_test(solver, mcts)
 
 
 # -- the hand-over match ------------------------------------------------------------------------

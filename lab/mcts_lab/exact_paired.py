@@ -11,6 +11,7 @@ rejected, found by bisection on each side of the observed mean.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -46,6 +47,19 @@ def exact_p_value(differences: Sequence[float] | np.ndarray) -> float:
     at_most = np.searchsorted(second, -observed - first, side="right")
     extreme = np.minimum(at_least + at_most, len(second))  # observed 0: every pattern counts
     return float(extreme.sum() / (len(first) * len(second)))
+
+
+def sign_test_p(plus: int, minus: int) -> float:
+    """The exact two-sided sign test: ``plus`` units went one way, ``minus`` the other (units
+    with no difference left out), and under "no difference" each went either way with chance
+    1/2.  For differences that are all +1 or -1 (paired 0/1 results, or games won and lost)
+    this is the sign-flip test counted over every pattern, computed from the binomial tail."""
+    if plus < 0 or minus < 0:
+        raise ValueError("counts are not negative")
+    n, k = plus + minus, min(plus, minus)
+    if n == 0:
+        return 1.0
+    return float(min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n))
 
 
 @dataclass(frozen=True)

@@ -446,11 +446,12 @@ def shares_table(shares: Shares):
 
 
 def match_p_value(result) -> float:
-    """Two-sided p-value of "the two agents are even" by sign flips over the games (each game
-    a unit: +1, 0 or -1 for the first agent), as the book's other matches use."""
-    from mcts_course.stats import sign_flip_p_value
+    """Two-sided p-value of "the two agents are even": the exact sign test over the games
+    (each game a unit: +1, 0 or -1 for the first agent; draws leave out), as the book's other
+    matches use."""
+    from mcts_lab.exact_paired import sign_test_p
 
-    return sign_flip_p_value(result.a_returns)
+    return sign_test_p(result.wins, result.losses)
 
 
 def match_table(results: dict[str, object], holm: bool = False):

@@ -29,6 +29,7 @@ from mcts_course.stats import (
     sign_flip_p_value,
     wilson_interval,
 )
+from mcts_lab.exact_paired import sign_test_p
 from mcts_lab.learning import PolicyAgent, Truth
 from mcts_lab.present import Table
 
@@ -46,9 +47,13 @@ ARMS = (
 def sign_flip_p(a: list[float] | list[int], b: list[float] | list[int]) -> float:
     """The sign-flip p-value of mean(a - b) = 0 over paired units.  Units with no difference
     change nothing whichever sign they get, so only the others are flipped: the same test, far
-    cheaper when most positions agree (1.0 when none differ)."""
+    cheaper when most positions agree (1.0 when none differ).  For paired 0/1 results (every
+    difference +1 or -1) it is exact, the sign test; otherwise 10,000 random sign patterns."""
     differences = [float(x - y) for x, y in zip(a, b, strict=True) if x != y]
-    return sign_flip_p_value(differences) if differences else 1.0
+    if all(d in (-1.0, 1.0) for d in differences):
+        # paired 0/1 results: every sign pattern counted exactly, the sign test
+        return sign_test_p(differences.count(1.0), differences.count(-1.0))
+    return sign_flip_p_value(differences)
 
 
 def _choices(truth: Truth) -> list[int]:
