@@ -130,3 +130,37 @@ def test_the_stored_minimax_openings_replay():
     assert minimax_openings.recheck(stored, 2)
     low, high = stored.interval()
     assert low < stored.score < high
+
+
+def test_the_symmetry_key_joins_an_opening_with_its_mirror_images_only():
+    after_d3 = Othello().play(Othello().parse_action("d3"))
+    others = [Othello().play(a) for a in Othello().legal_actions()]
+    # the four first moves are one opening up to symmetry, and White is then to move
+    assert len({basics.othello_symmetry_key(s) for s in others}) == 1
+    assert basics.othello_symmetry_key(after_d3) != basics.othello_symmetry_key(Othello())
+    # after two plies, positions that no symmetry maps onto each other keep different keys
+    two = {s.play(a) for s in others for a in s.legal_actions()}
+    keys = {basics.othello_symmetry_key(s) for s in two}
+    assert 1 < len(keys) < len(two)
+
+
+def test_random_positions_with_a_key_draw_distinct_keys_and_default_is_unchanged():
+    plain = basics.random_positions(Othello, 40, plies=(2, 4), seed=1)
+    assert len(set(plain)) == 40
+    keyed = basics.random_positions(
+        Othello, 40, plies=(2, 4), seed=1, key=basics.othello_symmetry_key
+    )
+    assert len({basics.othello_symmetry_key(s) for s in keyed}) == 40
+    # without the key, these short openings repeat mirror images of one another
+    assert len({basics.othello_symmetry_key(s) for s in plain}) < 40
+
+
+def test_the_minimax_openings_are_distinct_up_to_symmetry_and_plain_draws_would_repeat():
+    from mcts_lab import minimax_openings
+
+    assert minimax_openings.distinct_openings(30) == 30
+    drawn, distinct, up_to_symmetry = minimax_openings.plain_draws(60)
+    assert drawn == 60 and up_to_symmetry < distinct < drawn
+    one_ply = minimax_openings.one_ply(3)
+    assert one_ply.names == ("AlphaBeta(1)", "CellScore")
+    assert all(score in (0.0, 0.25, 0.5, 0.75, 1.0) for score in one_ply.scores)
