@@ -406,6 +406,7 @@ class DepthByTime:
     limits: list[float]
     depths: list[int]
     nodes: list[int]
+    repeats: int = 1  # runs per limit; depths and nodes are their medians
 
     def plot(self, ax=None):
         """Depth completed against the time limit: integer depth ticks, labels inside."""
@@ -437,21 +438,27 @@ class DepthByTime:
         ax.set_ylabel("depth completed (plies)")
         ax.set_title(
             "Iterative deepening: depth completed\n"
-            "(numbers: nodes visited, abandoned last iteration included)"
+            "(numbers: nodes visited, abandoned last iteration included"
+            + (f"; medians of {self.repeats} runs)" if self.repeats > 1 else ")")
         )
         ax.figure.tight_layout()
         return ax
 
 
-def depth_by_time(state: GameState, limits: Sequence[float]) -> DepthByTime:
-    """Iterative deepening (alpha-beta, cell scores) on ``state`` under each time limit."""
+def depth_by_time(state: GameState, limits: Sequence[float], repeats: int = 1) -> DepthByTime:
+    """Iterative deepening (alpha-beta, cell scores) on ``state`` under each time limit; with
+    ``repeats`` runs per limit, the median depth and the median node count (one run is at the
+    mercy of whatever else the machine does at that moment)."""
     depths, nodes = [], []
     for limit in limits:
-        agent = AlphaBetaAgent(depth=None, time_limit=limit, seed=0)
-        agent.select_action(state)
-        depths.append(agent.depth_reached)
-        nodes.append(agent.nodes)
-    return DepthByTime(list(limits), depths, nodes)
+        runs = []
+        for _ in range(repeats):
+            agent = AlphaBetaAgent(depth=None, time_limit=limit, seed=0)
+            agent.select_action(state)
+            runs.append((agent.depth_reached, agent.nodes))
+        depths.append(int(np.median([d for d, _ in runs])))
+        nodes.append(int(np.median([n for _, n in runs])))
+    return DepthByTime(list(limits), depths, nodes, repeats)
 
 
 # -- negamax against the two-function minimax --------------------------------------------------

@@ -68,10 +68,10 @@ def plain_draws(openings: int = OPENINGS) -> tuple[int, int, int]:
     then how many distinct positions they are, and how many up to symmetry."""
     import random
 
-    from mcts_course.games.base import random_position
+    from mcts_course.games.base import GameState, random_position
 
     rng = random.Random(SEED)
-    drawn: list[Othello] = []
+    drawn: list[GameState] = []
     while len(drawn) < openings:
         state = random_position(Othello, rng.randint(*PLIES), rng)
         if state is not None:
@@ -92,7 +92,7 @@ def main() -> None:  # pragma: no cover - 400 games of depth-2 minimax
         },
         indent=0,
     )
-    (resources.files("mcts_lab") / "data" / FILE).write_text(text + "\n")  # type: ignore[union-attr]
+    (resources.files("mcts_lab") / "data" / FILE).write_text(text + "\n")  # type: ignore[attr-defined]
     print(result.score, result.interval(), flush=True)
 
 

@@ -89,6 +89,13 @@ def test_depth_by_time_reaches_depth_one_and_draws_integer_ticks():
     assert low <= 0 and high > max(result.depths)  # the annotations fit above the points
 
 
+def test_depth_by_time_with_repeats_reports_medians_and_says_so():
+    result = basics.depth_by_time(basics.running_position(), limits=[0.005], repeats=3)
+    assert result.repeats == 3 and len(result.depths) == len(result.nodes) == 1
+    assert result.depths[0] >= 1 and result.nodes[0] > 0
+    assert "medians of 3 runs" in result.plot().get_title()
+
+
 def test_negamax_agrees_with_minimax_on_tictactoe():
     positions = basics.random_positions(TicTacToe, 4, plies=(3, 5), seed=0)
     assert basics.negamax_agreement(positions) == 4
