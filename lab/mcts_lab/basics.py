@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -143,17 +143,62 @@ def best_of(values: dict[int, float]) -> int:
 
 
 def random_positions(
-    game: type[GameState], count: int, plies: tuple[int, int], seed: int
+    game: type[GameState],
+    count: int,
+    plies: tuple[int, int],
+    seed: int,
+    key: Callable[[GameState], Hashable] | None = None,
 ) -> list[GameState]:
     """``count`` distinct non-terminal positions after a random number of random moves in
-    ``plies`` (inclusive), in the order they were drawn."""
+    ``plies`` (inclusive, drawn uniformly), in the order they were drawn.  A draw whose
+    ``key`` (default: the position itself) equals an earlier one's is thrown away and drawn
+    again; ``key=othello_symmetry_key`` also throws away mirror images of earlier ones."""
     rng = random.Random(seed)
     found: list[GameState] = []
+    seen: set[Hashable] = set()
     while len(found) < count:
         state = random_position(game, rng.randint(*plies), rng)
-        if state is not None and state not in found:
+        if state is None:
+            continue
+        mark = state if key is None else key(state)
+        if mark not in seen:
+            seen.add(mark)
             found.append(state)
     return found
+
+
+def _square_maps() -> list[list[int]]:
+    """The eight symmetries of the square board as permutations of the 64 squares."""
+    maps = []
+    for t in range(8):
+        m = []
+        for sq in range(64):
+            r, c = divmod(sq, 8)
+            if t & 4:
+                r, c = c, r
+            if t & 1:
+                r = 7 - r
+            if t & 2:
+                c = 7 - c
+            m.append(r * 8 + c)
+        maps.append(m)
+    return maps
+
+
+_SQUARE_MAPS = _square_maps()
+
+
+def othello_symmetry_key(state: GameState) -> Hashable:
+    """The same key for an Othello position and its seven rotations and reflections (the
+    smallest of the eight transformed boards, with the player to move): a mirror image of an
+    opening is the same opening, seen from another side of the board."""
+    assert isinstance(state, Othello)
+    black, white = state.black, state.white
+
+    def moved(bits: int, m: list[int]) -> int:
+        return sum(1 << m[sq] for sq in range(64) if bits >> sq & 1)
+
+    return min((moved(black, m), moved(white, m)) for m in _SQUARE_MAPS), state.current_player
 
 
 @dataclass
@@ -362,6 +407,7 @@ class DepthByTime:
     limits: list[float]
     depths: list[int]
     nodes: list[int]
+    repeats: int = 1  # runs per limit; depths and nodes are their medians
 
     def plot(self, ax=None):
         """Depth completed against the time limit: integer depth ticks, labels inside."""
@@ -393,21 +439,27 @@ class DepthByTime:
         ax.set_ylabel("depth completed (plies)")
         ax.set_title(
             "Iterative deepening: depth completed\n"
-            "(numbers: nodes visited, abandoned last iteration included)"
+            "(numbers: nodes visited, abandoned last iteration included"
+            + (f"; medians of {self.repeats} runs)" if self.repeats > 1 else ")")
         )
         ax.figure.tight_layout()
         return ax
 
 
-def depth_by_time(state: GameState, limits: Sequence[float]) -> DepthByTime:
-    """Iterative deepening (alpha-beta, cell scores) on ``state`` under each time limit."""
+def depth_by_time(state: GameState, limits: Sequence[float], repeats: int = 1) -> DepthByTime:
+    """Iterative deepening (alpha-beta, cell scores) on ``state`` under each time limit; with
+    ``repeats`` runs per limit, the median depth and the median node count (one run is at the
+    mercy of whatever else the machine does at that moment)."""
     depths, nodes = [], []
     for limit in limits:
-        agent = AlphaBetaAgent(depth=None, time_limit=limit, seed=0)
-        agent.select_action(state)
-        depths.append(agent.depth_reached)
-        nodes.append(agent.nodes)
-    return DepthByTime(list(limits), depths, nodes)
+        runs = []
+        for _ in range(repeats):
+            agent = AlphaBetaAgent(depth=None, time_limit=limit, seed=0)
+            agent.select_action(state)
+            runs.append((agent.depth_reached, agent.nodes))
+        depths.append(int(np.median([d for d, _ in runs])))
+        nodes.append(int(np.median([n for _, n in runs])))
+    return DepthByTime(list(limits), depths, nodes, repeats)
 
 
 # -- negamax against the two-function minimax --------------------------------------------------
@@ -454,7 +506,13 @@ class OpeningPairs:
 
 
 def opening_pairs(
-    agent_a, agent_b, game: type[GameState], openings: int, plies: tuple[int, int], seed: int
+    agent_a,
+    agent_b,
+    game: type[GameState],
+    openings: int,
+    plies: tuple[int, int],
+    seed: int,
+    key: Callable[[GameState], Hashable] | None = None,
 ) -> OpeningPairs:
     """Play A against B from ``openings`` distinct random openings (``random_positions``), A
     first with one colour, then with the other.  Deterministic agents give one game per
@@ -462,7 +520,7 @@ def opening_pairs(
     from mcts_course.arena import play_game
 
     scores = []
-    for start in random_positions(game, openings, plies, seed):
+    for start in random_positions(game, openings, plies, seed, key):
         total = 0.0
         for a_player in (0, 1):
             pair = (agent_a, agent_b) if a_player == 0 else (agent_b, agent_a)

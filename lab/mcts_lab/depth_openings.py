@@ -1,7 +1,8 @@
 """Does depth buy strength?  Alpha-beta at depths 1 to 4 in a round robin over paired openings.
 
 Every pair of depths meets on the same openings as chapter 4's minimax-against-cell-score
-match (200 openings of 2 to 6 random plies, seed 1, chosen before the run), each opening played
+match (200 openings of 2 to 6 random plies, seed 1, distinct up to the board's symmetries,
+chosen before the run), each opening played
 twice with the colours swapped; the opening is the unit.  All agents use the cell-score
 evaluation and break ties the same way, so they differ only in how far they look.
 ``python -m mcts_lab.depth_openings`` plays the six pairs once and writes
@@ -22,7 +23,7 @@ import numpy as np
 from mcts_course.agents import AlphaBetaAgent
 from mcts_course.games import Othello
 from mcts_lab.basics import OpeningPairs, opening_pairs
-from mcts_lab.minimax_openings import OPENINGS, PLIES, SEED
+from mcts_lab.minimax_openings import KEY, OPENINGS, PLIES, SEED
 
 DEPTHS = (1, 2, 3, 4)
 FILE = "depth_openings.json"
@@ -37,7 +38,13 @@ def play(shallow: int, deep: int, openings: int = OPENINGS) -> OpeningPairs:
     """The deeper search against the shallower one on the first ``openings`` openings; the
     scores are the deeper search's."""
     return opening_pairs(
-        AlphaBetaAgent(depth=deep), AlphaBetaAgent(depth=shallow), Othello, openings, PLIES, SEED
+        AlphaBetaAgent(depth=deep),
+        AlphaBetaAgent(depth=shallow),
+        Othello,
+        openings,
+        PLIES,
+        SEED,
+        KEY,
     )
 
 
@@ -92,6 +99,7 @@ def main() -> None:  # pragma: no cover - 2,400 games of alpha-beta up to depth 
             "openings": OPENINGS,
             "plies": list(PLIES),
             "seed": SEED,
+            "distinct": "up to the eight symmetries of the board",
             "depths": list(DEPTHS),
             "pairs": [[a, b, scores] for (a, b), scores in result.items()],
         },

@@ -23,13 +23,33 @@ def game_title(name: str) -> str:
     return GAME_TITLES.get(name, name)
 
 
-def show_source(*objs: Any) -> Any:
+def show_source(*objs: Any, docstrings: bool = True) -> Any:
     """The source code of functions or classes of the package, as one highlighted Markdown
-    block (several objects: one after the other, a blank line apart)."""
+    block (several objects: one after the other, a blank line apart); ``docstrings=False``
+    leaves out each function's docstring, for a page whose text already says what it does."""
     from IPython.display import Markdown
 
-    code = "\n\n".join(textwrap.dedent(inspect.getsource(obj)).rstrip() for obj in objs)
+    sources = [textwrap.dedent(inspect.getsource(obj)).rstrip() for obj in objs]
+    if not docstrings:
+        sources = [_without_docstring(source) for source in sources]
+    code = "\n\n".join(sources)
     return Markdown(f"```python\n{code}\n```")
+
+
+def _without_docstring(source: str) -> str:
+    """``source`` (one function or class) without the docstring at the top of its body."""
+    import ast
+
+    body = ast.parse(source).body[0]
+    lines = source.splitlines()
+    first = getattr(body, "body", [None])[0]
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        del lines[first.lineno - 1 : first.end_lineno]
+    return "\n".join(lines)
 
 
 def summary(result: MatchResult) -> str:

@@ -89,6 +89,13 @@ def test_depth_by_time_reaches_depth_one_and_draws_integer_ticks():
     assert low <= 0 and high > max(result.depths)  # the annotations fit above the points
 
 
+def test_depth_by_time_with_repeats_reports_medians_and_says_so():
+    result = basics.depth_by_time(basics.running_position(), limits=[0.005], repeats=3)
+    assert result.repeats == 3 and len(result.depths) == len(result.nodes) == 1
+    assert result.depths[0] >= 1 and result.nodes[0] > 0
+    assert "medians of 3 runs" in result.plot().get_title()
+
+
 def test_negamax_agrees_with_minimax_on_tictactoe():
     positions = basics.random_positions(TicTacToe, 4, plies=(3, 5), seed=0)
     assert basics.negamax_agreement(positions) == 4
@@ -130,3 +137,37 @@ def test_the_stored_minimax_openings_replay():
     assert minimax_openings.recheck(stored, 2)
     low, high = stored.interval()
     assert low < stored.score < high
+
+
+def test_the_symmetry_key_joins_an_opening_with_its_mirror_images_only():
+    after_d3 = Othello().play(Othello().parse_action("d3"))
+    others = [Othello().play(a) for a in Othello().legal_actions()]
+    # the four first moves are one opening up to symmetry, and White is then to move
+    assert len({basics.othello_symmetry_key(s) for s in others}) == 1
+    assert basics.othello_symmetry_key(after_d3) != basics.othello_symmetry_key(Othello())
+    # after two plies, positions that no symmetry maps onto each other keep different keys
+    two = {s.play(a) for s in others for a in s.legal_actions()}
+    keys = {basics.othello_symmetry_key(s) for s in two}
+    assert 1 < len(keys) < len(two)
+
+
+def test_random_positions_with_a_key_draw_distinct_keys_and_default_is_unchanged():
+    plain = basics.random_positions(Othello, 40, plies=(2, 4), seed=1)
+    assert len(set(plain)) == 40
+    keyed = basics.random_positions(
+        Othello, 40, plies=(2, 4), seed=1, key=basics.othello_symmetry_key
+    )
+    assert len({basics.othello_symmetry_key(s) for s in keyed}) == 40
+    # without the key, these short openings repeat mirror images of one another
+    assert len({basics.othello_symmetry_key(s) for s in plain}) < 40
+
+
+def test_the_minimax_openings_are_distinct_up_to_symmetry_and_plain_draws_would_repeat():
+    from mcts_lab import minimax_openings
+
+    assert minimax_openings.distinct_openings(30) == 30
+    drawn, distinct, up_to_symmetry = minimax_openings.plain_draws(60)
+    assert drawn == 60 and up_to_symmetry < distinct < drawn
+    one_ply = minimax_openings.one_ply(3)
+    assert one_ply.names == ("AlphaBeta(1)", "CellScore")
+    assert all(score in (0.0, 0.25, 0.5, 0.75, 1.0) for score in one_ply.scores)

@@ -71,3 +71,11 @@ def test_error_bars_reach_from_each_score_to_its_interval_and_never_below_zero()
     below, above = error_bars([0.5, 0.9], [(0.4, 0.7), (0.8, 0.95)])
     assert below == pytest.approx([0.1, 0.1]) and above == pytest.approx([0.2, 0.05])
     assert error_bars([1.0], [(0.9, 0.9999999999999999)])[1] == [0.0]  # not a hair below 0
+
+
+def test_show_source_can_leave_out_docstrings_and_keeps_the_code():
+    with_doc = show_source(verdict).data
+    without = show_source(verdict, docstrings=False).data
+    assert '"""' in with_doc and '"""' not in without
+    assert "def verdict" in without and "return" in without
+    assert len(without.splitlines()) < len(with_doc.splitlines())

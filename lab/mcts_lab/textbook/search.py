@@ -45,12 +45,10 @@ def minimax_value(state: State, depth: int, evaluate: Evaluation, player: int) -
 
 def alphabeta_search(state: State, depth: int, evaluate: Evaluation) -> int:
     """Algorithm 4.2: minimax's move, found with alpha-beta pruning."""
-    player, alpha = state.current_player, -math.inf
-    actions: list[int] = state.legal_actions()
-    best = actions[0]
-    for a in actions:
-        v = alphabeta_value(state.play(a), depth - 1, evaluate, player, alpha, math.inf)
-        if v > alpha:  # a strict > keeps the smallest of equal moves
+    player, alpha, best = state.current_player, -INF, -1  # -1: none yet (line 2)
+    for a in state.legal_actions():  # every value beats -INF, so the first move sets best
+        v = alphabeta_value(state.play(a), depth - 1, evaluate, player, alpha, INF)
+        if v > alpha:  # a strict > keeps the first, and smallest, of equal moves
             alpha, best = v, a
     return best
 
