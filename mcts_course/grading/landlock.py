@@ -67,6 +67,8 @@ PR_SET_NO_NEW_PRIVS = 38
 NO_LANDLOCK_ENV = "MCTS_NO_LANDLOCK"
 
 SHARED_MEMORY = "/dev/shm"
+# In namespaces these are the sandbox's own size-capped tmpfs folders, not the machine's.
+PRIVATE_TMP = ("/tmp", "/var/tmp", "/run/lock")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
 
@@ -186,8 +188,9 @@ def summary(version: int, namespaces: bool) -> str:
     private root, read-only but for its own tmpfs folders)."""
     if version >= 1:
         return (
-            f"Landlock (ABI {version}): file-system writes only in its work folder and "
-            "/dev/shm, any other refused"
+            f"Landlock (ABI {version}): file-system writes only in its work folder"
+            + (", its private /tmp, /var/tmp, /run/lock" if namespaces else "")
+            + " and /dev/shm, any other refused"
         )
     if namespaces:
         return "no Landlock here: writes only in its private tmpfs folders"

@@ -766,6 +766,7 @@ class Sandbox:
             "hide": self.hide,
             "expose": self.expose,
             "landlock": writes_abi(self.mode),  # the child applies it or refuses to start
+            "private_tmp": self.mode in ("namespaces", "userns"),
         }
 
     def describe(self) -> str:

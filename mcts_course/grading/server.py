@@ -480,6 +480,8 @@ def main() -> None:
             from mcts_course.grading import landlock
 
             folders = [box["work"], os.environ.get("TMPDIR", box["work"])]
+            if box.get("private_tmp"):  # namespaces: its own capped tmpfs folders stay writable
+                folders += [f for f in landlock.PRIVATE_TMP if os.path.isdir(f)]
             landlock.restrict_writes(folders, box["landlock"])
         # last: enter() itself mounts; from here no key, namespace, mount, bpf or ptrace
         kernel.install_filter(strict=box.get("uid") is not None or os.geteuid() == 0)
