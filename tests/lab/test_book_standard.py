@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 from mcts_lab.claims import ClaimFailed, claim
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
@@ -39,6 +40,11 @@ def cells(text: str) -> list[tuple[set[str], str]]:
     for body in CELL.findall(text):
         tags: set[str] = set()
         lines = body.splitlines()
+        if lines and lines[0] == "---" and "---" in lines[1:]:  # a YAML header (figure metadata)
+            end = lines.index("---", 1)
+            header = yaml.safe_load("\n".join(lines[1:end])) or {}
+            tags |= set(header.get("tags", []))
+            lines = lines[end + 1 :]
         while lines and lines[0].startswith(":"):
             m = re.match(r":tags:\s*\[(.*)\]", lines[0])
             if m:
