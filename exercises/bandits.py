@@ -4,7 +4,7 @@ Fill in the functions marked ``raise NotImplementedError``.  Check your work wit
 
     mcts-course check exercises/bandits.py
 
-Primitive Monte Carlo spends its random playouts on the moves at the root only.  Each move is an
+Flat Monte Carlo spends its random playouts on the moves at the root only.  Each move is an
 arm of a multi-armed bandit: ``counts[i]`` playouts of move i so far and ``sums[i]`` the sum of
 their rewards (win 1, draw 0.5, loss 0 for the player to move).  A policy picks the arm that gets
 the next playout: UCB1, epsilon-greedy or softmax (Boltzmann) exploration.
@@ -81,7 +81,7 @@ def make_policy(name: str, **params: float) -> Policy:
 
 
 def monte_carlo_move(state: GameState, playouts: int, policy: Policy, rng: random.Random) -> int:
-    """Primitive Monte Carlo: spend ``playouts`` playouts on the moves of ``state``.
+    """Flat Monte Carlo: spend ``playouts`` playouts on the moves of ``state``.
 
     Contract: with ``actions = state.legal_actions()``, repeat ``playouts`` times: ``i =
     policy(counts, sums, rng)``; play ``actions[i]`` and a random playout
@@ -93,7 +93,7 @@ def monte_carlo_move(state: GameState, playouts: int, policy: Policy, rng: rando
 
 
 class MonteCarloPlayer:
-    """Primitive Monte Carlo with a bandit policy at the root (given)."""
+    """Flat Monte Carlo with a bandit policy at the root (given)."""
 
     def __init__(self, playouts: int = 200, policy: str = "ucb1", seed: int | None = None, **kw):
         self.playouts = playouts

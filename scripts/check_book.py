@@ -5,7 +5,8 @@ console error about a local resource, makes a local request that fails, asks ano
 anything (a script, a stylesheet, a font: the book must read offline, MathJax included), or
 shows formulas MathJax did not typeset; it also checks that every Colab launch button opens a
 notebook (``.ipynb``) that exists in the repository, and that no page gives two elements one
-``id`` (read from the HTML files, before any script runs).  The pages are served over HTTP from
+``id`` (read from the HTML files, before any script runs) and that no page shows a percentage
+above 100% (a value scaled twice).  The pages are served over HTTP from
 ``_build/html`` on localhost; requests to other hosts are blocked, so the check runs offline.
 
 The play page (``book/16_play.html``, see :mod:`check_play`) is then played like a reader: one full
@@ -136,6 +137,36 @@ def id_problems(html: Path) -> list[str]:
         twice = duplicate_ids((html / name).read_text(encoding="utf-8"))
         if twice:
             problems.append(f"{name}: duplicate HTML ids: {', '.join(twice)}")
+    return problems
+
+
+# A percentage as a page shows it ("21.9%", "−3.1 %", "2,190.0%").
+PERCENT = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?%")
+HIDDEN_TEXT = re.compile(r"<(script|style)\b.*?</\1>|<[^>]+>", re.S)
+
+
+def overscaled_percentages(text: str) -> list[str]:
+    """The percentages above 100% in the visible text of the HTML ``text``: no share, win rate,
+    mistake rate or difference of two in this book exceeds 100%, and a value shown that way
+    was scaled twice (a number of points formatted with ``%``: "2190.0%" for 21.9 points, as
+    a teacher found in the appendix on measures)."""
+    import html as html_module
+
+    visible = html_module.unescape(HIDDEN_TEXT.sub(" ", text))
+    return [
+        m.group(0) for m in PERCENT.finditer(visible) if float(m.group(1).replace(",", "")) > 100
+    ]
+
+
+def percent_problems(html: Path) -> list[str]:
+    """One line per page of the built book at ``html`` that shows a percentage above 100%."""
+    problems = []
+    for name in book_pages(html):
+        found = overscaled_percentages((html / name).read_text(encoding="utf-8"))
+        if found:
+            problems.append(
+                f"{name}: percentages above 100% (scaled twice?): {', '.join(found[:5])}"
+            )
     return problems
 
 
@@ -272,7 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (html / "index.html").is_file():
         print(f"no built book at {html}: run `make book` first", file=sys.stderr)
         return 1
-    problems = id_problems(html) + check(html, args.chromium, args.screenshots)
+    problems = id_problems(html) + percent_problems(html)
+    problems += check(html, args.chromium, args.screenshots)
     for problem in problems:
         print(problem)
     print("book check:", "FAILED" if problems else "clean")

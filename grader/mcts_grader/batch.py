@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from mcts_course.grading import invocation, leftovers, sandbox
+from mcts_course.grading import invocation, leftovers, phases, sandbox
 from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
 from mcts_course.grading.report import Outcome, by_exercise, outcomes_of, printable
@@ -568,6 +568,8 @@ def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
             public = str(public_path)
             sandbox.public_package(public_path)
             env[PUBLIC_ENV] = public
+            phases.make(private_path)  # held-back phases one at a time (red team 12, 06)
+            env[phases.PHASES_ENV] = private
             if is_root():
                 env[sandbox.BASE_ENV] = str(sandbox._base())
                 from mcts_course.grading import sweep

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from mcts_course.grading import sandbox
 from mcts_course.grading.sandbox import MEMORY_MB
+from mcts_grader import observers
 
 # Gradescope's autograder layout; each path can be moved with an environment variable (tests).
 GRADESCOPE_SUBMISSION = "/autograder/submission"
@@ -314,6 +315,9 @@ def _run(args: argparse.Namespace) -> int:
         name = signal.Signals(stopped_by).name
         print(f"mcts-course grade: stopped by {name} after {seconds:.1f} s", file=sys.stderr)
     print(f"graded {count} in {seconds:.1f} s -> {Path(args.out) / 'grades.csv'}")
+    watched = observers.warning()  # after the batch: who was here while it ran
+    if watched:
+        print(f"warning: {watched}", file=sys.stderr)
     failed = [g for g in grades if g.status != GRADED]
     if failed:  # never quietly: a failed run's row is a zero no student earned
         names = ", ".join(f"{labelled(g.name)} ({g.status})" for g in failed)

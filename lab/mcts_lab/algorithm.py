@@ -222,8 +222,8 @@ class CutPlayouts:
             f"| MCTS iterations per second of processor time | {self.full_rate:,.0f} | "
             f"{self.cut_rate:,.0f} |",
             "",
-            f"| random games: after {self.plies} plies, the side to move now is | games | "
-            "its score at the end | 95% interval |",
+            f"| random games: after {self.plies} plies, the player to move at the start is | "
+            "games | its score at the end | 95% interval |",
             "|---|--:|--:|--:|",
             f"| ahead on discs | {self.ahead:,} | {self.ahead_score:.1%} | "
             f"{a_lo:.1%} to {a_hi:.1%} |",

@@ -23,7 +23,9 @@ the random playouts are the parent's:
 * backpropagation updates the statistics as usual, then the proofs from the leaf upwards.
 
 The final move is a proven win if there is one, never a proven loss when something else exists,
-otherwise the most visited move, as in UCT.
+otherwise the most visited move, as in UCT, except that an unproven move whose mean does not beat
+½ gives way to a proven draw (proven children get no more visits, so a proven draw could
+otherwise lose the count to a move that in fact loses).
 """
 
 from __future__ import annotations
@@ -130,7 +132,9 @@ class MCTSSolverAgent(MCTSAgent):
 
     def best_action(self, root: Node) -> int:
         """A proven win if any (the smallest action); else the most visited move that is not a
-        proven loss (ties: the smallest action); proven losses only when nothing else is left."""
+        proven loss (ties: the smallest action), unless it is unproven, a proven draw exists and
+        the move's mean does not beat the draw's ½ (then the draw, the smallest if several);
+        proven losses only when nothing else is left."""
         mover = root.state.current_player
         values = {action: self.proven(child) for action, child in root.children.items()}
         known = {
@@ -142,4 +146,12 @@ class MCTSSolverAgent(MCTSAgent):
         if wins:
             return min(wins)
         safe = {a: ch for a, ch in root.children.items() if known.get(a) != LOSS} or root.children
-        return argmax(safe, lambda child: child.visits)
+        choice = argmax(safe, lambda child: child.visits)
+        draws = [action for action, value in known.items() if value == DRAW]
+        if draws and choice not in known:
+            # A proven draw gets no visits once proven, so the most visited move may be an
+            # unproven one that in fact loses: it is played only if its mean beats the draw.
+            robust = root.children[choice]
+            if seen_by(robust.wins / robust.visits, robust.player, mover) <= DRAW:
+                return min(draws)
+        return choice

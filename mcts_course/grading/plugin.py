@@ -199,6 +199,12 @@ class Grading:
         # what the sweeps removed before the first held-back test (sweep.Counts): all the
         # student is told of them; the held-back tests' process leaves what it likes
         self.swept_visible: Any = None
+        from mcts_course.grading import phases
+
+        # a batch's held-back phases, one at a time (grading.phases; none when run alone)
+        self.phases = phases.Phases(None)
+        if self.submission is not None:
+            self.phases = phases.from_environment()
 
     @property
     def in_process(self) -> Callable[[str], Any] | None:
@@ -271,6 +277,7 @@ class Grading:
     def close(self) -> None:
         for run in self.runs.values():
             run.close()
+        self.phases.close()
         if self._tmp is not None:
             from mcts_course.grading import leftovers
 
@@ -417,13 +424,18 @@ SUBMISSION_PATHS = pytest.StashKey[tuple[Path, ...]]()
 
 def _submission_paths(config: pytest.Config) -> tuple[Path, ...]:
     """The submission as given (absolute) and with its links resolved: a path pytest collects
-    through either lies in it."""
+    through either lies in it.  A one-file submission (a ``.py`` or ``.ipynb``) counts as its
+    whole folder: the files beside it are the student's too (a ``test_*.py``, an
+    ``__init__.py``), and pytest would import them in this process."""
     if SUBMISSION_PATHS not in config.stash:
         submission = config.getoption("submission", None)
         given = config.invocation_params.dir / submission if submission is not None else None
-        config.stash[SUBMISSION_PATHS] = (
-            () if given is None else (Path(os.path.abspath(given)), given.resolve())
-        )
+        paths: tuple[Path, ...] = ()
+        if given is not None:
+            paths = (Path(os.path.abspath(given)), given.resolve())
+            if not given.is_dir():
+                paths = tuple(p.parent for p in paths)
+        config.stash[SUBMISSION_PATHS] = paths
     return config.stash[SUBMISSION_PATHS]
 
 
@@ -444,7 +456,8 @@ def _in_submission(config: pytest.Config, path: Path) -> bool:
 def _collecting_the_submission(path: Path, config: pytest.Config) -> str:
     return (
         f"refused: {path} is the submission or lies in it (--submission="
-        f"{config.getoption('submission')}): pytest would import its files (its __init__.py, "
+        f"{config.getoption('submission')}; a one-file submission's folder counts as the "
+        "submission): pytest would import its files (its __init__.py, "
         "its test files) in this process, unconfined. Name only the tests on the command line: "
         "the plugin runs the submission's code in its sandbox"
     )
@@ -809,6 +822,15 @@ def pytest_runtest_makereport(
         seconds=round(seconds, 3),
     )
     return report
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before a graded test's student process starts: its phase of the batch (a held-back test
+    waits until no other submission's code runs, see :mod:`~mcts_course.grading.phases`)."""
+    grading = item.config.stash[GRADING]
+    if grading.submission is not None and _set_of(item) is not None:
+        grading.phases.enter(_held_back(item))
 
 
 @pytest.hookimpl(trylast=True)

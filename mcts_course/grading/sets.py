@@ -91,7 +91,7 @@ SETS: dict[str, ExerciseSet] = {
         ),
         ExerciseSet(
             "bandits",
-            "Bandit policies for primitive Monte Carlo",
+            "Bandit policies for flat Monte Carlo",
             ("bandits",),
             (
                 "ucb1_choice",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 import pytest
 from grading_fixtures.batches import honest, private, rows
 from grading_fixtures.points import most
-from grading_fixtures.shared_folders import SOLUTIONS
+from grading_fixtures.shared_folders import SOLUTIONS, folder_in_tmp
 
 from mcts_course.cli import main
 from mcts_course.grading.report import printable
@@ -74,12 +73,8 @@ SLEEPER = "import time\ntime.sleep({seconds})\n"
 def shared() -> Iterator[Path]:
     """A temporary folder of the test's own for the grader run in a subprocess (world-writable
     and sticky, as /tmp: the sandboxes' users reach the public package there); removed after."""
-    folder = Path(tempfile.mkdtemp(prefix="gk-r10-shared-"))
-    folder.chmod(0o1777)
-    try:
+    with folder_in_tmp("gk-r10-shared-", 0o1777) as folder:
         yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _graded_fully(tmp_path: Path, names: list[str]) -> tuple[Path, Path, dict[str, str]]:

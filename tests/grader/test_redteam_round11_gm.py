@@ -8,15 +8,13 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from grading_fixtures.shared_folders import SOLUTIONS, as_account, userns_usable_by
+from grading_fixtures.shared_folders import SOLUTIONS, as_account, folder_in_tmp, userns_usable_by
 
 from mcts_course.grading import invocation
 from mcts_course.grading.clock import UNDER_LOAD
@@ -67,9 +65,17 @@ def _grader_tests() -> str:
     return str(folders[1])
 
 
+@pytest.mark.parametrize(
+    "one_file", [False, True], ids=["folder submission", "one-file submission"]
+)
 @pytest.mark.parametrize("how", ["test file", "folder", "grader tests and folder", "link"])
-def test_15_a_path_in_the_submission_is_refused_before_anything_of_it_is_imported(attack15, how):
+def test_15_a_path_in_the_submission_is_refused_before_anything_of_it_is_imported(
+    attack15, how, one_file
+):
+    """Red team 12's 02: a one-file submission (``--submission=DIR/bandits.py``) counts as its
+    folder, so a test file beside it is refused as one in a submitted folder is."""
     sub, marks, run = attack15
+    submitted = sub / "bandits.py" if one_file else sub
     where = ["--rootdir", str(run)]
     if how == "test file":
         paths = [str(sub / "test_evil.py")]
@@ -81,7 +87,13 @@ def test_15_a_path_in_the_submission_is_refused_before_anything_of_it_is_importe
         (run / "test_link.py").symlink_to(sub / "test_bandits.py")
         paths = [str(run / "test_link.py")]
     done = _pytest(
-        "-c", os.devnull, f"--submission={sub}", "--exercise-set=bandits", *where, *paths, cwd=run
+        "-c",
+        os.devnull,
+        f"--submission={submitted}",
+        "--exercise-set=bandits",
+        *where,
+        *paths,
+        cwd=run,
     )
     said = done.stdout + done.stderr
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, said[-3000:]
@@ -132,14 +144,17 @@ def test_15_the_separate_spelling_is_refused_with_the_one_to_use(attack15):
     assert sorted(p.name for p in marks.iterdir()) == []
 
 
-def test_15_the_honest_spelling_still_grades(attack15):
+@pytest.mark.parametrize(
+    "one_file", [False, True], ids=["folder submission", "one-file submission"]
+)
+def test_15_the_honest_spelling_still_grades(attack15, one_file):
     sub, marks, run = attack15
     done = _pytest(
         "-c",
         os.devnull,
         "--pyargs",
         "mcts_course.grading",
-        f"--submission={sub}",
+        f"--submission={sub / 'bandits.py' if one_file else sub}",
         "--exercise-set=bandits",
         "-k",
         "ucb1",
@@ -228,12 +243,8 @@ def test_08_a_function_that_spins_is_stopped_at_its_limit_as_before(tmp_path, ca
 @pytest.fixture
 def shared() -> Iterator[Path]:
     """A folder of the test's own that the account may enter (never the real /tmp's root)."""
-    base = Path(tempfile.mkdtemp(prefix="gm-shared-"))
-    os.chmod(base, 0o755)
-    try:
-        yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    with folder_in_tmp("gm-shared-", 0o755) as folder:
+        yield folder
 
 
 @as_root

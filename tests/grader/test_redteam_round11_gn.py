@@ -13,13 +13,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from grading_fixtures.points import most
-from grading_fixtures.shared_folders import SOLUTIONS, as_account, userns_usable_by
+from grading_fixtures.shared_folders import SOLUTIONS, as_account, folder_in_tmp, userns_usable_by
 
 from mcts_course.cli import main
 from mcts_course.grading import confine, landlock, sandbox, sweep
@@ -34,25 +33,11 @@ TA = 65534  # nobody: an account with no privilege, as a teaching assistant's
 
 
 @pytest.fixture
-def no_namespaces(monkeypatch) -> Iterator[None]:
-    """This machine as a container that forbids unshare (Gradescope's)."""
-    monkeypatch.setenv(confine.NO_NAMESPACES_ENV, "1")
-    confine.namespaces_allowed.cache_clear()
-    yield
-    monkeypatch.delenv(confine.NO_NAMESPACES_ENV)
-    confine.namespaces_allowed.cache_clear()
-
-
-@pytest.fixture
 def shared() -> Iterator[Path]:
     """A folder of the test's own that every account may enter (pytest's tmp_path is root's),
-    in the temporary folder of the test run; removed afterwards."""
-    base = Path(tempfile.mkdtemp(prefix="gn-r11-"))
-    base.chmod(0o755)
-    try:
-        yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    in /tmp; removed afterwards."""
+    with folder_in_tmp("gn-r11-", 0o755) as folder:
+        yield folder
 
 
 def _world_writable(folder: Path) -> Path:

@@ -18,23 +18,13 @@ from pathlib import Path
 import pytest
 from grading_fixtures.shared_folders import folder_in_tmp
 
-from mcts_course.grading import confine, landlock, sandbox, sweep
+from mcts_course.grading import landlock, sandbox, sweep
 from mcts_course.grading.process import StudentProcess
 
 as_root = pytest.mark.skipif(
     sys.platform != "linux" or os.geteuid() != 0, reason="a user id per sandbox needs root"
 )
 OTHER = 54321  # a user id that is neither the grader's nor the sandbox's
-
-
-@pytest.fixture
-def no_namespaces(monkeypatch) -> Iterator[None]:
-    """This machine as a container that forbids unshare (Gradescope's)."""
-    monkeypatch.setenv(confine.NO_NAMESPACES_ENV, "1")
-    confine.namespaces_allowed.cache_clear()
-    yield
-    monkeypatch.delenv(confine.NO_NAMESPACES_ENV)
-    confine.namespaces_allowed.cache_clear()
 
 
 @pytest.fixture

@@ -361,19 +361,6 @@ def test_files_beside_a_hidden_test_are_not_readable(tmp_path):
 
 
 # -- which confinement each mode gets, and what is refused ---------------------------------------
-@pytest.fixture
-def no_namespaces(monkeypatch):
-    """This machine as a container that forbids unshare (Gradescope's): for this process and
-    the pytest runs it starts."""
-    from mcts_course.grading import confine
-
-    monkeypatch.setenv(confine.NO_NAMESPACES_ENV, "1")
-    confine.namespaces_allowed.cache_clear()
-    yield
-    monkeypatch.delenv(confine.NO_NAMESPACES_ENV)
-    confine.namespaces_allowed.cache_clear()
-
-
 def _honest(folder: Path) -> Path:
     import mcts_grader
 

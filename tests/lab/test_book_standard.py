@@ -35,15 +35,17 @@ CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
 
 
 def cells(text: str) -> list[tuple[set[str], str]]:
-    """(tags, source) of every code cell of a MyST notebook."""
+    """(tags, source) of every code cell of a MyST notebook.  A cell's options come either as
+    ``:key: value`` lines or as a YAML block between ``---`` lines (the form a cell needs for
+    nested options, such as the ``mystnb: figure:`` of a numbered figure)."""
     found = []
     for body in CELL.findall(text):
         tags: set[str] = set()
         lines = body.splitlines()
-        if lines and lines[0] == "---" and "---" in lines[1:]:  # a YAML header (figure metadata)
-            end = lines.index("---", 1)
-            header = yaml.safe_load("\n".join(lines[1:end])) or {}
-            tags |= set(header.get("tags", []))
+        if lines and lines[0].strip() == "---" and "---" in (line.strip() for line in lines[1:]):
+            end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+            options = yaml.safe_load("\n".join(lines[1:end])) or {}
+            tags |= set(options.get("tags", []))
             lines = lines[end + 1 :]
         while lines and lines[0].startswith(":"):
             m = re.match(r":tags:\s*\[(.*)\]", lines[0])

@@ -381,7 +381,11 @@ def test_chapter_8():
     means = [w / n for w, n in zip(run.wins[0], pulls, strict=True)]
     assert max(bounds) - min(bounds) < 0.01  # level, as the answer says
     assert pulls.index(max(pulls)) == means.index(max(means)) == 0  # robust child = max child
-    assert ucb1(0.70 * 50, 50, 1000) > max(bounds) + 0.4  # c at 50 visits, mean 0.70: not UCT
+    # (3): before the last iteration (N = 999), c (50 visits, mean 0.70) stands far above a
+    # (599 visits, at most 330 wins), so UCT could not have sent that iteration to a
+    assert ucb1(0.70 * 50, 50, 999) > ucb1(330, 599, 999) + 0.4
+    assert math.sqrt(2) * math.sqrt(math.log(999) / 350) < 0.2  # any child with 350 visits
+    states(8, "whose last iteration went to a", "any child with 350 visits or more")
     states(8, f"$\\ln 1000 = {math.log(1000):.3f}$", "`ucb1_bandit` with seed 2")
     position = tic("a1 b2 c3")
     values = {position.action_to_string(a): v for a, v in move_values(position).items()}

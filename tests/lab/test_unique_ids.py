@@ -82,3 +82,13 @@ def test_two_algorithms_on_one_page_get_ids_of_their_own(tmp_path):
     assert check_book.duplicate_ids(html) == []
     assert 'id="alg-1-content"' in html and 'id="alg-2-content"' in html
     assert html.count("algorithm-content") == 3  # the class sphinx-proof styles is kept
+
+
+def test_the_scan_finds_a_percentage_scaled_twice_in_the_visible_text_only():
+    check_book = _check_book()
+    page = (
+        "<table><tr><td>2190.0%</td><td>1,060.0 %</td><td>21.9%</td><td>100.0%</td></tr></table>"
+        '<script>var width = "250%";</script><div style="width: 300%">−3.1%</div>'
+    )
+    assert check_book.overscaled_percentages(page) == ["2190.0%", "1,060.0 %"]
+    assert check_book.overscaled_percentages("<p>a share of 99.5% and 0.2%</p>") == []

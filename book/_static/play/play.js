@@ -43,10 +43,13 @@
     while (onReady.length) onReady.shift()();
   }
 
-  // This page's path inside the built book, for the file:// advice ("book/08_mcts.html").
+  // This page's path inside the built book, for the file:// advice ("book/08_mcts.html"): after
+  // `_build/html/` when the book was built in place, else the folder and file of the page.
   function pageInBook() {
     const parts = location.pathname.split("/_build/html/");
-    return parts.length > 1 ? parts[parts.length - 1] : "book/16_play.html";
+    if (parts.length > 1) return parts[parts.length - 1];
+    const tail = location.pathname.match(/[^/]+\/[^/]+\.html$/);
+    return tail ? tail[0] : "";
   }
 
   function startWorker() {
@@ -156,8 +159,9 @@
         note.textContent =
           error.message === "file"
             ? "This board runs Python in a Web Worker with WebAssembly, which browsers refuse " +
-              "to start for a page opened from a file on disk (file://).  Serve the book " +
-              "instead: `python -m http.server --directory _build/html`, then open " +
+              "to start for a page opened from a file on disk (file://).  Serve the book's HTML " +
+              "folder instead (the one that holds index.html, `_build/html` after `make book`): " +
+              "`python -m http.server --directory FOLDER`, then open " +
               `http://localhost:8000/${pageInBook()}.`
             : `Python could not start here: ${error.message}`;
       },

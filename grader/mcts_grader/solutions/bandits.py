@@ -1,6 +1,6 @@
-"""Reference solution: bandit policies for primitive Monte Carlo (exercise 7).
+"""Reference solution: bandit policies for flat Monte Carlo (exercise 7).
 
-Primitive Monte Carlo spends its playouts on the moves of the root only.  Each move is an arm of
+Flat Monte Carlo spends its playouts on the moves of the root only.  Each move is an arm of
 a bandit: ``counts[i]`` playouts of move i so far, ``sums[i]`` the sum of their rewards (win 1,
 draw 0.5, loss 0, for the player to move).  A policy picks the arm that gets the next playout.
 """
@@ -116,7 +116,7 @@ def monte_carlo_move(state: GameState, playouts: int, policy: Policy, rng: rando
 
 
 class MonteCarloPlayer:
-    """Primitive Monte Carlo with a bandit policy at the root (given)."""
+    """Flat Monte Carlo with a bandit policy at the root (given)."""
 
     def __init__(self, playouts: int = 200, policy: str = "ucb1", seed: int | None = None, **kw):
         self.playouts = playouts

@@ -1,4 +1,4 @@
-"""Public checks of exercise 7: bandit policies for primitive Monte Carlo.
+"""Public checks of exercise 7: bandit policies for flat Monte Carlo.
 
 The choices are checked against the library's own bandit rules
 (:mod:`mcts_course.agents.bandits`), the frequencies by statistical tests, and monte_carlo_move

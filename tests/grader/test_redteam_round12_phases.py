@@ -1,0 +1,181 @@
+"""Red team round 12, 06: a submission's held-back tests ran while a neighbour of the same batch
+(``grade --jobs 2``) ran its visible ones; the held-back process sized files in its private
+``/dev/shm`` per character of its hidden inputs, and the neighbour read them back from the
+machine-wide ``Shmem:`` line of ``/proc/meminfo`` into its own feedback.  A batch now runs each
+held-back phase alone (:mod:`mcts_course.grading.phases`)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from grading_fixtures.shared_folders import SOLUTIONS
+from mcts_grader import observers
+from test_redteam_round11_gl import _hidden_tests
+
+from mcts_course.grading import invocation, phases
+
+if sys.platform != "linux":
+    pytestmark = pytest.mark.skip("the grader's sandbox needs Linux")
+
+
+def _entered(p: phases.Phases, held_back: bool, log: list[str], name: str) -> threading.Thread:
+    def go() -> None:
+        p.enter(held_back)
+        log.append(name)
+
+    thread = threading.Thread(target=go, daemon=True)
+    thread.start()
+    return thread
+
+
+def _busy(path: Path) -> bool:
+    """Whether a run holds ``path``'s lock (a run waiting for its held-back phase holds the
+    gate)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def test_a_held_back_phase_waits_for_the_visible_ones_and_goes_before_later_ones(tmp_path):
+    phases.make(tmp_path)
+    first, waiting, later = (phases.Phases(str(tmp_path)) for _ in range(3))
+    log: list[str] = []
+    first.enter(held_back=False)
+    held = _entered(waiting, True, log, "held back")
+    deadline = time.monotonic() + 10
+    while not _busy(tmp_path / "gate.lock") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    visible = _entered(later, False, log, "visible")  # asks after the held-back phase did
+    time.sleep(0.5)
+    assert log == [], "a phase began while another run's visible phase was under way"
+    first.close()
+    held.join(10)
+    assert log == ["held back"]  # the later visible phase still waits for it
+    waiting.close()
+    visible.join(10)
+    assert log == ["held back", "visible"]
+    later.close()
+
+
+def test_visible_phases_run_side_by_side(tmp_path):
+    phases.make(tmp_path)
+    one, two = phases.Phases(str(tmp_path)), phases.Phases(str(tmp_path))
+    log: list[str] = []
+    one.enter(held_back=False)
+    _entered(two, False, log, "two").join(10)
+    assert log == ["two"]
+    one.close()
+    two.close()
+
+
+def test_a_run_alone_takes_no_lock(tmp_path):
+    alone = phases.Phases(None)
+    alone.enter(held_back=True)  # returns at once: nothing to wait for
+    alone.close()
+
+
+def test_a_grading_run_holds_its_held_back_tests_until_the_other_runs_visible_phase_ends(
+    tmp_path,
+):
+    """The plugin's side: a real pytest run of the reference with hidden tests, in a batch where
+    another run (this test) is in its visible phase: the run's visible tests go on, its first
+    held-back test waits, and it ends, graded in full, once the other run's phase ends."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    shutil.copy(SOLUTIONS / "bandits.py", sub / "bandits.py")
+    batch = tmp_path / "batch"
+    batch.mkdir(mode=0o700)
+    phases.make(batch)
+    other = phases.Phases(str(batch))
+    other.enter(held_back=False)
+    results = tmp_path / "results.json"
+    args = invocation.pytest_args(
+        sub,
+        reference=True,
+        tests=[_hidden_tests(tmp_path)],
+        results_json=results,
+        options=["-q", "--exercise-set=bandits", "-k", "ucb1 or secret or later"],
+        rootdir=tmp_path,
+    )
+    env = {**os.environ, phases.PHASES_ENV: str(batch)}
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", *args],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        waited = 0
+        while waited < 10 and time.monotonic() < deadline and run.poll() is None:
+            waited = waited + 1 if _busy(batch / "gate.lock") else 0
+            time.sleep(0.2)
+        assert waited == 10, "the run never waited for its held-back phase"
+        assert run.poll() is None and not results.exists()
+    finally:
+        other.close()
+    said, _ = run.communicate(timeout=600)
+    assert run.returncode == 0, said[-3000:]
+    assert "passed" in said and "failed" not in said, said[-3000:]
+
+
+# -- 01 and 08: what other local accounts can watch ---------------------------------------------
+def test_the_proc_mount_options_say_whether_processes_are_hidden(tmp_path):
+    info = tmp_path / "mountinfo"
+    line = "22 1 0:20 / {where} rw,nosuid - proc proc rw{extra}\n"
+    info.write_text(line.format(where="/proc", extra=""))
+    assert not observers.proc_hides_processes(info)
+    info.write_text(
+        line.format(where="/sys", extra="") + line.format(where="/proc", extra=",hidepid=invisible")
+    )
+    assert observers.proc_hides_processes(info)
+    info.write_text(line.format(where="/proc", extra=",hidepid=0"))
+    assert not observers.proc_hides_processes(info)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another account's process needs root to start")
+def test_grade_warns_when_another_account_has_processes_here(tmp_path, capsys):
+    """Red team 12's 01 and 08 need a second account on the grading machine: no sandbox hides a
+    process's arguments from it (without hidepid) nor the machine's counters, so grade says so."""
+    from mcts_course.cli import main
+
+    other = 1500  # a login account's id, outside the sandboxes' range
+    assert other not in observers.other_accounts()
+    watcher = subprocess.Popen(["sleep", "60"], user=other, group=other)
+    try:
+        assert other in observers.other_accounts()
+        sub = tmp_path / "sub"
+        sub.mkdir()
+        shutil.copy(SOLUTIONS / "bandits.py", sub / "bandits.py")
+        main(
+            [
+                "grade",
+                str(sub),
+                "--out",
+                str(tmp_path / "out"),
+                "--exercise-set=bandits",
+                "-k",
+                "ucb1",
+            ]
+        )
+        said = capsys.readouterr().err
+        assert "other accounts have processes on this machine" in said and "1500" in said, said
+        assert "hidepid=invisible" in said, said
+    finally:
+        watcher.kill()
+        watcher.wait()
