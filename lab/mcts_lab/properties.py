@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from mcts_course.agents import MCTSAgent, MonteCarloAgent
 from mcts_course.agents.exact import PerfectAgent, move_values
@@ -236,32 +237,178 @@ def narrow_trap(budgets: Sequence[int], seeds: int, seed: int = 0) -> Trap:
 
 
 # -- one agent for every game ----------------------------------------------------------------------
-def visits_in_three_games(iterations: int = 2_000, seed: int = 1):
-    """The same ``MCTSAgent`` in a position of each game: where it spends its visits (a figure)."""
-    import matplotlib.pyplot as plt
+LOSING, BEST = "#c0392b", "#1e8449"  # frame colours: moves that lose, best moves
+FFO_NUMBER = 1  # the first FFO position: Othello, 14 empty squares (chapter 14's test set)
+PONS_SET, PONS_LINE = "Middle-Easy", 0  # the first position of Pons' Middle-Easy set
 
-    from mcts_course.games import ConnectFour, Othello
-    from mcts_course.render import draw_board, search_overlay
 
-    positions = [
-        Othello.from_moves("f5 d6 c3 d3 c4"),
-        ConnectFour.from_moves("4 4 3 5"),
-        trap_position(),
+@dataclass
+class Panel:
+    """One search of one position, beside the exact value of every move.
+
+    ``values`` are for the player to move: Othello's exact final disc margin, in the other games
+    +1 win, 0 draw, -1 loss.  ``source`` says where the position comes from."""
+
+    state: GameState
+    source: str
+    values: dict[int, int]
+    visits: dict[int, int]
+    choice: int
+
+    @property
+    def best(self) -> int:
+        return max(self.values.values())
+
+    @property
+    def best_moves(self) -> list[int]:
+        return [a for a, v in self.values.items() if v == self.best]
+
+    @property
+    def losing(self) -> list[int]:
+        """The moves that give the position's outcome away (a win or a draw turned worse)."""
+        return [a for a, v in self.values.items() if _sign(v) < _sign(self.best)]
+
+    @property
+    def total(self) -> int:
+        return sum(self.visits.values())
+
+    def name(self, action: int) -> str:
+        return self.state.action_to_string(action)
+
+
+def _sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+def exact_positions() -> list[tuple[GameState, str, dict[int, int]]]:
+    """The three positions of the figure with the exact value of every move: FFO #1 (margins
+    solved by the package's endgame solver), the first position of Pons' Middle-Easy set (the
+    package's exact search; :func:`pons_check` compares it with Pons' published score) and the
+    tic-tac-toe trap (exact search)."""
+    from mcts_course.agents.endgame import endgame_margins
+    from mcts_lab.ffo import load_ffo
+    from mcts_lab.pons_offline import CentreFirst, read_set, state_of
+
+    ffo = load_ffo()[FFO_NUMBER - 1].state
+    moves, _ = read_set(PONS_SET)[PONS_LINE]
+    # Centre-first move order: the same values, a much shorter exact search.
+    connect4 = {
+        int(a): v
+        for a, v in move_values(CentreFirst.from_moves([int(c) - 1 for c in moves])).items()
+    }
+    return [
+        (ffo, f"FFO #{FFO_NUMBER}", endgame_margins(ffo)),
+        (state_of(moves), f"Pons {PONS_SET} #{PONS_LINE + 1}", connect4),
+        (trap_position(), "the trap", move_values(trap_position())),
     ]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.3))
-    for ax, state in zip(axes, positions, strict=True):
+
+
+def pons_check() -> tuple[int, int]:
+    """(Pons' published class of the Connect Four panel's position, the package's): +1 win,
+    0 draw, -1 loss for the player to move."""
+    from mcts_course.agents.exact import exact_value
+    from mcts_lab.pons_offline import CentreFirst, class_of, read_set
+
+    moves, score = read_set(PONS_SET)[PONS_LINE]
+    return class_of(score), exact_value(CentreFirst.from_moves([int(c) - 1 for c in moves]))
+
+
+def visits_against_exact(iterations: int = 2_000, seed: int = 1) -> list[Panel]:
+    """The same ``MCTSAgent`` (``iterations``, ``seed``) in the three positions of
+    :func:`exact_positions`: its visits and its move beside the exact values."""
+    panels = []
+    for state, source, values in exact_positions():
         agent = MCTSAgent(iterations, seed=seed)
         choice = agent.select_action(state)
+        root = agent.last_root
+        assert root is not None  # set by select_action
+        visits = {a: child.visits for a, child in root.children.items()}
+        panels.append(Panel(state, source, values, visits, choice))
+    return panels
+
+
+def _cell(state: GameState, action: int) -> tuple[int, int]:
+    """The (row, column) of a move that has a square (every move of these positions)."""
+    cell = state.cell_of(action)
+    if cell is None:
+        raise ValueError(f"{state.action_to_string(action)} has no square")
+    return cell
+
+
+def _outline(ax: Any, state: GameState, action: int, colour: str) -> None:
+    """A frame around a move's cell (Connect Four: around its column's box)."""
+    from matplotlib.patches import Rectangle
+
+    if state.NAME == "connect4":
+        box = Rectangle((action + 0.03, -1.13), 0.94, 0.94, fill=False, ec=colour, lw=3, zorder=6)
+    else:
+        row, col = _cell(state, action)
+        box = Rectangle((col + 0.05, row + 0.05), 0.9, 0.9, fill=False, ec=colour, lw=3, zorder=6)
+    ax.add_artist(box)
+
+
+def _value_label(ax: Any, state: GameState, action: int, text: str, colour: str) -> None:
+    """The exact value under the visits: in the cell, or under Connect Four's column number,
+    on a white patch so that it reads on dark cells too."""
+    patch = {"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.9}
+    if state.NAME == "connect4":
+        x, y, size = action + 0.5, state.ROWS + 1.0, 10
+    else:
+        row, col = _cell(state, action)
+        x, y = col + 0.5, row + 0.8
+        size = 7 if state.NAME == "othello" else 11
+    ax.text(
+        x,
+        y,
+        text,
+        ha="center",
+        va="center",
+        zorder=8,
+        fontsize=size,
+        color=colour,
+        fontweight="bold",
+        bbox=patch,
+    )
+
+
+def plot_against_exact(panels: list[Panel]) -> Any:
+    """Each panel's visits on the board, with every move's exact value written under them;
+    the moves of best exact value framed green, the moves that lose framed red."""
+    import matplotlib.pyplot as plt
+
+    from mcts_course.render import draw_board
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.8))
+    for ax, panel in zip(axes, panels, strict=True):
+        state = panel.state
         draw_board(
             state,
             ax=ax,
-            overlay=search_overlay(agent.last_root, "visits"),
+            overlay=panel.visits,
             cmap="Blues",
             fmt="{:.0f}",
             label="visits",
-            title=f"{game_title(state.NAME)}, {state.PLAYER_NAMES[state.current_player]}"
-            f" to move: plays {state.action_to_string(choice)}",
+            title=f"{game_title(state.NAME)} ({panel.source}), "
+            f"{state.PLAYER_NAMES[state.current_player]} to move:\nplays "
+            f"{panel.name(panel.choice)}",
         )
+        if state.NAME == "connect4":  # room for the values under the column numbers
+            low, high = ax.get_ylim()
+            ax.set_ylim(low + 0.8, high)
+        for action, value in panel.values.items():
+            colour = LOSING if action in panel.losing else BEST if value == panel.best else "#333"
+            _value_label(ax, state, action, f"{value:+d}", colour)
+            if colour != "#333":
+                _outline(ax, state, action, colour)
+    fig.text(
+        0.5,
+        0.01,
+        "large number: the move's visits;  small number: the "
+        "move's exact value (Othello: final disc margin; else +1 win, 0 draw, -1 loss);  "
+        "green frame: best exact value;  red frame: the move loses",
+        ha="center",
+        fontsize=9,
+    )
     return fig
 
 

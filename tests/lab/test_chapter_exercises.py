@@ -537,11 +537,19 @@ def test_chapter_12():
     uniform = [q + root / 3 / (1 + n) for q, n, _ in children]
     assert max(range(3), key=scores.__getitem__) == 2 == max(range(3), key=uniform.__getitem__)
     states(12, f"$\\sqrt{{10}} = {root:.3f}$", *(f"{s:.3f}" for s in scores + uniform))
-    position = tic("a1 b1 b2 c1")
-    agent = MCTSSolverAgent(iterations=100, seed=0)
-    assert position.action_to_string(agent.select_action(position)) == "c3"
+    position = tic("b2 a2 a1 c3")  # 12.3: no move wins at once; b1 and c1 fork
+    assert not any(position.play(a).winner() == 0 for a in position.legal_actions())
+    agent = MCTSSolverAgent(iterations=300, seed=0)
+    assert position.action_to_string(agent.select_action(position)) == "b1"
     assert agent.root_value() == 1.0 and exact_value(position) == 1
-    states(12, "It plays c3", "`root_value()` is 1.0")
+    fork = position.play(position.parse_action("b1"))
+    # after the fork, every reply of O leaves X a move that wins at once
+    replies = [fork.play(a) for a in fork.legal_actions()]
+    assert len(replies) == 4 and all(
+        not r.is_terminal() and any(r.play(b).winner() == 0 for b in r.legal_actions())
+        for r in replies
+    )
+    states(12, "X's b1 makes two threats at once, c1 (row 1) and b3 (column b)")
 
 
 def test_chapter_13():

@@ -60,3 +60,35 @@ def test_playout_search_plays_the_three_matches():
     result = playout_search(5, 10, games=2, seed=0, n_jobs=1)
     assert set(result.results) == {"random", "takes a win", "random, equal time"}
     assert result.cost_ratio > 0
+
+
+def test_the_three_solved_positions_agree_with_their_published_values():
+    from mcts_lab.ffo import load_ffo
+    from mcts_lab.properties import exact_positions, pons_check
+
+    (othello, _, margins), (connect4, _, values), (ttt, _, ttt_values) = exact_positions()
+    assert margins == load_ffo()[0].margins  # the package's solver against the FFO file
+    published, ours = pons_check()
+    assert published == ours == max(values.values())  # Pons' class against the exact search
+    assert set(values) == set(connect4.legal_actions())
+    assert sorted(ttt_values.values()) == [-1, -1, 0, 0, 0, 0]
+    assert set(margins) == set(othello.legal_actions())
+
+
+def test_panels_count_every_visit_and_name_the_losing_moves():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from mcts_lab.properties import plot_against_exact, visits_against_exact
+
+    panels = visits_against_exact(iterations=60, seed=0)
+    for panel in panels:
+        assert panel.total == 60 and set(panel.visits) <= set(panel.values)
+        assert panel.choice in panel.values
+        assert all(panel.values[a] < 0 <= panel.best for a in panel.losing)
+        assert all(panel.values[a] >= 0 for a in panel.values if a not in panel.losing)
+    fig = plot_against_exact(panels)
+    assert len([ax for ax in fig.axes if ax.get_title()]) == 3
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
