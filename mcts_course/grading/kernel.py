@@ -25,7 +25,10 @@ So the child, before any student code exists in it (:func:`mcts_course.grading.s
   ``accept``/``accept4`` and ``sendto`` with an address: a datagram end of a socket pair
   could still send to, or connect to, another user's abstract address (red team 11, 01 A),
   while a stream pair is connected for life and needs none (the kernel refuses an address on
-  ``sendmsg`` to it); ``ENOSYS`` to ``clone3`` (its flags lie in memory a filter cannot read: the C
+  ``sendmsg`` to it); file locks (``flock``, ``fcntl``'s lock, lease and ``F_NOTIFY``
+  commands) and file-system watches (``inotify``, ``fanotify``): a lock taken, or a file opened,
+  in a folder the sandbox shares with the machine (``/usr``, the set's copy of the package) is
+  seen by whoever watches it (red team 13, 15 and 16); ``ENOSYS`` to ``clone3`` (its flags lie in memory a filter cannot read: the C
   library then falls back to ``clone``, whose flags it can).  A system call of another
   architecture's table (x32, i386 from a 64-bit process) kills the process.
 
@@ -77,8 +80,13 @@ DENIED = (
     "add_key request_key keyctl setns mount umount2 pivot_root open_tree move_mount fsopen "
     "fsconfig fsmount fspick mount_setattr bpf perf_event_open userfaultfd io_uring_setup "
     "kexec_load kexec_file_load init_module finit_module delete_module ptrace "
-    "connect bind listen accept accept4"
+    "connect bind listen accept accept4 inotify_init inotify_init1 fanotify_init flock"
 ).split()
+# fcntl's commands that lock a file, ask about another process's lock, take a lease or watch a
+# folder (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE,
+# F_GETLEASE, F_NOTIFY): a lock on a file the sandbox shares with others (the set's copy of the
+# package, /usr) is a message any process that tries the same lock reads (red team 13, 15)
+FCNTL_DENIED = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 # From the kernel's tables (arch/x86/entry/syscalls/syscall_64.tbl, include/uapi/asm-generic/
 # unistd.h for arm64).
 NUMBERS = {
@@ -90,7 +98,8 @@ NUMBERS = {
         "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
         "delete_module": 176, "ptrace": 101, "unshare": 272, "clone": 56, "clone3": 435,
         "setresuid": 117, "socket": 41, "socketpair": 53, "connect": 42, "bind": 49,
-        "listen": 50, "accept": 43, "accept4": 288, "sendto": 44,
+        "listen": 50, "accept": 43, "accept4": 288, "sendto": 44, "inotify_init": 253,
+        "inotify_init1": 294, "fanotify_init": 300, "flock": 73, "fcntl": 72,
     },
     "aarch64": {
         "add_key": 217, "request_key": 218, "keyctl": 219, "setns": 268, "mount": 40,
@@ -101,11 +110,13 @@ NUMBERS = {
         "delete_module": 106, "ptrace": 117, "unshare": 97, "clone": 220, "clone3": 435,
         "setresuid": 147, "socket": 198, "socketpair": 199, "connect": 203, "bind": 200,
         "listen": 201, "accept": 202, "accept4": 242, "sendto": 206,
+        "inotify_init1": 26, "fanotify_init": 262, "flock": 32, "fcntl": 25,
     },
 }  # fmt: skip
 SUMMARY = (
     "seccomp filter (no kernel keys, no new namespaces, mounts, bpf, perf, io_uring or "
-    "ptrace, no sockets but stream socket pairs, no socket addresses), a keyring of its own, "
+    "ptrace, no sockets but stream socket pairs, no socket addresses, no file locks, leases "
+    "or file-system watches), a keyring of its own, "
     "no capabilities"
 )
 
@@ -160,7 +171,12 @@ def program(arch: str) -> bytes:
     if arch == "x86_64":
         code += [_op(JGE, X32_BIT, jf=1), _op(RET, RET_KILL_PROCESS)]
     for name in DENIED:
-        code += [_op(JEQ, numbers[name], jf=1), _op(RET, deny)]
+        if name in numbers:  # arm64 has no inotify_init (only inotify_init1)
+            code += [_op(JEQ, numbers[name], jf=1), _op(RET, deny)]
+    code += [_op(JEQ, numbers["fcntl"], jf=2 * len(FCNTL_DENIED) + 2), _op(LD_W_ABS, OFFSET_ARG1)]
+    for command in FCNTL_DENIED:
+        code += [_op(JEQ, command, jf=1), _op(RET, deny)]
+    code.append(_op(RET, RET_ALLOW))  # any other fcntl (flags, descriptors, pipes' sizes)
     code += [_op(JEQ, numbers["clone3"], jf=1), _op(RET, RET_ERRNO | errno.ENOSYS)]
     for name, mask in (("clone", CLONE_NEW), ("unshare", UNSHARE_NEW)):
         code += [

@@ -191,6 +191,10 @@ class Grading:
         self.last: dict[str, str] = {}  # node id of a set's last test -> the set
         self.boundary: dict[str, str] = {}  # node id of a set's last visible test -> the set
         self.started = time.monotonic()
+        # seconds until the first held-back test: results.json's execution_time stops there,
+        # or the run's length would tell how long the held-back tests' process took (a
+        # sleep per bit of its inputs costs no CPU; red team 13, 05)
+        self.visible_seconds: float | None = None
         self._tmp: Path | None = None  # this run's own public copy's folder (leftovers.make)
         self._sources: dict[Any, Any] | None = None
         self._public: Path | None = None
@@ -287,7 +291,11 @@ class Grading:
     def results(self) -> dict[Any, Any]:
         if self.refused:  # no grade at all: the caller (grade) raises SandboxError with this
             return {"refused": self.refused, "tests": [], "score": 0}
-        data = results_json(list(self.outcomes.values()), time.monotonic() - self.started)
+        seconds = self.visible_seconds
+        data = results_json(
+            list(self.outcomes.values()),
+            time.monotonic() - self.started if seconds is None else seconds,
+        )
         files = {s: str(src.origin or src.path) for s, src in self.sources().items()}
         from mcts_course.grading import sweep
         from mcts_course.grading.sandbox import confinement
@@ -830,6 +838,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     waits until no other submission's code runs, see :mod:`~mcts_course.grading.phases`)."""
     grading = item.config.stash[GRADING]
     if grading.submission is not None and _set_of(item) is not None:
+        if _held_back(item) and grading.visible_seconds is None:
+            grading.visible_seconds = time.monotonic() - grading.started
         grading.phases.enter(_held_back(item))
 
 

@@ -179,3 +179,91 @@ def test_grade_warns_when_another_account_has_processes_here(tmp_path, capsys):
     finally:
         watcher.kill()
         watcher.wait()
+
+
+# -- red team 13, 05: the run's length told how long the held-back process slept -------------
+SLEEPS_ON_THE_HIDDEN_INPUT = '''
+
+_reference_ucb1 = ucb1_choice
+
+
+def ucb1_choice(counts, sums, c=2 ** 0.5):
+    """The reference's answer; on the hidden counts, first a sleep as long as their first
+    count (no CPU: the question's clock does not see it)."""
+    if list(counts) == [3, 5, 7]:
+        import time
+
+        time.sleep(4 * counts[0])
+    return _reference_ucb1(counts, sums, c)
+'''
+
+
+def test_execution_time_counts_the_visible_tests_only(tmp_path):
+    """The same run with and without a 12 s sleep in the held-back process: the same
+    execution_time, within the noise of a loaded machine."""
+    from test_redteam_round11_gl import _grade
+
+    times = {}
+    for name, tail in (("honest", ""), ("sleepy", SLEEPS_ON_THE_HIDDEN_INPUT)):
+        sub = tmp_path / name / name
+        sub.mkdir(parents=True)
+        (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + tail)
+        data, _, _ = _grade(sub, tmp_path / name)
+        assert data["extra_data"]["status"] == "graded"
+        times[name] = data["execution_time"]
+    assert times["sleepy"] - times["honest"] < 6, times
+
+
+# -- red team 13, 15 and 16: locks and watches on files the sandbox shares with the machine ----
+LOCKS_UNDER_THE_FILTER = """
+import ctypes, errno, fcntl, os, sys
+from mcts_course.grading import kernel
+
+assert kernel.install_filter()
+seen = {}
+fd = os.open(sys.argv[1], os.O_RDWR)
+libc = ctypes.CDLL(None, use_errno=True)
+calls = {
+    "flock": lambda: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB),
+    "lockf": lambda: fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB),
+    "F_GETLK": lambda: fcntl.fcntl(fd, fcntl.F_GETLK, bytes(32)),
+    "F_OFD_SETLK": lambda: fcntl.fcntl(fd, fcntl.F_OFD_SETLK, bytes(32)),
+    "F_SETLEASE": lambda: fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK),
+    "F_NOTIFY": lambda: fcntl.fcntl(os.open(os.path.dirname(sys.argv[1]), os.O_RDONLY), fcntl.F_NOTIFY, fcntl.DN_ACCESS),
+}
+for what, call in calls.items():
+    try:
+        call()
+        seen[what] = "ok"
+    except OSError as error:
+        seen[what] = errno.errorcode[error.errno]
+for what in ("inotify_init1", "fanotify_init"):
+    got = getattr(libc, what)(0, 0) if what == "fanotify_init" else libc.inotify_init1(0)
+    seen[what] = "ok" if got >= 0 else errno.errorcode[ctypes.get_errno()]
+flags = fcntl.fcntl(fd, fcntl.F_GETFL)  # what ordinary work asks of fcntl still works
+fcntl.fcntl(fd, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
+seen["F_GETFL"] = "ok" if flags & os.O_RDWR else "wrong"
+print(repr(seen))
+"""
+
+
+def test_the_filter_refuses_file_locks_leases_and_watches(tmp_path):
+    """A held-back process locked, or opened, files every sandbox shares (the set's copy of the
+    package, /usr) one bit at a time; a neighbour or a local account polling the same locks, or
+    watching the folder with inotify, read the hidden input.  Neighbours no longer overlap
+    (phases); the filter takes the means away too."""
+    from mcts_course.grading import kernel
+
+    if kernel._arch() is None:
+        pytest.skip("the seccomp filter is Linux's (x86_64, arm64)")
+    target = tmp_path / "shared.py"
+    target.write_text("")
+    script = tmp_path / "under.py"
+    script.write_text(LOCKS_UNDER_THE_FILTER)
+    done = subprocess.run(
+        [sys.executable, str(script), str(target)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    seen = eval(done.stdout.strip().splitlines()[-1])  # noqa: S307 (our own script's repr)
+    assert seen.pop("F_GETFL") == "ok"
+    assert seen == dict.fromkeys(seen, "EPERM"), seen
