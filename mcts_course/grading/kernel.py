@@ -28,8 +28,9 @@ So the child, before any student code exists in it (:func:`mcts_course.grading.s
   ``sendmsg`` to it); file locks (``flock``, ``fcntl``'s lock, lease and ``F_NOTIFY``
   commands) and file-system watches (``inotify``, ``fanotify``): a lock taken, or a file opened,
   in a folder the sandbox shares with the machine (``/usr``, the set's copy of the package) is
-  seen by whoever watches it (red team 13, 15 and 16); ``ENOSYS`` to ``clone3`` (its flags lie in memory a filter cannot read: the C
-  library then falls back to ``clone``, whose flags it can).  A system call of another
+  seen by whoever watches it (red team 13, 15 and 16); ``ENOSYS`` to ``clone3`` (its flags lie
+  in memory a filter cannot read: the C library then falls back to ``clone``, whose flags it
+  can).  A system call of another
   architecture's table (x32, i386 from a 64-bit process) kills the process.
 
 The filter is inherited by every child and thread of the student's process and cannot be

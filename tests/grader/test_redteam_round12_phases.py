@@ -222,6 +222,7 @@ from mcts_course.grading import kernel
 assert kernel.install_filter()
 seen = {}
 fd = os.open(sys.argv[1], os.O_RDWR)
+folder = os.open(os.path.dirname(sys.argv[1]), os.O_RDONLY)
 libc = ctypes.CDLL(None, use_errno=True)
 calls = {
     "flock": lambda: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB),
@@ -229,7 +230,7 @@ calls = {
     "F_GETLK": lambda: fcntl.fcntl(fd, fcntl.F_GETLK, bytes(32)),
     "F_OFD_SETLK": lambda: fcntl.fcntl(fd, fcntl.F_OFD_SETLK, bytes(32)),
     "F_SETLEASE": lambda: fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK),
-    "F_NOTIFY": lambda: fcntl.fcntl(os.open(os.path.dirname(sys.argv[1]), os.O_RDONLY), fcntl.F_NOTIFY, fcntl.DN_ACCESS),
+    "F_NOTIFY": lambda: fcntl.fcntl(folder, fcntl.F_NOTIFY, fcntl.DN_ACCESS),
 }
 for what, call in calls.items():
     try:
