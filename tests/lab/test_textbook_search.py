@@ -42,8 +42,8 @@ OTHELLO = positions(Othello, 12, (4, 40), seed=12)
 def test_tictactoe_values_to_the_end_equal_the_exact_solver(state):
     p = state.current_player
     assert tb.negamax(state) == exact_value(state)
-    assert tb.minimax_value(state, 9, result, p) == exact_value(state)
-    assert tb.alphabeta_value(state, 9, result, p) == exact_value(state)
+    assert tb.value(state, 9, result, p) == exact_value(state)
+    assert tb.ab_value(state, 9, result, p) == exact_value(state)
 
 
 @pytest.mark.parametrize("state", TTT[:10])
@@ -57,8 +57,8 @@ def test_tictactoe_moves_equal_the_engine_agents(state):
 def test_othello_values_equal_the_engine(state, depth):
     p = state.current_player
     want = engine.minimax_value(state, depth, cell_score, p)
-    assert tb.minimax_value(state, depth, cell_score, p) == want
-    assert tb.alphabeta_value(state, depth, cell_score, p) == want
+    assert tb.value(state, depth, cell_score, p) == want
+    assert tb.ab_value(state, depth, cell_score, p) == want
     assert engine.alphabeta_value(state, depth, cell_score, p) == want
 
 
@@ -101,7 +101,7 @@ def test_alphabeta_prunes_what_the_engine_prunes_on_the_textbook_tree():
         seen.append(state.path)
         return state.value() if player == 0 else -state.value()
 
-    assert tb.alphabeta_value(tree, 9, payoff, 0) == 3
+    assert tb.ab_value(tree, 9, payoff, 0) == 3
     trace = search_trace(ExplicitTree.from_nested(RUSSELL_NORVIG))
     leaves = {p for p in trace.visited if len(p) == 2}
     assert set(seen) == leaves  # the same leaves evaluated, in the same (given) order
