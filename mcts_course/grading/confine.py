@@ -372,7 +372,11 @@ class Cage:
                     raise ConfineError(f"no {controller} cgroup")
                 folder = parent / f"mcts-{name}"
                 if folder not in self.cgroups.values():  # cpu,cpuacct may share a hierarchy
-                    folder.mkdir()
+                    # root's alone: no other account may open it, so none may take or hold
+                    # its lock (a stranger's shared lock kept a dead grader's cgroups, and
+                    # one taken between mkdir and ours failed a batch; red team 13, 20)
+                    folder.mkdir(mode=0o700)
+                    folder.chmod(0o700)  # a file system that ignored mkdir's mode
                     self.locks.append(_hold(folder))
                 self.cgroups[controller] = folder
                 for key, value in limits[controller].items():

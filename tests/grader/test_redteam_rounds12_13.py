@@ -1,8 +1,10 @@
-"""Red team round 12, 06: a submission's held-back tests ran while a neighbour of the same batch
-(``grade --jobs 2``) ran its visible ones; the held-back process sized files in its private
-``/dev/shm`` per character of its hidden inputs, and the neighbour read them back from the
-machine-wide ``Shmem:`` line of ``/proc/meminfo`` into its own feedback.  A batch now runs each
-held-back phase alone (:mod:`mcts_course.grading.phases`)."""
+"""Red teams 12 and 13.  Round 12, 06: a submission's held-back tests ran while a neighbour of
+the same batch (``grade --jobs 2``) ran its visible ones; the held-back process sized files in
+its private ``/dev/shm`` per character of its hidden inputs, and the neighbour read them back
+from the machine-wide ``Shmem:`` line of ``/proc/meminfo`` into its own feedback.  A batch now
+runs each held-back phase alone (:mod:`mcts_course.grading.phases`).  Round 12's 01 and 08
+(what other local accounts can watch) and round 13's 05 (execution_time), 15 and 16 (locks and
+watches on shared files) and 20 (a stranger's lock on the grader's cgroups) follow."""
 
 from __future__ import annotations
 
@@ -268,3 +270,47 @@ def test_the_filter_refuses_file_locks_leases_and_watches(tmp_path):
     seen = eval(done.stdout.strip().splitlines()[-1])  # noqa: S307 (our own script's repr)
     assert seen.pop("F_GETFL") == "ok"
     assert seen == dict.fromkeys(seen, "EPERM"), seen
+
+
+# -- red team 13, 20: a stranger's lock on the grader's cgroup folders --------------------------
+def test_no_other_account_may_open_a_graders_cgroup_folder(tmp_path):
+    """The grader holds an flock on each of its cgroup folders and sweeps a dead grader's by
+    taking it: a stranger able to open the folder could hold the lock (keeping a dead grader's
+    cgroups, frozen processes and all) or take it between mkdir and the grader's lock (failing
+    the batch).  The folders are root's alone."""
+    from test_redteam_round8_gg import VICTIM, _dead_pid
+
+    from mcts_course.grading import confine
+
+    if os.geteuid() != 0 or not confine.cgroups_allowed():
+        pytest.skip("needs root and cgroups")
+    name = f"{_dead_pid()}-box-rt13cg"
+    proc = subprocess.Popen([sys.executable, "-c", VICTIM, name], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        folders = [
+            confine._own_cgroup(c) / f"mcts-{name}"
+            for c in confine.CONTROLLERS
+            if confine._own_cgroup(c) is not None
+        ]
+        assert folders
+        for folder in folders:
+            assert folder.stat().st_mode & 0o077 == 0, folder
+        # as nobody: opening a folder to lock it needs read permission, as listing it does
+        probe = 'for f; do ls "$f" > /dev/null 2>&1 && echo "opened $f"; done; true'
+        drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        done = subprocess.run(
+            [*drop, "sh", "-c", probe, "sh", *map(str, folders)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr
+    finally:
+        proc.kill()
+        proc.wait()
+        confine.GRACE, old = 0.0, confine.GRACE
+        try:
+            confine.remove_stale()
+        finally:
+            confine.GRACE = old
