@@ -39,6 +39,13 @@ def cells(text: str) -> list[tuple[set[str], str]]:
     for body in CELL.findall(text):
         tags: set[str] = set()
         lines = body.splitlines()
+        if lines and lines[0] == "---":  # options as a YAML block (a figure's caption, alt text)
+            end = lines.index("---", 1)
+            for line in lines[1:end]:
+                m = re.match(r"tags:\s*\[(.*)\]", line)
+                if m:
+                    tags |= {t.strip().strip("'\"") for t in m.group(1).split(",")}
+            lines = lines[end + 1 :]
         while lines and lines[0].startswith(":"):
             m = re.match(r":tags:\s*\[(.*)\]", lines[0])
             if m:
@@ -149,3 +156,12 @@ def test_visible_code_is_short(chapter: Path):
             continue
         lines = [line for line in source.splitlines() if line.strip()]
         assert len(lines) <= MAX_VISIBLE_LINES, f"{chapter.name}: a visible cell of {len(lines)}"
+
+
+def test_cells_read_tags_from_a_yaml_options_block():
+    text = (
+        "```{code-cell} ipython3\n---\ntags: [remove-input]\nmystnb:\n  figure:\n"
+        "    name: fig-x\n---\nplot()\n```\n\n"
+        "```{code-cell} ipython3\n:tags: [remove-cell]\nx = 1\n```\n"
+    )
+    assert cells(text) == [({"remove-input"}, "plot()"), ({"remove-cell"}, "x = 1")]
