@@ -275,10 +275,15 @@ def compare(data: dict[str, Any], earlier: int, later: int) -> Comparison:
 
 
 def figure(
-    data: dict[str, Any], chance: float, supervised: float, constant: float, uct_share: float
+    data: dict[str, Any],
+    chance: float,
+    supervised: float | None,
+    constant: float,
+    uct_share: float,
 ) -> Any:
     """Four measures of each kept generation, each with its 95% interval: the policy's top move
-    on the solved test positions (beside a random move and the supervised network), the value
+    on the solved test positions (beside a random move and, unless ``supervised`` is None, the
+    supervised network), the value
     head's squared error (beside the best constant), PUCT's move at 200 iterations on the same
     positions (beside UCT's), and the score against UCT (beside an even match)."""
     import matplotlib.pyplot as plt
@@ -293,7 +298,8 @@ def figure(
             [p.top_interval for p in points],
             "top move optimal",
             "Policy alone, solved positions",
-            ((chance, "a random move"), (supervised, "supervised net")),
+            ((chance, "a random move"),)
+            + (() if supervised is None else ((supervised, "supervised net"),)),
         ),
         (
             [p.squared for p in points],

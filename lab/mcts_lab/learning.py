@@ -210,7 +210,8 @@ def curves_figure(run: LearningRun, goal: float = 0.95):
 
 
 def cost_table(run: LearningRun) -> Table:
-    """What the run cost: games, examples, gradient steps, parameters, seconds."""
+    """What the run cost, in counts: games, iterations, gradient steps, parameters (no clock
+    time: on a shared machine it measures the load as much as the work)."""
     c = run.config
     rows = [
         ["generations", c.generations],
@@ -218,7 +219,6 @@ def cost_table(run: LearningRun) -> Table:
         ["PUCT iterations per self-play move", c.iterations],
         [f"gradient steps (minibatches of {c.batch})", run.gradient_steps],
         ["network parameters", run.parameters],
-        ["seconds, all told", run.seconds],
     ]
     return Table(["", "count"], rows, right=["count"], formats={"count": ",.0f"})
 

@@ -383,19 +383,16 @@ def training_log() -> list[dict[str, float]]:
 
 def learning_curve(log: list[dict[str, float]]):
     """The training loss (policy cross-entropy plus value squared error) per generation, against
-    the self-play games played so far, and the time the run had taken."""
+    the self-play games played so far.  (The log's elapsed seconds are a clock reading on a
+    shared machine, not a cost, so they are not drawn.)"""
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2))
+    fig, left = plt.subplots(figsize=(5.5, 3.2))
     games = [row["games"] for row in log]
     left.plot(games, [row["loss"] for row in log], marker=".")
     left.set_xlabel("self-play games")
     left.set_ylabel("training loss")
     left.set_title("Loss on the replay buffer")
-    right.plot(games, [row["seconds"] / 60 for row in log], marker=".")
-    right.set_xlabel("self-play games")
-    right.set_ylabel("minutes")
-    right.set_title("Time of the training run")
     fig.tight_layout()
     plt.close(fig)
     return fig

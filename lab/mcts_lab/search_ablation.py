@@ -12,8 +12,13 @@ agents, all at the same number of iterations and the same exploration constant:
 * PUCT with a uniform prior and random playouts (both taken away).
 
 Each search on position ``k`` is seeded by ``k``, so the agents are paired over the positions
-and the table repeats exactly; the differences from AlphaZero's search are paired bootstrap
-intervals over the positions, with Holm's correction over the comparisons.
+and the table repeats exactly.  The unit of every interval and test is the **symmetry class**
+(:meth:`TicTacToe.symmetry_class`), as in chapters 10 and 13: the 8 rotations and reflections
+of a position pose the same problem, so its copies are not independent evidence.  A class's
+number is the mean of its members' flags (each member searched with its own seed); the
+differences from AlphaZero's search are paired bootstrap intervals over the classes, and the
+tests exact sign tests over the classes (:func:`class_sign_p`), with Holm's correction over
+the comparisons.
 """
 
 from __future__ import annotations
@@ -27,11 +32,10 @@ from mcts_course.stats import (
     corrected_confidence,
     paired_interval,
     sign_flip_p_value,
-    wilson_interval,
 )
 from mcts_lab.exact_paired import sign_test_p
 from mcts_lab.learning import PolicyAgent, Truth
-from mcts_lab.present import Table
+from mcts_lab.present import Table, p_text
 
 POLICY = "network's policy alone"
 FULL = "PUCT: net prior + net value"
@@ -56,6 +60,34 @@ def sign_flip_p(a: list[float] | list[int], b: list[float] | list[int]) -> float
     return sign_flip_p_value(differences)
 
 
+def class_sign_p(a: list[float], b: list[float]) -> float:
+    """The exact two-sided sign test over paired units (here the symmetry classes): the units
+    where ``a`` is larger against those where ``b`` is, ties left out; 1.0 when none differ."""
+    plus = sum(x > y for x, y in zip(a, b, strict=True))
+    minus = sum(x < y for x, y in zip(a, b, strict=True))
+    return sign_test_p(plus, minus)
+
+
+def class_rates(flags: list[int], classes: list[Any]) -> list[float]:
+    """The mean of ``flags`` within each class of ``classes`` (one label per flag, same
+    order): one number per class, the classes in order of first appearance."""
+    totals: dict[Any, list[int]] = {}
+    for flag, label in zip(flags, classes, strict=True):
+        totals.setdefault(label, []).append(flag)
+    return [sum(members) / len(members) for members in totals.values()]
+
+
+def choice_classes(truth: Truth) -> list[Any]:
+    """The symmetry class of each position where the choice matters, in :func:`ablation`'s
+    order."""
+    return [_class_of(truth.states[k]) for k in _choices(truth)]
+
+
+def _class_of(state: Any) -> Any:
+    """The position's symmetry class (tic-tac-toe's :meth:`TicTacToe.symmetry_class`)."""
+    return state.symmetry_class()
+
+
 def _choices(truth: Truth) -> list[int]:
     """The indices of the positions where the choice matters."""
     matters: Any = truth.matters
@@ -74,53 +106,83 @@ def _agent(
 
 @dataclass
 class Ablation:
-    """Mistakes (1) and optimal moves (0) of each arm, position by position (same order)."""
+    """Mistakes (1) and optimal moves (0) of each arm, position by position (same order), and
+    each position's symmetry class (the unit of the intervals and tests)."""
 
     iterations: int
     mistakes: dict[str, list[int]]
+    classes: list[Any]
 
     @property
     def positions(self) -> int:
         return len(self.mistakes[FULL])
 
-    def rate(self, arm: str) -> float:
+    @property
+    def units(self) -> int:
+        """The number of symmetry classes among the positions."""
+        return len(set(self.classes))
+
+    def class_rates(self, arm: str) -> list[float]:
+        """The arm's mistake rate in each class (the mean over its members)."""
+        return class_rates(self.mistakes[arm], self.classes)
+
+    def share(self, arm: str) -> float:
+        """The share of the positions (symmetric copies counted) where the arm erred."""
         return sum(self.mistakes[arm]) / self.positions
 
-    def interval(self, arm: str) -> tuple[float, float]:
-        """95% Wilson interval of the arm's mistake rate over the positions."""
-        return wilson_interval(self.rate(arm), self.positions)
+    def rate(self, arm: str) -> float:
+        """The arm's mistake rate with the class as the unit: the mean of the class rates."""
+        rates = self.class_rates(arm)
+        return sum(rates) / len(rates)
+
+    def classes_with_mistakes(self, arm: str) -> int:
+        return sum(r > 0 for r in self.class_rates(arm))
 
     def differences(self) -> dict[str, tuple[float, tuple[float, float], float]]:
-        """Each other arm against AlphaZero's search: (difference of mistake rates, its paired
-        bootstrap interval, Bonferroni-corrected so that all of them hold together at 95%, and
-        the sign-flip p-value, for Holm's correction)."""
+        """Each other arm against AlphaZero's search, over the classes: (difference of the mean
+        class rates, its paired bootstrap interval, Bonferroni-corrected so that all of them
+        hold together at 95%, and the exact sign test's p-value, for Holm's correction)."""
         others = [arm for arm in self.mistakes if arm != FULL]
         confidence = corrected_confidence(len(others))
-        full = [float(x) for x in self.mistakes[FULL]]
+        full = self.class_rates(FULL)
         out = {}
         for arm in others:
-            a = [float(x) for x in self.mistakes[arm]]
+            a = self.class_rates(arm)
             out[arm] = (
                 self.rate(arm) - self.rate(FULL),
                 paired_interval(a, full, confidence=confidence),
-                sign_flip_p(a, full),
+                class_sign_p(a, full),
             )
         return out
 
     def table(self) -> Table:
-        """Each arm's mistakes (count, share, 95% Wilson interval) and its difference from
-        AlphaZero's search with the simultaneous paired interval."""
+        """Each arm's mistakes (searches and classes) and its difference from AlphaZero's
+        search over the classes, with the simultaneous paired interval and the sign test."""
         diffs = self.differences()
+        level = corrected_confidence(len(diffs))
         rows = []
         for arm in self.mistakes:
-            lo, hi = self.interval(arm)
             d = diffs.get(arm)
             versus = "" if d is None else f"{d[0]:+.2%} ({d[1][0]:+.2%} to {d[1][1]:+.2%})"
             rows.append(
-                [arm, sum(self.mistakes[arm]), self.rate(arm), f"{lo:.2%} to {hi:.2%}", versus]
+                [
+                    arm,
+                    sum(self.mistakes[arm]),
+                    self.classes_with_mistakes(arm),
+                    self.rate(arm),
+                    versus,
+                    "" if d is None else p_text(d[2]),
+                ]
             )
-        columns = ["agent", "mistakes", "share", "95% interval", "minus PUCT+net (interval)"]
-        return Table(columns, rows, {"share": ".2%"}, right=columns[1:])
+        columns = [
+            "agent",
+            "mistakes (positions)",
+            "classes with a mistake",
+            "rate over classes",
+            f"minus PUCT+net ({level:.2%} interval)",
+            "sign test p",
+        ]
+        return Table(columns, rows, {"rate over classes": ".2%"}, right=columns[1:])
 
 
 def _arm_mistakes(
@@ -185,16 +247,18 @@ def ablation(
         indices = sorted(random.Random(seed).sample(indices, sample))
     tasks = [(arm, predictor, c) for arm in arms]
     results = _run(tasks, truth, indices, iterations, seed, n_jobs)
-    return Ablation(iterations, dict(zip(arms, results, strict=True)))
+    classes = [_class_of(truth.states[k]) for k in indices]
+    return Ablation(iterations, dict(zip(arms, results, strict=True)), classes)
 
 
 def by_generation(
-    run: Any, truth: Truth, iterations: int = 25, n_jobs: int | None = 1
+    run: Any, truth: Truth, iterations: int = 25, n_jobs: int | None = 1, arm: str = FULL
 ) -> dict[int, list[int]]:
-    """AlphaZero's search with the network of each generation ``run`` kept: its mistakes on
-    every position where the choice matters (seeded as :func:`ablation` seeds them)."""
+    """``arm`` (by default AlphaZero's search) with the network of each generation ``run``
+    kept: its mistakes on every position where the choice matters (seeded as
+    :func:`ablation` seeds them)."""
     generations = sorted(run.snapshots)
-    tasks = [(FULL, run.predictor(g), 1.0) for g in generations]
+    tasks = [(arm, run.predictor(g), 1.0) for g in generations]
     results = _run(tasks, truth, _choices(truth), iterations, 0, n_jobs)
     return dict(zip(generations, results, strict=True))
 

@@ -157,3 +157,12 @@ def test_visible_code_is_short(chapter: Path):
             continue
         lines = [line for line in source.splitlines() if line.strip()]
         assert len(lines) <= MAX_VISIBLE_LINES, f"{chapter.name}: a visible cell of {len(lines)}"
+
+
+def test_cells_read_tags_from_a_yaml_options_block():
+    text = (
+        "```{code-cell} ipython3\n---\ntags: [remove-input]\nmystnb:\n  figure:\n"
+        "    name: fig-x\n---\nplot()\n```\n\n"
+        "```{code-cell} ipython3\n:tags: [remove-cell]\nx = 1\n```\n"
+    )
+    assert cells(text) == [({"remove-input"}, "plot()"), ({"remove-cell"}, "x = 1")]

@@ -73,3 +73,13 @@ def test_the_shipped_file_is_the_retrained_run_and_rechecks() -> None:
     tampered = copy.deepcopy(data)
     tampered["scores"][-1]["squared"][0] += 0.25
     assert not gens.recheck(tampered, held, count=12, games=1)
+
+
+def test_the_figure_draws_the_supervised_line_only_when_given() -> None:
+    data = gens.load()
+    with_line = gens.figure(data, 0.3, 0.6, 0.5, 0.7)
+    without = gens.figure(data, 0.3, None, 0.5, 0.7)
+    labels = [t.get_text() for t in with_line.axes[0].get_legend().get_texts()]
+    assert "supervised net" in labels
+    labels = [t.get_text() for t in without.axes[0].get_legend().get_texts()]
+    assert "supervised net" not in labels and "a random move" in labels

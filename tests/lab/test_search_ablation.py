@@ -53,8 +53,30 @@ def test_differences_against_the_full_search(arms):
     for arm, (difference, (low, high), p) in diffs.items():
         assert difference == pytest.approx(arms.rate(arm) - arms.rate(sa.FULL))
         assert low <= difference <= high and 0 < p <= 1
-    low, high = arms.interval(sa.POLICY)
-    assert low <= arms.rate(sa.POLICY) <= high
+    # the rate is over the classes; the share counts every copy
+    assert arms.share(sa.POLICY) == sum(arms.mistakes[sa.POLICY]) / arms.positions
+
+
+def test_the_class_is_the_unit(arms, truth):
+    # The labels are the positions' symmetry classes: copies of one class share a label, and
+    # a class's number is the mean over its members.
+    assert len(arms.classes) == arms.positions and arms.units == len(set(arms.classes))
+    labels = sa.choice_classes(truth)
+    assert len(labels) == truth.choices and len(set(labels)) < truth.choices / 7
+    b2 = TicTacToe.from_moves("b2 a1")
+    assert b2.symmetry_class() == TicTacToe.from_moves("b2 c3").symmetry_class()
+    assert sa.class_rates([1, 0, 1, 1], ["a", "a", "b", "a"]) == [2 / 3, 1.0]
+    rates = arms.class_rates(sa.POLICY)
+    assert len(rates) == arms.units
+    assert arms.rate(sa.POLICY) == pytest.approx(sum(rates) / len(rates))
+    assert arms.classes_with_mistakes(sa.POLICY) == sum(r > 0 for r in rates)
+
+
+def test_the_sign_test_over_classes_counts_classes_not_copies():
+    # eight copies of one class erring count once: one class against none is no evidence
+    assert sa.class_sign_p([1.0, 0.0, 0.0], [0.0, 0.0, 0.0]) == 1.0
+    assert sa.class_sign_p([0.5] * 9, [0.0] * 9) == pytest.approx(2 / 2**9)
+    assert sa.class_sign_p([0.5, 0.0], [0.0, 0.25]) == 1.0  # one each way
 
 
 def test_a_huge_c_makes_the_search_follow_the_prior(predictor, truth):
