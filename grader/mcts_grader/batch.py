@@ -563,8 +563,10 @@ def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
     mine = os.getpid()  # in the names: whose they were, for a reader of the temporary folder
     with leftovers.folder(f"mcts-grader-{mine}-") as private_path:
         private = str(private_path)
-        # the student's user imports the package from here
-        with leftovers.folder(f"mcts-public-{mine}-", mode=0o755) as public_path:
+        # the student's user imports its set's copy from here (bound into its root, or copied
+        # for its user id): the folder is root's alone from its mkdir, so no stranger can hold
+        # its lock (red team 14, 05)
+        with leftovers.folder(f"mcts-public-{mine}-", mode=0o700) as public_path:
             public = str(public_path)
             sandbox.public_package(public_path)
             env[PUBLIC_ENV] = public

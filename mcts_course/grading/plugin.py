@@ -259,8 +259,10 @@ class Grading:
                     raise SandboxError(f"{PUBLIC_ENV}={given}: {error.strerror}") from None
                 self._public = Path(given)
             else:
-                # root's, read-only for the student's user; held: swept if this run is killed
-                self._tmp = leftovers.make("mcts-grade-", mode=0o755)
+                # root's alone from its mkdir (public_package closes it at the end anyway; open
+                # a moment, a stranger could take its lock and keep it after a SIGKILL, red
+                # team 14, 05); held: swept if this run is killed
+                self._tmp = leftovers.make("mcts-grade-", mode=0o700)
                 self._public = public_package(self._tmp)
         return self._public
 

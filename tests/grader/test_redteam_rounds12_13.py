@@ -314,3 +314,24 @@ def test_no_other_account_may_open_a_graders_cgroup_folder(tmp_path):
             confine.remove_stale()
         finally:
             confine.GRACE = old
+
+
+# -- red team 14, 05: the public copy's folder open to others for a moment ----------------------
+def test_the_public_copys_folder_is_the_graders_alone_from_its_mkdir(monkeypatch):
+    """The batch's copy of the package was made 755 and closed only once written: a stranger
+    polling TMPDIR opened it in between and held its lock, keeping a killed grader's folder."""
+    from mcts_grader import batch
+
+    from mcts_course.grading import sandbox
+
+    seen: list[int] = []
+    real = sandbox.public_package
+
+    def watched(dest):
+        seen.append(dest.stat().st_mode & 0o777)
+        return real(dest)
+
+    monkeypatch.setattr(sandbox, "public_package", watched)
+    with batch._batch_env() as (_, env):
+        assert env
+    assert seen == [0o700]
