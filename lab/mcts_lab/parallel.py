@@ -159,8 +159,12 @@ class LockShare:
         return self.locked / (self.locked + self.unlocked)
 
     def bound(self, threads: int) -> float:
-        """Amdahl's law: the largest speedup ``threads`` threads running at once could give."""
-        return 1 / (self.share + (1 - self.share) / threads)
+        """The most iterations ``threads`` threads could run per one thread's: the lock is held
+        by one thread at a time for ``share`` of each iteration, while the others run their
+        playouts, so the lock allows ``1 / share`` and the threads ``threads``.  (Amdahl's law,
+        ``1 / (share + (1 - share) / threads)``, would hold if no thread's playout could overlap
+        another's locked part: it is the bound of one iteration's time, not of the rate.)"""
+        return min(float(threads), 1 / self.share)
 
 
 def lock_share(state: GameState, iterations: int = 3000, seed: int = 0) -> LockShare:

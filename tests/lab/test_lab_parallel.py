@@ -53,10 +53,14 @@ def test_speedups_and_overhead_from_hand_made_rates():
     assert many.middle_half(ROOT) == (1.8, 2.0)  # the paused turn (9.0) does not widen it
 
 
-def test_amdahls_bound():
+def test_the_lock_bounds_the_rate_of_iterations():
+    """A lock held for a quarter of each iteration lets four threads' iterations through, so two
+    threads are bounded by their number and eight by the lock; one thread by itself."""
     share = LockShare("connect4", 10, locked=1.0, unlocked=3.0)
     assert share.share == 0.25
-    assert abs(share.bound(2) - 1 / (0.25 + 0.375)) < 1e-12 and share.bound(1) == 1.0
+    assert share.bound(2) == 2.0 and share.bound(8) == 4.0 and share.bound(1) == 1.0
+    busy = LockShare("connect4", 10, locked=4.0, unlocked=3.0)
+    assert abs(busy.bound(2) - 7 / 4) < 1e-12
     measured = lock_share(ConnectFour(), iterations=200)
     assert 0 < measured.share < 1 and measured.iterations == 200
 
