@@ -47,22 +47,28 @@ def _world_writable(folder: Path) -> Path:
     return folder
 
 
-# -- the ruleset itself, in a child process -------------------------------------------------------
-# argv: the ABI to apply, the allowed folder, a folder outside it (root's, writable by root, so
-# that only Landlock can refuse), a file outside.  Prints one line per attempt.
-RULESET = """
-import os, sys, multiprocessing
-from mcts_course.grading import landlock
-version, inside, outside, existing = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-landlock.restrict_writes([inside], version)
-
+# One write attempt in a child process: prints "WHAT done" or "WHAT errno N".
+ATTEMPT = """
 def attempt(what, action):
     try:
         action()
         print(what, "done")
     except OSError as error:
         print(what, "errno", error.errno)
+"""
 
+# -- the ruleset itself, in a child process -------------------------------------------------------
+# argv: the ABI to apply, the allowed folder, a folder outside it (root's, writable by root, so
+# that only Landlock can refuse), a file outside.  Prints one line per attempt.
+RULESET = (
+    """
+import os, sys, multiprocessing
+from mcts_course.grading import landlock
+version, inside, outside, existing = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+landlock.restrict_writes([inside], version)
+"""
+    + ATTEMPT
+    + """
 attempt("inside-file", lambda: open(os.path.join(inside, "a"), "w").write("x"))
 attempt("inside-dir", lambda: os.mkdir(os.path.join(inside, "d")))
 moved = os.path.join(inside, "d", "a")
@@ -80,6 +86,7 @@ open(os.path.join(inside, "h"), "w").close()
 attempt("rename-out", lambda: os.rename(os.path.join(inside, "h"), os.path.join(outside, "h")))
 attempt("outside-truncate", lambda: os.truncate(existing, 0))
 """
+)
 
 
 def _ruleset(tmp_path: Path, version: int) -> tuple[dict[str, str], Path, Path]:
@@ -133,16 +140,12 @@ def test_the_rights_follow_the_abi_the_kernel_knows(tmp_path):
 
 
 # -- attack 10, without namespaces --------------------------------------------------------------
-PLANT = """
+PLANT = (
+    """
 import os, tempfile
-
-def attempt(what, action):
-    try:
-        action()
-        print(what, "done")
-    except OSError as error:
-        print(what, "errno", error.errno)
-
+"""
+    + ATTEMPT
+    + """
 WW = {ww!r}
 attempt("ww-file", lambda: open(WW + "/.cache-%d-1" % os.getuid(), "w").write("([3, 5, 7], ...)"))
 attempt("ww-dir", lambda: os.makedirs(WW + "/mine/deeper"))
@@ -154,6 +157,7 @@ attempt("tmpdir", lambda: os.close(tempfile.mkstemp()[0]))
 def report():
     return 0
 """
+)
 
 
 def _plant(ww: Path, public: Path) -> tuple[dict[str, str], str]:
