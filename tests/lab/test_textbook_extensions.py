@@ -185,6 +185,7 @@ def test_the_parallel_picture_draws_both_schemes():
     assert sum(p.get_height() for p in left.patches) == 2 * 60
     assert len(right.patches) == 2 * 9
     assert "thread 2" in right.get_title()
+    assert right.get_ylim()[0] == 1.0  # not truncated just below the smallest bar
     matplotlib.pyplot.close("all")
 
 

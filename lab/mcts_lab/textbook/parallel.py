@@ -75,9 +75,11 @@ def parallel_picture(state: GameState, searches: int = 3, iterations: int = 300,
     right.bar([i - 0.2 for i in x], before, 0.4, label="thread 1 sees")
     right.bar([i + 0.2 for i in x], after, 0.4, label="thread 2 sees (virtual loss on thread 1's)")
     right.set_xticks(list(x), labels)
+    # the axis starts at 1, the largest mean reward (not just below the smallest bar, which
+    # would exaggerate the differences); the top leaves room for the legend
     low, high = min(before + after), max(before + after)
-    pad = 0.1 * (high - low) + 1e-3  # the differences are small: zoom in on them
-    right.set_ylim(low - pad, high + 4 * pad)
+    bottom = 1.0 if low > 1.0 else 0.0  # 0 if some score is below 1
+    right.set_ylim(bottom, high + 0.5 * (high - bottom))
     right.set_title(
         f"Tree parallelization: thread 1 takes {state.action_to_string(first)}, "
         f"thread 2 {state.action_to_string(second)}",
