@@ -32,7 +32,7 @@ import numpy as np
 from mcts_course.agents.spec import make_agent, with_params
 from mcts_course.games import TicTacToe
 from mcts_course.games.base import GameState
-from mcts_course.stats import bootstrap_interval, paired_interval, sign_flip_p_value
+from mcts_course.stats import CONFIDENCE, bootstrap_interval, paired_interval, sign_flip_p_value
 from mcts_lab.learning import Truth
 from mcts_lab.present import Table, p_text
 
@@ -126,13 +126,16 @@ class Scan:
         """The tuned setting's mistake rate in each test class."""
         return self.class_rates(self.tuned(agent), 1)
 
-    def versus_uct(self, agent: str) -> tuple[float, tuple[float, float], float]:
+    def versus_uct(
+        self, agent: str, confidence: float = CONFIDENCE
+    ) -> tuple[float, tuple[float, float], float]:
         """Tuned ``agent`` minus tuned UCT on the test half: difference of mistake rates, its
-        95% paired bootstrap interval and the sign-flip p-value."""
+        paired bootstrap interval (95% unless ``confidence`` says otherwise: the chapter's two
+        comparisons use Bonferroni's 97.5%) and the sign-flip p-value."""
         a, b = self.test_flags(agent), self.test_flags("UCT")
         return (
             float((a - b).mean()),
-            paired_interval(a.tolist(), b.tolist()),
+            paired_interval(a.tolist(), b.tolist(), confidence),
             sign_flip_p_value((a - b).tolist()),
         )
 
@@ -169,10 +172,16 @@ def recheck(scan: Scan, spec: str, sample: int, seed: int = 0) -> bool:
     return True
 
 
-def scan_table(scan: Scan, tests: dict[str, tuple[float, tuple[float, float], float]]) -> Table:
-    """One row per agent: its tuned setting, its mistake rate on each half, and on the test half
-    its difference from tuned UCT with the paired 95% interval and the uncorrected p-value
-    (intervals: bootstraps over the test classes)."""
+def scan_table(
+    scan: Scan,
+    tests: dict[str, tuple[float, tuple[float, float], float]],
+    confidence: float = CONFIDENCE,
+) -> Table:
+    """One row per agent: its tuned setting, its mistake rate on each half (on the test half with
+    its own 95% interval), and on the test half its difference from tuned UCT with the paired
+    interval at ``confidence`` (the level ``tests`` were computed at: Bonferroni's, when several
+    are read together) and the uncorrected p-value (intervals: bootstraps over the test
+    classes)."""
     rows = []
     for agent in COMPARED:
         test = scan.test_flags(agent)
@@ -194,7 +203,7 @@ def scan_table(scan: Scan, tests: dict[str, tuple[float, tuple[float, float], fl
         "tuned setting",
         "tuning half",
         "test half (95% interval)",
-        "minus UCT (95% interval)",
+        f"minus UCT ({confidence:.1%} interval)".replace(".0%", "%"),
         "p (before Holm)",
     ]
     return Table(columns, rows, {"tuning half": ".1%"}, right=columns[2:])
