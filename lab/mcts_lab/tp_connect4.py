@@ -105,8 +105,14 @@ def run(
                 "nodes": [n for _, n in played],
             }
         out.append(record)
-        print(row["set"], row["line"], record["tree"]["mistakes"], record["graph"]["mistakes"],
-              flush=True, file=sys.stderr)
+        print(
+            row["set"],
+            row["line"],
+            record["tree"]["mistakes"],
+            record["graph"]["mistakes"],
+            flush=True,
+            file=sys.stderr,
+        )
     return out
 
 

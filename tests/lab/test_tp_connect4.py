@@ -2,7 +2,6 @@
 the shipped file says, the searches it replays, the statistics the chapter reads."""
 
 import numpy as np
-
 from mcts_lab import tp_connect4
 
 
