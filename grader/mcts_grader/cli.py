@@ -291,6 +291,9 @@ def _run(args: argparse.Namespace) -> int:
                 "namespaces its code runs as another user and could read it; chmod go-rwx it "
                 "(or the folder holding both)"
             )
+    watched_before = observers.warning()  # before the batch, while it can still be moved
+    if watched_before:
+        print(f"warning: {watched_before}", file=sys.stderr)
     started = time.perf_counter()
     stopped_by = None
     try:
@@ -315,8 +318,8 @@ def _run(args: argparse.Namespace) -> int:
         name = signal.Signals(stopped_by).name
         print(f"mcts-course grade: stopped by {name} after {seconds:.1f} s", file=sys.stderr)
     print(f"graded {count} in {seconds:.1f} s -> {Path(args.out) / 'grades.csv'}")
-    watched = observers.warning()  # after the batch: who was here while it ran
-    if watched:
+    watched = observers.warning()  # after the batch too: who came while it ran
+    if watched and watched != watched_before:
         print(f"warning: {watched}", file=sys.stderr)
     failed = [g for g in grades if g.status != GRADED]
     if failed:  # never quietly: a failed run's row is a zero no student earned

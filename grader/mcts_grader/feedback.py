@@ -5,7 +5,8 @@ due date has passed), but the top-level ``output`` at once: a points table there
 test, would show before the date the points of the instructor's hidden tests.  So the top-level
 output is made here of the tests a student may see at the time of grading, and says how many
 points the others are worth, never which.  The due date comes from Gradescope's
-``submission_metadata.json`` (``assignment.due_date``) or from ``grade --due``; without one,
+``submission_metadata.json`` (the latest of ``assignment.due_date``, its ``late_due_date`` and a
+student's extension, :func:`due_date_of`) or from ``grade --due``; without one,
 the date is taken as not passed (nothing held back is shown early).
 """
 
@@ -72,12 +73,29 @@ def close_metadata(path: Path) -> bool:
 
 
 def due_date_of(metadata: str | Path) -> datetime | None:
-    """The assignment's due date in Gradescope's submission metadata, or None (no file, no
-    date in it, or a date without a zone: then nothing held back is shown)."""
+    """When held-back tests may be shown, from Gradescope's submission metadata: the last
+    moment the student may still submit, the latest of the assignment's ``due_date`` and
+    ``late_due_date`` and of each group member's own (``users[].assignment``: an extension).
+    Shown after the due date alone, a hidden test's message (its inputs and expected answer)
+    would reach a late submission in time to be resubmitted (red team 15, 10).  None (nothing
+    held back is shown): no file, no due date in it, or any of these dates unreadable or
+    without a zone."""
     try:
         data = json.loads(Path(metadata).read_text(encoding="utf-8"))
-        return parse_date(str(data["assignment"]["due_date"]))
-    except (OSError, ValueError, KeyError, TypeError, UsageError):
+        assignments = [data["assignment"]]
+        assignments += [
+            user["assignment"] for user in data.get("users") or [] if "assignment" in user
+        ]
+        dates = [
+            parse_date(str(assignment[key]))
+            for assignment in assignments
+            for key in ("due_date", "late_due_date")
+            if assignment.get(key) is not None
+        ]
+        if data["assignment"].get("due_date") is None:
+            return None
+        return max(dates)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, UsageError):
         return None
 
 

@@ -775,10 +775,15 @@ def student(request: pytest.FixtureRequest) -> Any:
 
 @pytest.fixture
 def submission_seed(request: pytest.FixtureRequest) -> int:
-    """A seed derived from the code graded for this test's set (SHA-256 of its source): the
-    same code gets the same positions, so a grade can be reproduced, and a table of answers
-    cannot know the positions its own hash will draw.  A notebook's check(), which has no
-    file, draws a fresh seed."""
+    """A seed derived from the code graded for this test's set: SHA-256 of its source and of
+    every .py file beside it that its process may import (:func:`sandbox.sibling_sources`,
+    names and bytes).  The same code gets the same positions, so a grade can be reproduced;
+    and a table of answers, in the exercise file or in a helper beside it, cannot know the
+    positions its own hash will draw (red team 15: a table in a helper file left the exercise
+    file's hash, and so the positions, unchanged).  A notebook's check(), which has no file,
+    draws a fresh seed."""
+    from mcts_course.grading.sandbox import sibling_sources
+
     points = request.node.stash.get(POINTS, None)
     grading = request.config.stash[GRADING]
     source = None
@@ -786,8 +791,11 @@ def submission_seed(request: pytest.FixtureRequest) -> int:
         source = grading.sources().get(points.set_name)
     if source is None:
         return random.SystemRandom().randrange(2**32)
-    digest = hashlib.sha256(source.code.encode("utf-8", errors="replace")).digest()
-    return int.from_bytes(digest[:4], "big")
+    digest = hashlib.sha256(source.code.encode("utf-8", errors="replace"))
+    for name, data in sibling_sources(source.path.parent):
+        digest.update(b"\0%d\0%s\0" % (len(data), name.encode("utf-8", errors="replace")))
+        digest.update(data)
+    return int.from_bytes(digest.digest()[:4], "big")
 
 
 @pytest.hookimpl(wrapper=True)

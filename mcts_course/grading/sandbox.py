@@ -653,6 +653,29 @@ def check_batch(count: int) -> None:
         )
 
 
+def sibling_sources(folder: Path) -> list[tuple[str, bytes]]:
+    """``[(name, bytes)]`` of the .py files at the top of a submission's folder that its
+    processes may import: what the sandbox copies beside the code, and what the submission's
+    seed hashes (:func:`mcts_course.grading.plugin.submission_seed`).  Read as root without
+    following links; source only (a notebook's code comes through the pipe): a .pyc, .so,
+    .zip or .pth beside the stub would run code no reviewer reads (red team 8's attack 12)."""
+    try:
+        paths = [p for p in regular_files(folder, depth=0) if p.suffix == ".py"]
+    except OSError:
+        return []
+    found, total = [], 0
+    for path in paths[:SIBLINGS]:
+        try:
+            data = read_regular(path, cap=FILE_CAP)
+        except OSError:
+            continue
+        total += len(data)
+        if total > SIBLINGS_BYTES:
+            break
+        found.append((path.name, data))
+    return found
+
+
 class Sandbox:
     """One student process's confinement: a user id of its own (as root), a work folder only
     that id can enter holding copies of the submission's files, and an end that leaves
@@ -711,29 +734,15 @@ class Sandbox:
             os.chown(self.work, self.uid, self.uid)
 
     def _copy(self, folder: Path) -> None:
-        """Copy the regular files at the top of the submission's folder (its sibling modules),
-        so that the student's user needs no access to the folder itself (nor to another
-        submission beside it).  Read as root without following links; written by root in the
-        new folder, which the student's id cannot enter yet."""
-        try:
-            # source only (a notebook's code comes through the pipe): a .pyc, .so, .zip or .pth
-            # beside the stub would run code no reviewer reads (red team 8's attack 12)
-            names = [p for p in regular_files(folder, depth=0) if p.suffix == ".py"]
-        except OSError:
-            return
-        total = 0
+        """Copy the regular files at the top of the submission's folder (its sibling modules,
+        :func:`sibling_sources`), so that the student's user needs no access to the folder
+        itself (nor to another submission beside it).  Written by root in the new folder,
+        which the student's id cannot enter yet."""
         work = os.open(self.work, _DIR_FLAGS)
         try:
-            for path in names[:SIBLINGS]:
-                try:
-                    data = read_regular(path, cap=FILE_CAP)
-                except OSError:
-                    continue
-                total += len(data)
-                if total > SIBLINGS_BYTES:
-                    break
+            for name, data in sibling_sources(folder):
                 flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                fd = os.open(path.name, flags, 0o600, dir_fd=work)
+                fd = os.open(name, flags, 0o600, dir_fd=work)
                 try:
                     os.write(fd, data)
                     if self.uid is not None:

@@ -287,6 +287,28 @@ def test_the_gradescope_due_date_comes_from_its_metadata(tmp_path):
     assert due_date_of(tmp_path / "none.json") is None
 
 
+def test_hidden_tests_wait_for_the_late_due_date_and_extensions(tmp_path):
+    """Red team 15, 10: shown after the due date alone, a hidden test's message reached a late
+    submission while late ones were still accepted; the date is the last one a student may
+    still submit by (the late due date, a group member's extension)."""
+    metadata = tmp_path / "submission_metadata.json"
+    assignment = {"due_date": "2026-12-01T23:59:00-07:00", "late_due_date": None}
+    users = [{"email": "a@example.com", "id": 1, "name": "A"}]
+
+    def due() -> datetime | None:
+        data = {"assignment": assignment, "users": users}
+        metadata.write_text(json.dumps(data))
+        return due_date_of(metadata)
+
+    assert due() == datetime(2026, 12, 2, 6, 59, tzinfo=timezone.utc)
+    assignment["late_due_date"] = "2026-12-04T23:59:00-07:00"
+    assert due() == datetime(2026, 12, 5, 6, 59, tzinfo=timezone.utc)
+    users.append({"id": 2, "assignment": {"due_date": "2026-12-08T12:00:00+00:00"}})
+    assert due() == datetime(2026, 12, 8, 12, 0, tzinfo=timezone.utc)
+    users[1]["assignment"]["late_due_date"] = "2026-12-09"  # no zone: nothing is shown early
+    assert due() is None
+
+
 def test_gradescope_results_hold_hidden_points_back_before_the_date(tmp_path, monkeypatch):
     sub = build("reference", tmp_path / "submission", files=("bandits",))
     tests = hidden(tmp_path / "source" / "tests", GOOD.replace("2, exercise", "5, exercise"))

@@ -295,3 +295,16 @@ def test_the_positions_seed_is_the_submissions_code(tmp_path):
     first = seed(code.parent)
     assert seed(code.parent) == first
     assert seed(other) != first
+    # red team 15: a table in a helper beside the unchanged exercise file changes the seed too
+    helper = tmp_path / "helper"
+    helper.mkdir()
+    (helper / "alphabeta.py").write_text(code.read_text())
+    assert seed(helper) == first
+    (helper / "table.py").write_text("TABLE = {(0, 1): 2}\n")
+    with_table = seed(helper)
+    assert with_table != first
+    (helper / "table.py").write_text("TABLE = {(0, 1): 3}\n")
+    other_table = seed(helper)
+    assert other_table not in (first, with_table)
+    (helper / "notes.txt").write_text("not importable: not copied, not hashed\n")
+    assert seed(helper) == other_table

@@ -191,3 +191,12 @@ def test_09_a_signal_leaves_every_row_the_summary_and_no_folder(tmp_path, sig):
         assert not student_sleeps()  # killed
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_13_latin_look_alikes_outside_the_cyrillic_and_greek_rows_are_flagged():
+    """Red team 13: a small capital O (``bᴏb``) and a Latin alpha (``ɑlice``) are Latin letters,
+    so neither mixes scripts; Unicode's confusables data draw them like ``o`` and ``a``."""
+    alike = look_alikes(["bob", "b\u1d0fb", "alice", "\u0251lice", "lan", "Ian", "carol"])
+    assert alike["bob"] == ["b\u1d0fb"] and alike["alice"] == ["\u0251lice"]
+    assert alike["lan"] == ["Ian"]  # a capital I and a small L are drawn alike
+    assert "carol" not in alike

@@ -178,6 +178,9 @@ def test_grade_warns_when_another_account_has_processes_here(tmp_path, capsys):
         said = capsys.readouterr().err
         assert "other accounts have processes on this machine" in said and "1500" in said, said
         assert "hidepid=invisible" in said, said
+        # said before the batch (an instructor can still stop it), and not said twice
+        assert said.index("other accounts have processes") < said.index("sub:"), said
+        assert said.count("other accounts have processes") == 1, said
     finally:
         watcher.kill()
         watcher.wait()
