@@ -116,7 +116,12 @@ def test_the_claim_helper_stops_on_a_false_claim_with_its_words():
 
 def test_chapters_were_found():
     names = {c.stem for c in ALL_CHAPTERS}
-    assert {"02_random_play", "08_mcts", "15b_connect4_case_study", "17_tictactoe_exercises"} <= names
+    assert {
+        "02_random_play",
+        "08_mcts",
+        "15b_connect4_case_study",
+        "17_tictactoe_exercises",
+    } <= names
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
