@@ -290,22 +290,23 @@ def versus(
     return Versus(iterations, results)
 
 
-def iteration_rates(
+def iteration_costs(
     predictor: Predictor, state: GameState | None = None, n: int = 2000, rounds: int = 3
 ) -> dict[str, float]:
-    """Iterations per second of processor time of UCT and of PUCT with the network on ``state``
-    (default: the empty board), best of ``rounds`` turns each.  Each PUCT search starts with an
-    empty cache of predictions, so every position it meets costs a forward pass once."""
+    """Processor seconds per iteration of UCT and of PUCT with the network on ``state``
+    (default: the empty board), the least of ``rounds`` turns each; the two agents take their
+    turns alternately, so both meet the same load.  Each PUCT search starts with an empty cache
+    of predictions, so every position it meets costs a forward pass once."""
     state = state or TicTacToe()
     makers = {
         "UCT": lambda: MCTSAgent(n, seed=1),
         "PUCT+net": lambda: net_agent(predictor, n, seed=1),
     }
-    rates = {label: 0.0 for label in makers}
+    costs = {label: float("inf") for label in makers}
     for _ in range(rounds):
         for label, make in makers.items():
             agent: Any = make()
             started = time.process_time()
             agent.search(state)
-            rates[label] = max(rates[label], n / max(time.process_time() - started, 1e-9))
-    return rates
+            costs[label] = min(costs[label], max(time.process_time() - started, 1e-9) / n)
+    return costs

@@ -609,3 +609,67 @@ def squared_table(rows: list[SquaredErrors]):
         {k: ".3f" for k in ("squared error", "constant's", "difference", "95% low", "95% high")},
         right=["squared error", "constant's", "difference", "95% low", "95% high"],
     )
+
+
+# -- two networks on the same positions, and mirror pairs in a sample --------------------------
+@dataclass(frozen=True)
+class PairedMeasure:
+    """Network ``a``'s mean minus network ``b``'s on one measure, paired over the same
+    positions: the difference, its 95% bootstrap interval over the positions and the sign-flip
+    p-value of "no difference"."""
+
+    difference: float
+    interval: tuple[float, float]
+    p: float
+
+
+def per_position(predictor, positions: list[Labelled]) -> dict[str, list[float]]:
+    """``predictor``'s heads position by position: ``top`` (the test positions only) 1 where the
+    policy's most probable move is optimal; ``outcome`` 1 where the value's nearest result is
+    the exact one; ``squared`` the value's squared error to the exact value (all positions)."""
+    top: list[float] = []
+    outcome: list[float] = []
+    squared: list[float] = []
+    for position in positions:
+        priors, value = predictor.predict(position.state)
+        outcome.append(float(outcome_of(value) == position.value))
+        squared.append((value - position.value) ** 2)
+        if position.is_test:
+            best = max(sorted(priors), key=priors.__getitem__)
+            top.append(float(best in position.best))
+    return {"top": top, "outcome": outcome, "squared": squared}
+
+
+def compare_networks(a, b, positions: list[Labelled]) -> dict[str, PairedMeasure]:
+    """Network ``a`` against network ``b`` on the same ``positions``, measure by measure
+    (:func:`per_position`), paired over the positions."""
+    from mcts_course.stats import paired_interval, sign_flip_p_value
+
+    mine, theirs = per_position(a, positions), per_position(b, positions)
+    out = {}
+    for measure, xs in mine.items():
+        ys = theirs[measure]
+        differences = [x - y for x, y in zip(xs, ys, strict=True)]
+        out[measure] = PairedMeasure(
+            sum(differences) / len(differences),
+            paired_interval(xs, ys),
+            sign_flip_p_value(differences) if any(differences) else 1.0,
+        )
+    return out
+
+
+def mirror_pairs(move_lists: list[list[int]]) -> tuple[int, int]:
+    """Among positions given by their moves (columns 0 to 6), the number of pairs of two
+    different positions that are each other's left-right mirror image, and the number of
+    positions that are their own mirror image."""
+    last = ConnectFour.COLS - 1
+    states = [ConnectFour.from_moves(list(moves)) for moves in move_lists]
+    present = set(states)
+    pairs = own = 0
+    for moves, state in zip(move_lists, states, strict=True):
+        image = ConnectFour.from_moves([last - c for c in moves])
+        if image == state:
+            own += 1
+        elif image in present:
+            pairs += 1
+    return pairs // 2, own

@@ -24,7 +24,13 @@ import yaml
 from mcts_lab.claims import ClaimFailed, claim
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
-ALL_CHAPTERS = sorted(p for p in BOOK.glob("[0-9][0-9]_*.md") if "code-cell" in p.read_text())
+# The numbered chapters, and the pages that follow a main chapter (15b_...).
+ALL_CHAPTERS = sorted(
+    p
+    for pattern in ("[0-9][0-9]_*.md", "[01][0-9][a-z]_*.md")
+    for p in BOOK.glob(pattern)
+    if "code-cell" in p.read_text()
+)
 # Chapters that run no experiment: nothing to claim about data.
 NO_EXPERIMENTS = {"01_introduction", "16_play"}
 # Exercise pages: their stub cells are shown whole (the student fills them in).
@@ -110,7 +116,12 @@ def test_the_claim_helper_stops_on_a_false_claim_with_its_words():
 
 def test_chapters_were_found():
     names = {c.stem for c in ALL_CHAPTERS}
-    assert {"02_random_play", "08_mcts", "17_tictactoe_exercises"} <= names
+    assert {
+        "02_random_play",
+        "08_mcts",
+        "15b_connect4_case_study",
+        "17_tictactoe_exercises",
+    } <= names
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)

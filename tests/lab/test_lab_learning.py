@@ -10,7 +10,7 @@ from mcts_lab.learning import (
     Truth,
     cost_table,
     curves_figure,
-    iteration_rates,
+    iteration_costs,
     net_agent,
     outcome_of,
     train_tictactoe,
@@ -92,8 +92,8 @@ def test_a_tiny_run_has_its_curves_and_the_matches_their_games(truth):
     result = versus(run.predictor(), iterations=8, games=4, seed=3, n_jobs=1)
     assert all(r.games == 4 for r in result.results.values())
     assert "PUCT+net vs perfect" in result.table().data
-    rates = iteration_rates(run.predictor(), n=50, rounds=1)
-    assert set(rates) == {"UCT", "PUCT+net"} and min(rates.values()) > 0
+    costs = iteration_costs(run.predictor(), n=50, rounds=1)
+    assert set(costs) == {"UCT", "PUCT+net"} and min(costs.values()) > 0
 
 
 def test_the_network_agents_play_legal_moves(truth):

@@ -178,3 +178,19 @@ def test_the_match_table_reads_matches_together_with_holm():
     assert table.columns[-2:] == ["p (even)", "not even, Holm"]
     assert [row[-1] for row in table.rows] == ["yes", "no"]
     assert len(lab.match_table({"won": won}).columns) == 7
+
+
+def test_two_networks_compared_on_the_same_positions(late):
+    net = load("connect4")
+    same = lab.compare_networks(net, net, late)
+    assert set(same) == {"top", "outcome", "squared"}
+    assert all(m.difference == 0 and m.p == 1.0 for m in same.values())
+    heads = lab.per_position(net, late)
+    assert len(heads["top"]) == sum(p.is_test for p in late)
+    assert len(heads["squared"]) == len(heads["outcome"]) == len(late)
+
+
+def test_mirror_pairs_are_counted_once():
+    # column 3 is the centre: [3] is its own mirror; [0, 1] and [6, 5] mirror each other
+    assert lab.mirror_pairs([[3], [0, 1], [6, 5], [2, 2]]) == (1, 1)
+    assert lab.mirror_pairs([[0], [1], [2]]) == (0, 0)
