@@ -210,7 +210,6 @@ def solver_against_uct(
     return SolverAgainstUCT(budgets, seeds, rates[True], rates[False])
 
 
-
 def mirror_pairs(states: Sequence[GameState]) -> tuple[list[tuple[int, int]], int]:
     """(pairs, own): the pairs (i, j), i < j, of ``states`` that are each other's left-right
     mirror image (the board read with its columns reversed, the same player to move), and how
@@ -223,10 +222,6 @@ def mirror_pairs(states: Sequence[GameState]) -> tuple[list[tuple[int, int]], in
     for i, k in enumerate(keys):
         first.setdefault(k, []).append(i)
     pairs = [
-        (i, j)
-        for i, m in enumerate(mirrors)
-        if m != keys[i]
-        for j in first.get(m, [])
-        if i < j
+        (i, j) for i, m in enumerate(mirrors) if m != keys[i] for j in first.get(m, []) if i < j
     ]
     return pairs, own
