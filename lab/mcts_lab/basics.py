@@ -127,6 +127,21 @@ def random_games(games: int = 1000, seed: int = 0) -> RandomGames:
     return RandomGames(black, white, draws, np.array(margins), np.array(lengths))
 
 
+def legal_move_counts(games: int = 200, seed: int = 0) -> np.ndarray:
+    """The number of legal moves at every turn of ``games`` random Othello games (seeded as in
+    :func:`random_games`) at which the player to move has a move (passes are left out)."""
+    counts: list[int] = []
+    for i in range(games):
+        rng = random.Random(seed * 1_000_003 + i)
+        state = Othello()
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            if actions != [Othello.PASS]:
+                counts.append(len(actions))
+            state = state.play(rng.choice(actions))
+    return np.array(counts)
+
+
 # -- minimax and alpha-beta ------------------------------------------------------------------
 def root_values(
     state: GameState, depth: int, search: Callable = minimax_value, evaluate: Callable = cell_score

@@ -118,20 +118,23 @@ class MoveValues:
         return float(self.value[self.best] - self.value[i])
 
     def table(self) -> object:
-        """A Markdown table: per move, its playout value with the 95% interval, wins, draws
-        and how far it lies below the best move."""
+        """A Markdown table: per move, the shares of its playouts won, drawn and lost (they add
+        up to 100%), its playout value (won + drawn / 2) with the 95% interval, and how far it
+        lies below the best move."""
         from IPython.display import Markdown
 
         lines = [
-            f"| move | playout value for {self.mover} (95% interval) | won | drawn | "
-            "below the best |",
-            "|---|--:|--:|--:|--:|",
+            f"| move | won | drawn | lost | playout value for {self.mover}, won + drawn / 2 "
+            "(95% interval) | below the best |",
+            "|---|--:|--:|--:|--:|--:|",
         ]
         for i in np.argsort(-self.value, kind="stable"):
             lo, hi = self.interval(int(i))
+            # the printed shares add up to 100.0%: lost is what the rounded won and drawn leave
+            won, drawn = round(100 * self.win[i], 1), round(100 * self.draw[i], 1)
             lines.append(
-                f"| {self.moves[i]} | {self.value[i]:.3f} ({lo:.3f} to {hi:.3f}) | "
-                f"{self.win[i]:.1%} | {self.draw[i]:.1%} | {self.gap(int(i)):.3f} |"
+                f"| {self.moves[i]} | {won:.1f}% | {drawn:.1f}% | {100 - won - drawn:.1f}% | "
+                f"{self.value[i]:.3f} ({lo:.3f} to {hi:.3f}) | {self.gap(int(i)):.3f} |"
             )
         return Markdown("\n".join(lines))
 
@@ -255,16 +258,17 @@ class Allocation:
 
     def table(self, versus: str = "UCB1 c=√2") -> object:
         """A Markdown table, one row per budget: how often each policy chose the move with the
-        best playout value (95% interval), and the difference ``versus`` minus uniform with its
-        paired interval, Bonferroni-corrected over the budgets."""
+        best playout value (95% Wilson interval), and the difference ``versus`` minus uniform in
+        percentage points, with its interval over the runs (run i of each rule from the same
+        seed), Bonferroni-corrected over the budgets."""
         from IPython.display import Markdown
 
         labels = list(self.results)
         best = self.values.moves[self.values.best]
-        head = " | ".join(f"{label}: {best} chosen" for label in labels)
+        head = " | ".join(f"{label}: {best} chosen (95% interval)" for label in labels)
         lines = [
-            f"| playouts | {head} | {versus} minus uniform "
-            f"({self.scan_confidence():.0%} paired interval) |",
+            f"| playouts per decision | {head} | {versus} minus uniform, points "
+            f"({self.scan_confidence():.0%} interval, runs matched by seed) |",
             "|--:|" + "--:|" * (len(labels) + 1),
         ]
         for n in self.budgets:
@@ -278,6 +282,20 @@ class Allocation:
                 f"{100 * self.difference(versus, n):+.2f} points "
                 f"({100 * lo:+.2f} to {100 * hi:+.2f})"
             )
+            lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+        return Markdown("\n".join(lines))
+
+    def spending_table(self) -> object:
+        """A Markdown table, one row per budget: the mean share of the playouts each policy
+        spent on the move with the best playout value (uniform allocation: one move's share)."""
+        from IPython.display import Markdown
+
+        labels = list(self.results)
+        best = self.values.moves[self.values.best]
+        head = " | ".join(f"{label}: playouts on {best}" for label in labels)
+        lines = [f"| playouts per decision | {head} |", "|--:|" + "--:|" * len(labels)]
+        for n in self.budgets:
+            cells = [f"{self.best_share(label, n):.1%}" for label in labels]
             lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
         return Markdown("\n".join(lines))
 

@@ -114,17 +114,55 @@ class HorizonEffect:
             )
         return Table(columns, rows, right=columns[2:])
 
+    def board(self):
+        """The position, with a ring around the dot above the column the shallow search plays,
+        the threat (new axes)."""
+        from mcts_course.render import draw_board
+
+        ax = draw_board(self.state)
+        ax.add_artist(_ring(-1.16, self.choice))
+        return ax
+
     def boards(self):
         """The position, the position after the shallow search's delaying moves and the
-        opponent's forced replies, and the end of the game (a new figure)."""
+        opponent's forced replies, and the end of the game (a new figure).  The discs played
+        from the position on carry their move numbers, 1 for the first."""
         from mcts_course.render import draw_boards
 
-        states = [self.state]
+        states, placed = [self.state], []
         for action in self.line:
-            states.append(states[-1].play(action))
+            before = states[-1]
+            states.append(before.play(action))
+            free = [r for r in range(before.ROWS) if before.board()[r][action] < 0]
+            placed.append((max(free), action))  # the disc falls to the lowest free row
         mover = self.state.PLAYER_NAMES[self.state.current_player]
         titles = [f"{mover} to move", f"after {self.delays} threats and blocks", None]
-        return draw_boards([states[0], states[2 * self.delays], states[-1]], titles, ncols=3)
+        shown = [0, 2 * self.delays, len(self.line)]
+        fig = draw_boards([states[k] for k in shown], titles, ncols=3)
+        for ax, upto in zip(fig.axes, shown, strict=True):
+            for number, (row, col) in enumerate(placed[:upto], start=1):
+                ax.text(
+                    col + 0.5,
+                    row + 0.5,
+                    str(number),
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    fontweight="bold",
+                    color="#1b1b1b",
+                    zorder=6,
+                    gid="move-number",
+                )
+        return fig
+
+
+def _ring(row: float, col: int):
+    """A black ring around the cell (row, col) of a board drawn by ``draw_board``."""
+    from matplotlib.patches import Circle
+
+    ring = Circle((col + 0.5, row + 0.5), 0.42, fill=False, lw=1.5, color="#1b1b1b", zorder=6)
+    ring.set_gid("mark")
+    return ring
 
 
 def play_out(found: HorizonEffect, opponent_depth: int | None = None) -> HorizonEffect:

@@ -417,11 +417,13 @@ class WinningMovePlayout:
     """A playout that takes an immediate win whenever one exists, else a random move."""
 
     def evaluate(self, state, rng):
+        """Play from ``state`` to the end of the game; return its result, one number per
+        player (+1 win, 0 draw, -1 loss), as ``state.rollout(rng)`` does."""
         while not state.is_terminal():
-            actions = state.legal_actions()
-            me = state.current_player
-            wins = [a for a in actions if state.play(a).winner() == me]
-            state = state.play(wins[0] if wins else rng.choice(actions))
+            moves = state.legal_actions()
+            mover = state.current_player
+            winning = [move for move in moves if state.play(move).winner() == mover]
+            state = state.play(winning[0] if winning else rng.choice(moves))
         return state.returns()
 
 

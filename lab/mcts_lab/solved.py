@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mcts_course.agents.exact import exact_value, move_values
@@ -207,3 +208,20 @@ def solver_against_uct(
                 for p in positions
             ]
     return SolverAgainstUCT(budgets, seeds, rates[True], rates[False])
+
+
+def mirror_pairs(states: Sequence[GameState]) -> tuple[list[tuple[int, int]], int]:
+    """(pairs, own): the pairs (i, j), i < j, of ``states`` that are each other's left-right
+    mirror image (the board read with its columns reversed, the same player to move), and how
+    many states are their own mirror image.  A mirror pair poses one problem twice; a sample
+    that counts positions as independent units should hold none."""
+    keys = [(tuple(map(tuple, s.board())), s.current_player) for s in states]
+    mirrors = [(tuple(tuple(row[::-1]) for row in board), p) for board, p in keys]
+    own = sum(k == m for k, m in zip(keys, mirrors, strict=True))
+    first: dict[object, list[int]] = {}
+    for i, k in enumerate(keys):
+        first.setdefault(k, []).append(i)
+    pairs = [
+        (i, j) for i, m in enumerate(mirrors) if m != keys[i] for j in first.get(m, []) if i < j
+    ]
+    return pairs, own

@@ -259,6 +259,10 @@ def smooth(values: np.ndarray, window: int = 25) -> np.ndarray:
     return np.convolve(padded, kernel, mode="valid")
 
 
+# The regret's unit: the expected reward lost (a win pays 1), summed over the pulls so far.
+REGRET_LABEL = "cumulative regret\n(expected wins lost)"
+
+
 def label_ends(ax, ends: Sequence[tuple[float, float, str, str]], gap: float = 0.055) -> None:
     """Label curves at their right ends: ``ends`` holds (x, y, text, colour); labels closer
     than ``gap`` (a fraction of the y range) are pushed apart so that none overlaps."""
@@ -393,13 +397,13 @@ class Testbed:
                 downs.append((n * 1.02, r.regret_at(n), name, colour))
             up.set_title(title)
             up.set_ylim(0, 100)
-            down.set_xlabel("steps")
-            down.set_xlim(0, n * 1.22)
+            down.set_xlabel("steps (one pull each)")
+            down.set_xlim(0, n * 1.01)  # the labels at the curves' ends lie outside the axes
             down.set_ylim(0, top * 1.08)
             label_ends(up, ups)
             label_ends(down, downs)
         axes[0, 0].set_ylabel(f"% best arm pulled\n(moving average, {window} steps)")
-        axes[1, 0].set_ylabel("cumulative regret")
+        axes[1, 0].set_ylabel(REGRET_LABEL)
         fig.suptitle(
             f"10-armed Bernoulli testbed: {self.runs} runs, the same bandits for every policy"
         )
@@ -455,11 +459,11 @@ class Testbed:
                 capsize=3,
             )
             ends.append((end * 1.02, r.regret[-1], label, colour))
-        ax.set_xlim(0, end * 1.3)
+        ax.set_xlim(0, end * 1.01)  # no tick past the last step: the labels lie outside the axes
         ax.set_ylim(0, max(e[1] for e in ends) * 1.1)
         label_ends(ax, ends)
-        ax.set_xlabel("steps")
-        ax.set_ylabel("cumulative regret")
+        ax.set_xlabel("steps (one pull each)")
+        ax.set_ylabel(REGRET_LABEL)
         ax.set_title(f"{self.runs} runs of {end:,} steps (bars: 95% intervals)")
         fig.tight_layout()
         return fig

@@ -35,6 +35,7 @@ def page_definitions(page: str) -> dict[str, str]:
     markdown = (ROOT / "book" / f"{page}.md").read_text()
     found: dict[str, str] = {}
     for cell in re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", markdown, re.S):
+        cell = re.sub(r"\A---\n.*?\n---\n", "", cell, flags=re.S)  # a cell's YAML options
         code = "\n".join(line for line in cell.splitlines() if not line.startswith(":tags:"))
         found.update(definitions(code))
     return found

@@ -26,6 +26,9 @@ def test_playout_values_are_the_mover_s_rates():
         lo, hi = values.interval(i)
         assert lo < values.value[i] < hi and hi - lo < 2 / math.sqrt(400)
     assert values.table().data.count("\n") == 1 + 6
+    for row in values.table().data.splitlines()[2:]:  # won, drawn and lost add up to 100%
+        shares = [float(cell.strip().rstrip("%")) for cell in row.split("|")[2:5]]
+        assert sum(shares) == pytest.approx(100, abs=1e-9)
 
 
 def test_the_mover_s_reward_is_black_s_return_turned_round_for_white():
@@ -69,6 +72,8 @@ def test_allocation_finds_a_clearly_better_move_and_measures_both_regrets():
     lo, hi = runs.difference_interval("UCB1 c=√2", 10)
     assert lo <= runs.difference("UCB1 c=√2", 10) <= hi
     assert runs.table().data.count("\n") == 1 + 2
+    spending = runs.spending_table().data
+    assert spending.count("\n") == 1 + 2 and "playouts on" in spending
     runs.figure()
 
 

@@ -27,6 +27,13 @@ def test_random_games_are_seeded_and_counted():
     games.plot()
 
 
+def test_legal_move_counts_are_seeded_and_leave_out_passes():
+    counts = basics.legal_move_counts(3, seed=2)
+    assert list(counts) == list(basics.legal_move_counts(3, seed=2))
+    assert counts[0] == 4 and counts.min() >= 1  # Black's four first moves; no pass counted
+    assert len(counts) <= 3 * 60  # one disc placed per counted turn, on 60 empty squares
+
+
 def test_root_values_and_the_tie_rule():
     position = basics.running_position()
     assert position.current_player == 1 and len(position.legal_actions()) == 6

@@ -47,4 +47,10 @@ def test_the_finder_plays_the_delaying_moves_out():
     table = found.table()
     assert table.columns == ["column", "threat?", "2 plies", "4 plies", "8 plies"]
     assert len(table.rows) == len(found.state.legal_actions())
-    found.boards()
+    fig = found.boards()
+    numbers = [[t for t in ax.texts if t.get_gid() == "move-number"] for ax in fig.axes]
+    assert [len(n) for n in numbers] == [0, 2 * found.delays, len(found.line)]
+    assert [t.get_text() for t in numbers[1]] == ["1", "2", "3", "4"]
+    ax = found.board()
+    rings = [a for a in ax.patches if a.get_gid() == "mark"]
+    assert len(rings) == 1 and rings[0].center == (found.choice + 0.5, -1.16 + 0.5)

@@ -50,3 +50,23 @@ def test_an_interval_end_at_zero_is_printed_without_a_sign():
     assert low == 0 and high > 0
     cell = duel.table(0.95).rows[0][-1]
     assert cell.startswith("0 to +") and "+0.0%" not in cell
+
+
+def test_mirror_pairs_finds_left_right_mirror_images():
+    from mcts_lab.solved import mirror_pairs
+
+    from mcts_course.games import ConnectFour, TicTacToe
+
+    states = [
+        ConnectFour.from_moves("1 2"),
+        ConnectFour.from_moves("4"),
+        ConnectFour.from_moves("7 6"),
+        ConnectFour.from_moves("1 3"),
+    ]
+    assert mirror_pairs(states) == ([(0, 2)], 1)  # "4" is its own mirror image
+    ttt = [
+        TicTacToe.from_moves("a1 b2"),
+        TicTacToe.from_moves("c1 b2"),
+        TicTacToe.from_moves("a1 c3"),
+    ]
+    assert mirror_pairs(ttt) == ([(0, 1)], 0)  # a1 and c1 are mirror images; c3 is not

@@ -123,8 +123,14 @@ def test_compare_policies_tables_and_figures():
     import matplotlib
 
     matplotlib.use("Agg")
-    tb.figure()
-    tb.long_figure()
+    fig = tb.figure()
+    long_ax = tb.long_figure().axes[0]
+    # no tick past the last step (the labels at the curves' ends lie outside the axes); the
+    # regret axis starts at zero and says its unit
+    for ax, last in [(fig.axes[3], 100), (long_ax, 300)]:
+        ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+        assert max(ticks) <= last < ax.get_xlim()[1] <= 1.01 * last
+        assert ax.get_ylim()[0] == 0 and "wins lost" in ax.get_ylabel()
     # uniform's regret per step is the average gap (a random arm each step, in expectation)
     assert tb["uniform"].slope(10, 100) == pytest.approx(tb.average_gap, rel=0.15)
 
