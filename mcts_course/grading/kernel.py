@@ -88,6 +88,11 @@ DENIED = (
 # F_GETLEASE, F_NOTIFY): a lock on a file the sandbox shares with others (the set's copy of the
 # package, /usr) is a message any process that tries the same lock reads (red team 13, 15)
 FCNTL_DENIED = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
+# A process whose parent ignores SIGCHLD (or sets SA_NOCLDWAIT) is reaped by the kernel and its
+# CPU time is added to no one's: a teaching assistant's runs (no cgroup) count the pid
+# namespace's processes, and children that burnt CPU and ended that way went uncounted (red team
+# 16, 04).  Setting SIGCHLD's action is refused; reading it (a null new action) is not.
+SIGCHLD = 17  # x86_64 and arm64 alike
 # From the kernel's tables (arch/x86/entry/syscalls/syscall_64.tbl, include/uapi/asm-generic/
 # unistd.h for arm64).
 NUMBERS = {
@@ -101,6 +106,7 @@ NUMBERS = {
         "setresuid": 117, "socket": 41, "socketpair": 53, "connect": 42, "bind": 49,
         "listen": 50, "accept": 43, "accept4": 288, "sendto": 44, "inotify_init": 253,
         "inotify_init1": 294, "fanotify_init": 300, "flock": 73, "fcntl": 72,
+        "rt_sigaction": 13,
     },
     "aarch64": {
         "add_key": 217, "request_key": 218, "keyctl": 219, "setns": 268, "mount": 40,
@@ -112,12 +118,13 @@ NUMBERS = {
         "setresuid": 147, "socket": 198, "socketpair": 199, "connect": 203, "bind": 200,
         "listen": 201, "accept": 202, "accept4": 242, "sendto": 206,
         "inotify_init1": 26, "fanotify_init": 262, "flock": 32, "fcntl": 25,
+        "rt_sigaction": 134,
     },
 }  # fmt: skip
 SUMMARY = (
     "seccomp filter (no kernel keys, no new namespaces, mounts, bpf, perf, io_uring or "
     "ptrace, no sockets but stream socket pairs, no socket addresses, no file locks, leases "
-    "or file-system watches), a keyring of its own, "
+    "or file-system watches, SIGCHLD's action kept), a keyring of its own, "
     "no capabilities"
 )
 
@@ -201,6 +208,17 @@ def program(arch: str) -> bytes:
         _op(LD_W_ABS, OFFSET_ARG4),
         _op(JEQ, 0, jf=3),
         _op(LD_W_ABS, OFFSET_ARG4 + 4),
+        _op(JEQ, 0, jf=1),
+        _op(RET, RET_ALLOW),
+        _op(RET, deny),
+    ]
+    code += [  # rt_sigaction: SIGCHLD's action only read (the new action's pointer null)
+        _op(JEQ, numbers["rt_sigaction"], jf=8),
+        _op(LD_W_ABS, OFFSET_ARG0),
+        _op(JEQ, SIGCHLD, jf=4),
+        _op(LD_W_ABS, OFFSET_ARG1),
+        _op(JEQ, 0, jf=3),
+        _op(LD_W_ABS, OFFSET_ARG1 + 4),
         _op(JEQ, 0, jf=1),
         _op(RET, RET_ALLOW),
         _op(RET, deny),

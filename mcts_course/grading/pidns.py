@@ -132,8 +132,8 @@ def cpu_seconds(init: int) -> float | None:
     descends from its first (orphans go to it), and a process's CPU time moves to its parent's
     children's times when the parent waits for it: the sum over the live processes (zombies
     included) of their own and their waited-for children's times counts each second once.
-    (A process whose parent ignores SIGCHLD is reaped unaccounted: the wall-clock backstop of
-    :mod:`mcts_course.grading.clock` still bounds a question.)"""
+    (A process whose parent ignores SIGCHLD would be reaped unaccounted: the sandbox's
+    seccomp filter refuses to change SIGCHLD's action, :mod:`~mcts_course.grading.kernel`.)"""
     total = _times(init)
     if total is None:
         return None

@@ -755,7 +755,15 @@ def student(request: pytest.FixtureRequest) -> Any:
         for other in grading.runs.values():
             other.close()
         grading.swept_visible = sweep.counts()
-    run = grading.run_for(points.set_name)
+    try:
+        run = grading.run_for(points.set_name)
+    except Exception as error:  # the grader's own fault: never a quiet zero with its traceback
+        # as the student's feedback (red team 16, 01); the run ends as an internal error, so
+        # the batch marks the submission crashed and `grade` exits 1
+        pytest.exit(
+            f"grader error while preparing {points.set_name}: {type(error).__name__}: {error}",
+            returncode=pytest.ExitCode.INTERNAL_ERROR,
+        )
     dead = run.unusable()
     if dead is not None:
         pytest.skip(dead)

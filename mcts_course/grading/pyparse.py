@@ -13,16 +13,37 @@ import importlib.util
 import threading
 
 _LOCK = threading.Lock()
+# Levels of nesting of a syntax tree the grader's static checks read (ast.unparse and the
+# checks recurse).  Python's parser builds deeper trees than they can walk back: a chain of 600
+# attributes (`x.a.a...a = 1`) parses, then overflowed the grader's recursion (red team 16, 01
+# and 03).  This repository's own code is at most 20 deep.
+MAX_DEPTH = 100
+
+
+class TooDeep(SyntaxError):
+    """Code Python can run whose tree is deeper than :data:`MAX_DEPTH`: the grader's checks
+    cannot read it, so it is not graded (never run unchecked)."""
+
+
+def depth(tree: ast.AST) -> int:
+    """The number of levels of ``tree`` (iteratively: no recursion of its own)."""
+    deepest, todo = 0, [(tree, 1)]
+    while todo:
+        node, level = todo.pop()
+        deepest = max(deepest, level)
+        todo.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def parse(source: str) -> ast.Module:
     """``ast.parse(source)``, never in two threads at once.  Code the parser cannot hold
     (nested too deeply, too big, a NUL byte) raises SyntaxError like any unparsable file, so
     that every reader reports "could not be parsed" and no grader traceback reaches a
-    student's feedback."""
+    student's feedback; a tree the parser holds but deeper than :data:`MAX_DEPTH` raises
+    :class:`TooDeep`."""
     with _LOCK:
         try:
-            return ast.parse(source)
+            tree = ast.parse(source)
         except SyntaxError:
             raise
         except (RecursionError, MemoryError, ValueError) as error:
@@ -30,6 +51,9 @@ def parse(source: str) -> ast.Module:
                 f"your file could not be parsed ({type(error).__name__}: nested too deeply "
                 "or too big)"
             ) from None
+    if depth(tree) > MAX_DEPTH:
+        raise TooDeep(f"nested more than {MAX_DEPTH} levels deep")
+    return tree
 
 
 def python_text(data: bytes) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.delegation import library_delegation
-from mcts_course.grading.pyparse import parse, python_text
+from mcts_course.grading.pyparse import TooDeep, parse, python_text
 from mcts_course.grading.remote import (
     Connection,
     ImportFailed,
@@ -31,7 +31,6 @@ from mcts_course.grading.remote import (
     StudentProcess,
     describe_student_error,
 )
-from mcts_course.grading.sandbox import FILE_CAP, SIBLINGS, read_regular
 from mcts_course.grading.sets import DEPENDS, SETS
 from mcts_course.grading.sources import Source, solutions_import
 
@@ -207,20 +206,43 @@ class SetRun:
             self.transport = None
 
 
+def _readable_files(source: Source) -> list[tuple[str, str]]:
+    """``[(name, text)]``: the graded code and each .py file beside it that its process may
+    import (:func:`~mcts_course.grading.sandbox.sibling_sources`, what the sandbox copies)."""
+    from mcts_course.grading.sandbox import sibling_sources
+
+    files = [(source.path.name, source.code)]
+    for name, data in sibling_sources(source.path.parent):
+        if name != source.path.name:
+            files.append((name, python_text(data)))
+    return files
+
+
+def unreadable(source: Source) -> str | None:
+    """Why ``source`` gets no points because the graded code, or a .py file beside it, is
+    nested deeper than the grader's static checks read (:class:`~.pyparse.TooDeep`), or None.
+    Such code would otherwise run unchecked (the checks skip a file they cannot parse: a real
+    syntax error is reported when the file is loaded, but Python runs this one)."""
+    for name, text in _readable_files(source):
+        try:
+            parse(text)
+        except TooDeep as error:
+            return (
+                f"no points for this exercise: {name} is {error.msg}, deeper than the grader's "
+                "checks read (no exercise needs that): write it flatter"
+            )
+        except SyntaxError:
+            continue  # the student's own error, reported when the file is loaded
+    return None
+
+
 def library_copies(source: Source, set_name: str) -> str | None:
     """Why ``source`` gets no points because a .py file its process could import (itself or a
     file beside it, which the sandbox copies) holds a copy of the library code ``set_name`` may
     not hand its work to (see :mod:`~mcts_course.grading.copies`), or None."""
     from mcts_course.grading.copies import library_copy
 
-    files = [(source.path.name, source.code)]
-    for path in sorted(source.path.parent.glob("*.py"))[:SIBLINGS]:
-        if path != source.path and path.is_file() and not path.is_symlink():
-            try:
-                files.append((path.name, python_text(read_regular(path, cap=FILE_CAP))))
-            except (OSError, UnicodeDecodeError):
-                continue
-    for name, text in files:
+    for name, text in _readable_files(source):
         taken = library_copy(text, set_name)
         if taken is not None:
             return (
@@ -243,6 +265,9 @@ def process_run(
     notes = list(source.notes)
     if source.refused:  # a symbolic link, a FIFO...: never followed, 0 points
         return SetRun(set_name, None, source.refused, notes)
+    deep = unreadable(source)
+    if deep is not None:
+        return SetRun(set_name, None, deep, notes)
     where = solutions_import(source.everything or source.code)
     if where is not None:
         why = (
