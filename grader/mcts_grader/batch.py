@@ -1,11 +1,17 @@
-"""Grading many submissions: one pytest run each, several at once, then grades.csv.
+"""Grading many submissions: two pytest runs each, several at once, then grades.csv.
 
 ``grade(submissions, out_dir)`` runs ``python -m pytest --pyargs mcts_course.grading
---submission=S --results-json=...`` for every submission (``n_jobs`` at a time, each in a
-process of its own: what one submission's answers change in the grader's memory, a cached input
-among them, dies with its run), then writes OUT/S/results.json and pytest.log and OUT/grades.csv.
+--submission=S --phase=visible --results-json=...`` for every submission (``n_jobs`` at a time,
+each in a process of its own: what one submission's answers change in the grader's memory, a
+cached input among them, dies with its run), then, once every one of them has ended,
+``--phase=held-back`` for each submission whose first run counted held-back tests, and merges
+the two (:func:`merge_phases`) into OUT/S/results.json and pytest.log, then OUT/grades.csv.
+Every visible test of the batch runs before any held-back test: a held-back run's length, which
+its hidden inputs set, would show in the clock of any later run, and a visible one could print
+it (red team 14, 01); the held-back runs still go one at a time (:mod:`mcts_course.grading.phases`).
 The tests, the points and the messages are those of any other pytest run of the plugin
-(:mod:`mcts_course.grading.plugin`); this module only starts runs and reads their results.
+(:mod:`mcts_course.grading.plugin`), which alone decides which test is held back; this module
+only starts runs and reads and merges their results (:func:`mcts_course.grading.report.merge_results`).
 
 Nothing fails quietly: the instructor's hidden tests are checked against the reference
 solutions before any student code runs (:mod:`mcts_grader.vet`; a faulty one stops the batch

@@ -16,7 +16,10 @@ It provides:
   ``--exercise-set SET`` and ``--exercise NAME`` keep the tests of a set or of an exercise,
   ``--timeout-scale X`` multiplies every time limit, ``--memory-mb MB`` caps the student's
   process, ``--results-json FILE`` and ``--grades-csv FILE`` write Gradescope's results.json
-  and a one-row grades.csv;
+  and a one-row grades.csv; ``--phase visible`` or ``--phase held-back`` grades only those
+  tests (``mcts-course grade`` runs both, every visible run of a batch first, and merges them),
+  and the results.json then says how many held-back tests there are
+  (``extra_data.held_back_tests``), written even when the run graded none;
 * the ``points(value, exercise=..., hint=..., timeout=..., visibility=...)`` marker: what a
   test is worth, the hint shown when it fails, the student's time it allows (seconds of the
   student's code only: the test's own work is free; CPU seconds of all its processes wherever
