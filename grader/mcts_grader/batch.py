@@ -11,7 +11,8 @@ its hidden inputs set, would show in the clock of any later run, and a visible o
 it (red team 14, 01); the held-back runs still go one at a time (:mod:`mcts_course.grading.phases`).
 The tests, the points and the messages are those of any other pytest run of the plugin
 (:mod:`mcts_course.grading.plugin`), which alone decides which test is held back; this module
-only starts runs and reads and merges their results (:func:`mcts_course.grading.report.merge_results`).
+only starts runs and reads and merges their results
+(:func:`mcts_course.grading.report.merge_results`).
 
 Nothing fails quietly: the instructor's hidden tests are checked against the reference
 solutions before any student code runs (:mod:`mcts_grader.vet`; a faulty one stops the batch
