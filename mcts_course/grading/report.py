@@ -153,11 +153,12 @@ def merge_results(first: dict[Any, Any], second: dict[Any, Any]) -> dict[Any, An
         {**t, "number": str(n)} for n, t in enumerate(second.get("tests") or [], len(tests) + 1)
     ]
     one, two = first.get("extra_data") or {}, second.get("extra_data") or {}
-    extra = {k: v for k, v in two.items() if k not in ("notes", "status")}
-    extra.update({k: v for k, v in one.items() if k not in ("notes", "status")})
-    for key in ("killed_outside", "sweep_incomplete"):  # a flag of either run is the batch's
-        if one.get(key) or two.get(key):
-            extra[key] = one.get(key) or two.get(key)
+    # the first run's confinement and sweep counts (the visible processes': all the student
+    # is told of them), the second's flags (a flag of either run is the submission's status)
+    extra = {k: v for k, v in one.items() if k not in ("notes", "status")}
+    for key in ("files", "killed_outside", "sweep_incomplete", "copy_cut"):
+        if not one.get(key) and two.get(key):
+            extra[key] = two[key]
     under_load = [*(one.get("under_load") or []), *(two.get("under_load") or [])]
     if under_load:
         extra["under_load"] = under_load

@@ -166,12 +166,17 @@ def _test(name: str, score: float, visibility: str = "visible") -> dict:
 
 def test_the_merge_numbers_on_and_keeps_the_first_runs_time_and_notes():
     first = _run([_test("a", 1.0)], notes=["helper files imported: h"], **{HELD_BACK_TESTS: 1})
+    first["extra_data"]["confinement"] = "visible processes'"
     second = _run([_test("s", 0.0, "hidden")], under_load=["s"], **{HELD_BACK_TESTS: 1})
+    # what the sweeps removed after the held-back process is never the student's to read
+    second["extra_data"].update(confinement="held back", swept={"/tmp": 3}, sweep_incomplete="x")
     second["execution_time"] = 99
     data = merge_results(first, second)
     assert [t["number"] for t in data["tests"]] == ["1", "2"]
     assert data["score"] == 1.0 and data["execution_time"] == 7
     assert data["extra_data"]["under_load"] == ["s"] and HELD_BACK_TESTS not in data["extra_data"]
+    assert data["extra_data"]["confinement"] == "visible processes'"
+    assert "swept" not in data["extra_data"] and data["extra_data"]["sweep_incomplete"] == "x"
     notes = data["extra_data"]["notes"]
     assert notes[0] == "helper files imported: h" and notes[1].startswith("1 test(s) stopped")
 
