@@ -1,11 +1,18 @@
-"""Grading many submissions: one pytest run each, several at once, then grades.csv.
+"""Grading many submissions: two pytest runs each, several at once, then grades.csv.
 
 ``grade(submissions, out_dir)`` runs ``python -m pytest --pyargs mcts_course.grading
---submission=S --results-json=...`` for every submission (``n_jobs`` at a time, each in a
-process of its own: what one submission's answers change in the grader's memory, a cached input
-among them, dies with its run), then writes OUT/S/results.json and pytest.log and OUT/grades.csv.
+--submission=S --phase=visible --results-json=...`` for every submission (``n_jobs`` at a time,
+each in a process of its own: what one submission's answers change in the grader's memory, a
+cached input among them, dies with its run), then, once every one of them has ended,
+``--phase=held-back`` for each submission whose first run counted held-back tests, and merges
+the two (:func:`merge_phases`) into OUT/S/results.json and pytest.log, then OUT/grades.csv.
+Every visible test of the batch runs before any held-back test: a held-back run's length, which
+its hidden inputs set, would show in the clock of any later run, and a visible one could print
+it (red team 14, 01); the held-back runs still go one at a time (:mod:`mcts_course.grading.phases`).
 The tests, the points and the messages are those of any other pytest run of the plugin
-(:mod:`mcts_course.grading.plugin`); this module only starts runs and reads their results.
+(:mod:`mcts_course.grading.plugin`), which alone decides which test is held back; this module
+only starts runs and reads and merges their results
+(:func:`mcts_course.grading.report.merge_results`).
 
 Nothing fails quietly: the instructor's hidden tests are checked against the reference
 solutions before any student code runs (:mod:`mcts_grader.vet`; a faulty one stops the batch
@@ -49,7 +56,14 @@ from pathlib import Path
 from mcts_course.grading import invocation, leftovers, phases, sandbox
 from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
-from mcts_course.grading.report import Outcome, by_exercise, outcomes_of, printable
+from mcts_course.grading.report import (
+    HELD_BACK_TESTS,
+    Outcome,
+    by_exercise,
+    merge_results,
+    outcomes_of,
+    printable,
+)
 from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
 from mcts_grader.feedback import with_student_output
 from mcts_grader.table import (
@@ -84,6 +98,9 @@ RUN_FAILURES = (
     NOT_GRADED,
 )
 NO_TESTS_COLLECTED = 5  # pytest's exit status
+# a run's end that is not a grade whatever its results say (the statuses of the process)
+PROCESS_FAILURES = ("crashed", "killed", "timed out")
+HELD_BACK_LOG = "======== the held-back phase (a second pytest run) ========"
 
 
 class Stopped(KeyboardInterrupt):
@@ -188,16 +205,22 @@ def run_one(
     env: dict[str, str] | None = None,
     runs: Runs | None = None,
     cap: float | None = None,
+    phase: str | None = None,
 ) -> tuple[dict, str]:
     """Grade one submission in its own pytest process; ``(results.json data, its output)``.
 
     The run writes into ``scratch`` (a folder of the grader's: as root, only root may enter it);
     the caller writes the results where they belong.  ``extra_data.status`` of the data says
     how the run ended (:data:`GRADED` or one of :data:`RUN_FAILURES`); a run stops after
-    ``cap`` seconds (default :data:`RUN_CAP`).  Raises SandboxError when the run refused to
-    grade."""
+    ``cap`` seconds (default :data:`RUN_CAP`).  With ``phase`` (``"visible"``, ``"held-back"``:
+    the plugin's ``--phase``) it grades only those tests, and a run that wrote no results.json
+    has "crashed" (or timed out, or was killed), whatever its exit status: it always writes
+    one, which says how many held-back tests there are.  Raises SandboxError when the run
+    refused to grade."""
     scratch.mkdir(mode=0o700)
     results = scratch / "results.json"
+    if phase is not None:
+        options = [*options, f"--phase={phase}"]
     command = pytest_command(submission, results, tests, options, rootdir=scratch.parent)
     with tempfile.TemporaryFile() as out:  # unnamed: nothing to swap for a link
         proc = None
@@ -225,6 +248,7 @@ def run_one(
         size = os.fstat(out.fileno()).st_size
         out.seek(max(0, size - LOG_CAP))
         log = printable(out.read().decode("utf-8", errors="replace"))  # may quote the student
+    missing = False
     try:
         data = json.loads(sandbox.read_regular(results, cap=64 << 20))
         if not isinstance(data, dict):
@@ -233,11 +257,48 @@ def run_one(
         if proc.returncode == REFUSED:
             raise SandboxError(_refusal(log)) from None
         # pytest's output stays in pytest.log, the instructor's: it may name hidden tests
-        data = could_not_grade(ended)
+        data, missing = could_not_grade(ended), True
     if data.get("refused") or proc.returncode == REFUSED:
         raise SandboxError(str(data.get("refused") or _refusal(log)))
     extra = data.setdefault("extra_data", {})
     extra["status"] = run_status(proc.returncode, timed_out, data)
+    if phase is not None and missing and extra["status"] not in ("timed out", "killed"):
+        extra["status"] = "crashed"  # a phase's run always writes its results
+    return data, log
+
+
+def held_back_tests(data: dict) -> int:
+    """How many held-back tests the visible phase's run (``data``, its results.json) left to
+    a held-back phase: 0 for a run without them, or one that wrote no results."""
+    count = (data.get("extra_data") or {}).get(HELD_BACK_TESTS, 0)
+    return count if isinstance(count, int) and not isinstance(count, bool) else 0
+
+
+def merge_phases(first: tuple[dict, str], second: tuple[dict, str] | None) -> tuple[dict, str]:
+    """A submission's ``(results.json data, pytest's output)`` from its visible phase's run
+    (``first``) and its held-back phase's (``second``, None when there was no held-back test
+    or no second run), as one run would have given them (:func:`report.merge_results`): the
+    status is the first failure of grading of the two runs (a crash, a signal, the time cap, a
+    held-back run that wrote no results, or that graded other held-back tests than the first
+    run counted), else the status the merged data gives (:func:`run_status`)."""
+    (one, log), other = first, second
+    if other is None:
+        data = dict(one)
+        data["extra_data"] = {
+            k: v for k, v in (one.get("extra_data") or {}).items() if k != HELD_BACK_TESTS
+        }
+        if held_back_tests(one) and data["extra_data"].get("status") in (GRADED, "no tests"):
+            # held-back tests that never ran (the batch stopped first): not a grade
+            data["extra_data"]["status"] = NOT_GRADED
+        return data, log
+    two, log2 = other
+    data = merge_results(one, two)
+    statuses = [d["extra_data"]["status"] for d in (one, two)]
+    status = next((s for s in statuses if s in PROCESS_FAILURES), None)
+    if status is None and held_back_tests(two) != held_back_tests(one):
+        status = "crashed"  # not the tests the first run counted: never a quiet loss
+    data["extra_data"]["status"] = status or run_status(0, False, data)
+    log += f"\n{HELD_BACK_LOG}\n{log2}"
     return data, log
 
 
@@ -297,7 +358,12 @@ def grade_one(
     with _batch_env() as (private, env):
         tests = hidden_copy(tests, private / "hidden")
         vet(tests, options, env, private)
-        data, log = run_one(Path(submission), private / "run", tests, options, env)
+        path = Path(submission)
+        first = run_one(path, private / "run", tests, options, env, phase="visible")
+        second = None
+        if held_back_tests(first[0]):
+            second = run_one(path, private / "held-back", tests, options, env, phase="held-back")
+        data, log = merge_phases(first, second)
     return with_student_output(data, due=due), log
 
 
@@ -387,7 +453,6 @@ def grade(
     alike = look_alikes([*names, *(n for n in before if n not in names)])  # flagged, graded
     runs = Runs()
     now = datetime.now(timezone.utc)
-    written: set[str] = set()  # the submissions whose results this batch wrote
     try:
         with _batch_env() as (private, env):
             # Before any student code runs, or any file is written: the options, and every
@@ -404,15 +469,17 @@ def grade(
                 outputs = Outputs(Path(out_dir), [g.name for g in graded])
                 outputs.begin(graded, now)
 
-            def work(item: tuple[int, Graded]) -> Graded:
+            def run(item: tuple[int, Graded], phase: str) -> tuple[dict, str]:
                 number, g = item
+                scratch = private / (str(number) if phase == "visible" else f"{number}-held-back")
                 try:
-                    data, log = run_one(
-                        g.path, private / str(number), tests, options, env, runs, run_cap
-                    )
+                    return run_one(g.path, scratch, tests, options, env, runs, run_cap, phase)
                 except SandboxError as error:  # at once: no run goes on, none starts
                     runs.stop_all(error)
                     raise
+
+            def finish(g: Graded, first: tuple[dict, str], second: tuple[dict, str] | None):
+                data, log = merge_phases(first, second)
                 if runs.interrupted and data["extra_data"]["status"] != GRADED:
                     data = not_graded("the batch was stopped by a signal", g.path)
                 data = with_student_output(data, now, due)
@@ -423,19 +490,33 @@ def grade(
                 g.status = data["extra_data"]["status"]
                 if outputs is not None:
                     outputs.write_submission(g.name, json.dumps(data, indent=2), log)
-                    written.add(g.name)
+                finished.add(g.name)
                 if progress is not None:
                     failed = "" if g.status == GRADED else f" ({g.status})"
                     like = alike.get(g.name, [])
                     progress(f"{labelled(g.name, like)}: {g.score:g} / {g.max_score:g}{failed}")
-                return g
 
+            def visible(item: tuple[int, Graded]) -> None:
+                first = visibles[item[0]] = run(item, "visible")
+                if not held_back_tests(first[0]):
+                    finish(item[1], first, None)  # no held-back phase: graded now
+
+            def held_back(item: tuple[int, Graded]) -> None:
+                finish(item[1], visibles[item[0]], run(item, "held-back"))
+
+            # Every visible phase of the batch before any held-back one (red team 14, 01): a
+            # held-back run's length, which its hidden inputs set, shows in the clock of every
+            # later run, and no visible phase comes after it to print that.  The held-back
+            # runs still wait for one another (grading.phases: each alone).
+            visibles: dict[int, tuple[dict, str]] = {}
+            finished: set[str] = set()  # the submissions this batch graded (or failed to)
             workers = max(1, n_jobs or os.cpu_count() or 1)
+            items = list(enumerate(graded))
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                futures = [pool.submit(work, item) for item in enumerate(graded)]
                 try:
-                    for future in futures:
-                        future.result()
+                    _all_of(pool, visible, items, runs)
+                    later = [i for i in items if i[1].name not in finished]
+                    _all_of(pool, held_back, later, runs)
                 except SandboxError as error:
                     # the first refusal, not another run's "grading stopped"
                     raise (runs.refusal or error) from None
@@ -444,22 +525,14 @@ def grade(
                     # the others never started; every submission keeps a row, and the batch's
                     # temporary folders are removed on the way out
                     interrupted = getattr(stop, "signum", signal.SIGINT)
-                    runs.interrupted = True
-                    for future in futures:
-                        future.cancel()
-                    runs.stop_all()
-                    wait(futures)
                     why = f"the batch was stopped by {signal.Signals(interrupted).name}"
-                    for future, g in zip(futures, graded, strict=True):
-                        if future.cancelled() or future.exception() is not None:
+                    for g in graded:
+                        if g.name not in finished:
                             g.status, g.outcomes = NOT_GRADED, []
-                            if outputs is not None and g.name not in written:
+                            if outputs is not None:
                                 # its row says "not graded": so do its files, from this run
                                 data = not_graded(why, g.path)
                                 outputs.write_submission(g.name, json.dumps(data, indent=2), why)
-                except BaseException:
-                    runs.stop_all()  # a failure of the grader itself
-                    raise
         if outputs is not None:
             outputs.write_table()  # every row from the files now in --out: this run's
             outputs.done = True
@@ -482,6 +555,25 @@ def grade(
     if interrupted is not None:
         raise Interrupted(graded, interrupted)
     return graded
+
+
+def _all_of(pool: ThreadPoolExecutor, work: Callable, items: list, runs: Runs) -> None:
+    """``work`` on every item in ``pool``.  On the first exception (a refusal, Ctrl-C, a
+    failure of the grader) the items not started are cancelled, the runs under way stopped
+    (after a signal, ``runs.interrupted``: they are not graded), and it is raised once every
+    item's work has ended."""
+    futures = [pool.submit(work, item) for item in items]
+    try:
+        for future in futures:
+            future.result()
+    except BaseException as error:
+        for future in futures:
+            future.cancel()
+        if isinstance(error, KeyboardInterrupt):
+            runs.interrupted = True
+        runs.stop_all()
+        wait(futures)
+        raise
 
 
 def _refuse_out_overlap(submissions: list[Path], out_dir: Path) -> None:

@@ -1,8 +1,9 @@
 """`mcts-course grade SUBMISSION... --out DIR`: grade many submissions (or one on Gradescope).
 
-A thin front end over the grader's pytest run (:mod:`mcts_grader.batch`: one
-``python -m pytest --pyargs mcts_course.grading --submission=S`` per submission, ``--jobs`` at
-a time); options it does not know go to every pytest run.
+A thin front end over the grader's pytest runs (:mod:`mcts_grader.batch`:
+``python -m pytest --pyargs mcts_course.grading --submission=S --phase=visible`` per submission,
+``--jobs`` at a time, then ``--phase=held-back`` for those with held-back tests, merged into one
+result); options it does not know go to every pytest run.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         allow_abbrev=False,
         help="grade submissions: grades.csv and Gradescope results.json files",
         description="Grade each SUBMISSION (a folder with a student's exercise files or "
-        "notebooks, or one such file), one pytest run each. Writes DIR/grades.csv "
+        "notebooks, or one such file): its visible tests in one pytest run, its held-back "
+        "tests in a second, every visible run before any held-back one. Writes DIR/grades.csv "
         "(submission, status, score, max_score, then the points of each exercise), and "
         "DIR/<submission>/results.json (Gradescope's format) and pytest.log; grading again "
         "into DIR replaces the rows of the submissions graded again and keeps the others. "

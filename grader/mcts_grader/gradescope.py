@@ -5,8 +5,9 @@ Works from a checkout (``make gradescope``) and from installed packages.  The zi
 ``mcts-course``, which carries the pytest plugin and the public checks, and the grader's,
 ``mcts-course-grader``, which carries the reference solutions and the tests that need them;
 apt only when the image's Python lacks venv, after ``apt-get update``), ``run_autograder``
-(runs ``mcts-course grade --gradescope``: the pytest run of ``mcts-course grade`` on
-/autograder/submission, writing /autograder/results/results.json), the wheels, and optionally a
+(runs ``mcts-course grade --gradescope``: the pytest runs of ``mcts-course grade`` on
+/autograder/submission, visible tests then held-back ones, merged, writing
+/autograder/results/results.json), the wheels, and optionally a
 ``tests/`` folder of the instructor's hidden tests (``--tests DIR``, plain pytest files),
 picked up from /autograder/source/tests.
 

@@ -7,6 +7,12 @@ memory): a second submission running at the same time (``grade --jobs 2``) could
 and put what it decoded in its own visible feedback (red team 12, 06).  No sandbox hides all
 such counters, so the batch does not let the two overlap.
 
+``grade`` runs each submission's visible tests and its held-back tests in two pytest runs
+(``--phase``), every visible run of the batch before any held-back run (red team 14, 01: the
+clock is everyone's, and no visible phase follows a held-back one to print it); the locks keep
+the held-back runs one at a time when ``--jobs`` is more than 1, and serve a run of both phases
+given ``$MCTS_GRADING_PHASES`` too.
+
 ``grade`` makes two lock files in its own folder and names the folder in
 ``$MCTS_GRADING_PHASES`` for its runs.  A run takes the phase lock shared before its first test
 (visible phases run side by side) and exclusive before its first held-back test (when every

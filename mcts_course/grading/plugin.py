@@ -16,7 +16,10 @@ It provides:
   ``--exercise-set SET`` and ``--exercise NAME`` keep the tests of a set or of an exercise,
   ``--timeout-scale X`` multiplies every time limit, ``--memory-mb MB`` caps the student's
   process, ``--results-json FILE`` and ``--grades-csv FILE`` write Gradescope's results.json
-  and a one-row grades.csv;
+  and a one-row grades.csv; ``--phase visible`` or ``--phase held-back`` grades only those
+  tests (``mcts-course grade`` runs both, every visible run of a batch first, and merges them),
+  and the results.json then says how many held-back tests there are
+  (``extra_data.held_back_tests``), written even when the run graded none;
 * the ``points(value, exercise=..., hint=..., timeout=..., visibility=...)`` marker: what a
   test is worth, the hint shown when it fails, the student's time it allows (seconds of the
   student's code only: the test's own work is free; CPU seconds of all its processes wherever
@@ -63,6 +66,7 @@ from mcts_course.grading.invocation import (
     test_folders,
 )
 from mcts_course.grading.report import (
+    HELD_BACK_TESTS,
     Outcome,
     atomic_write,
     grades_csv,
@@ -70,6 +74,7 @@ from mcts_course.grading.report import (
     points_table,
     printable,
     results_json,
+    run_notes,
 )
 from mcts_course.grading.sandbox import MEMORY_MB
 from mcts_course.grading.sets import SET_OF, SETS
@@ -102,6 +107,9 @@ OWN_PACKAGES = (PACKAGE, *reference_test_packages())
 
 HIDDEN_VISIBILITY = "after_due_date"  # an instructor's tests: seen after the due date only
 OUTPUT_CAP = 20_000  # characters of one test's feedback (a message may quote student data)
+# ``--phase``: a batch grades each submission in two runs, every visible phase of the batch
+# before any held-back one (mcts_grader.batch)
+PHASES = ("visible", "held-back")
 REFUSED = 75  # the exit status of a run that refused to grade (student code not confinable)
 SCALE_ENV = "MCTS_TIMEOUT_SCALE"  # the default of --timeout-scale
 PUBLIC_ENV = "MCTS_GRADING_PUBLIC"  # a batch's public copy of the package, made once by grade()
@@ -185,6 +193,9 @@ class Grading:
         option = config.getoption
         self.submission: str | None = option("submission")
         self.scale: float = option("timeout_scale")
+        # a phase of grade's (PHASES): only the visible tests, or only the held-back ones
+        self.phase: str | None = option("phase")
+        self.held_back = 0  # held-back tests collected, for a phase's results.json
         self.outcomes: dict[str, Outcome] = {}  # node id -> outcome, in the order run
         self.runs: dict[str, SetRun] = {}  # set name -> SetRun
         self.cpu: dict[str, float] = {}  # set name -> its tests' time limits, summed
@@ -311,27 +322,28 @@ class Grading:
         if sweep.RUNS[0]:  # all the sweeps, held-back tests' included: the batch's status
             if sweep.incomplete():  # not "graded": the batch exits 1 (mcts_grader.batch)
                 data["extra_data"]["sweep_incomplete"] = sweep.summary()
-        notes = sorted({one_line(n) for s in self.sources().values() for n in choice_notes(s)})
-        helpers = sorted({h for run in self.runs.values() for h in _imported(run)})
-        if helpers:  # code graded beside the exercise files, for the instructor to read too
-            notes.append(f"helper files imported: {', '.join(helpers)}")
+        choices = {one_line(n) for s in self.sources().values() for n in choice_notes(s)}
+        # code graded beside the exercise files, for the instructor to read too
+        helpers = {h for run in self.runs.values() for h in _imported(run)}
         if any(getattr(run, "killed_outside", lambda: False)() for run in self.runs.values()):
             # not a crash of the student's code: the batch's status is "killed" (exit 1)
             data["extra_data"]["killed_outside"] = True
-        if any(run.killed_outside(visible_only=True) for run in self.runs.values()):
-            notes.append("a process running the submission was killed from outside the grader")
         from mcts_course.grading.clock import UNDER_LOAD
 
         stopped = [o.name for o in self.outcomes.values() if o.status == UNDER_LOAD]
         if stopped:  # the backstop fired: not a grade (the batch's status says so, exit 1)
             data["extra_data"]["under_load"] = stopped
-            notes.append(
-                f"{len(stopped)} test(s) stopped by the wall-clock backstop with little CPU "
-                "used (the code waited, or the machine was overloaded): grade it again"
-            )
         if self.cut:  # a grade on part of the submission: the batch's status says so too
             data["extra_data"]["copy_cut"] = list(self.cut)
-            notes += self.cut
+        if self.phase is not None:  # how many held-back tests there are (a phase of grade's)
+            data["extra_data"][HELD_BACK_TESTS] = self.held_back
+        notes = run_notes(
+            choices,
+            helpers,
+            any(run.killed_outside(visible_only=True) for run in self.runs.values()),
+            len(stopped),
+            self.cut,
+        )
         if notes:  # the instructor's results.json and the student's output both say it
             data["extra_data"]["notes"] = notes
             data["output"] += "".join(f"\nNote: {note}" for note in notes)
@@ -383,6 +395,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="where this account can confine nothing (not root, no user namespaces): run the "
         "student's code as your own user, unconfined (it can read and change whatever you can)",
+    )
+    group.addoption(
+        "--phase",
+        choices=PHASES,
+        default=None,
+        help="grade only the visible tests, or only the held-back ones (mcts-course grade runs "
+        "every submission's visible phase before any submission's held-back phase); the "
+        "results.json says how many held-back tests there are",
     )
     group.addoption("--results-json", metavar="FILE", help="write Gradescope's results.json")
     group.addoption("--grades-csv", metavar="FILE", help="write this submission's grades.csv")
@@ -662,6 +682,16 @@ def pytest_collection_modifyitems(
             "mcts_course.grading --submission=PATH (a folder such as exercises/, a .py file or "
             "a notebook)"
         )
+    collected = list(items)  # the other phase's tests' files are hidden all the same
+    if grading.phase is not None:
+        # a phase of grade's: its own tests only (the tests without points go with the visible)
+        held = [i for i in items if _held_back(i)]
+        grading.held_back = len(held)
+        keep = held if grading.phase == "held-back" else [i for i in items if not _held_back(i)]
+        dropped = [i for i in items if i not in keep]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = keep
     items[:] = held_back_last(items)
     last: dict[str, str] = {}  # set -> the node id of its last test
     for item in items:
@@ -688,7 +718,7 @@ def pytest_collection_modifyitems(
         # own tests (a mount over them, as root): no permission of theirs is changed.
         # The folders given on the command line go too (a hidden test's helpers and data), but
         # not one holding this package or the interpreter (`pytest . --submission ...`).
-        hidden = {str(i.path) for i in items if not is_shipped(Path(str(i.path)))}
+        hidden = {str(i.path) for i in collected if not is_shipped(Path(str(i.path)))}
         for arg in config.args:
             path = Path(arg.split("::")[0]).resolve()
             needed = (
@@ -883,8 +913,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
             atomic_write(Path(option("results_json")), json.dumps(grading.results()))
         return
-    if not grading.outcomes:
-        return
+    if not grading.outcomes and grading.phase is None:
+        return  # a phase's run writes its results.json all the same: how many held back
     if option("results_json"):
         import json
 

@@ -14,7 +14,7 @@ import os
 import re
 import tempfile
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.sets import EXERCISES
 
+HELD_BACK_TESTS = "held_back_tests"  # extra_data of a phase run: the held-back tests it collected
 STATUSES = ("passed", "failed", "not run", "timed out", UNDER_LOAD, "crashed")
 
 
@@ -109,6 +110,85 @@ def results_json(outcomes: list[Outcome], seconds: float) -> dict[Any, Any]:
         "stdout_visibility": "hidden",
         "tests": [o.as_json(number) for number, o in enumerate(outcomes, 1)],
     }
+
+
+HELPERS_NOTE = "helper files imported: "
+KILLED_NOTE = "a process running the submission was killed from outside the grader"
+UNDER_LOAD_NOTE = (
+    "{} test(s) stopped by the wall-clock backstop with little CPU used (the code waited, or "
+    "the machine was overloaded): grade it again"
+)
+
+
+def run_notes(
+    choices: Iterable[str],
+    helpers: Iterable[str],
+    killed_visible: bool,
+    under_load: int,
+    cut: list[str],
+) -> list[str]:
+    """The notes of a run's results.json (``extra_data.notes``, and the student's output): the
+    choices of files made (sorted), the helper files imported, a visible process killed from
+    outside, how many tests the wall-clock backstop stopped, and the copy limits that left
+    files out (``cut``)."""
+    notes = sorted(set(choices))
+    if helpers:
+        notes.append(HELPERS_NOTE + ", ".join(sorted(set(helpers))))
+    if killed_visible:
+        notes.append(KILLED_NOTE)
+    if under_load:
+        notes.append(UNDER_LOAD_NOTE.format(under_load))
+    return notes + list(cut)
+
+
+def merge_results(first: dict[Any, Any], second: dict[Any, Any]) -> dict[Any, Any]:
+    """One results.json of a submission graded in two runs (``mcts-course grade``'s visible
+    phase, ``first``, and its held-back phase, ``second``; see :mod:`mcts_grader.batch`), as
+    one run would have written it: the tests of both in that order, numbered on, the score
+    their sum, the first run's time (the visible part, as one run's ``execution_time`` is) and
+    confinement, the flags of either run, the notes of both (:func:`run_notes`) and the points
+    table of all the tests.  ``extra_data.status`` is left to the caller."""
+    tests = list(first.get("tests") or [])
+    tests += [
+        {**t, "number": str(n)} for n, t in enumerate(second.get("tests") or [], len(tests) + 1)
+    ]
+    one, two = first.get("extra_data") or {}, second.get("extra_data") or {}
+    # the first run's confinement and sweep counts (the visible processes': all the student
+    # is told of them), the second's flags (a flag of either run is the submission's status)
+    extra = {k: v for k, v in one.items() if k not in ("notes", "status")}
+    for key in ("files", "killed_outside", "sweep_incomplete", "copy_cut"):
+        if not one.get(key) and two.get(key):
+            extra[key] = two[key]
+    under_load = [*(one.get("under_load") or []), *(two.get("under_load") or [])]
+    if under_load:
+        extra["under_load"] = under_load
+    extra.pop(HELD_BACK_TESTS, None)
+    cut = list(one.get("copy_cut") or two.get("copy_cut") or [])
+    choices: set[str] = set()
+    helpers: set[str] = set()
+    killed = False
+    for note in [*(one.get("notes") or []), *(two.get("notes") or [])]:
+        if note.startswith(HELPERS_NOTE):
+            helpers.update(note.removeprefix(HELPERS_NOTE).split(", "))
+        elif note == KILLED_NOTE:
+            killed = True
+        elif note not in cut and note != UNDER_LOAD_NOTE.format(note.split(" ", 1)[0]):
+            choices.add(note)
+    notes = run_notes(choices, helpers, killed, len(under_load), cut)
+    outcomes = [Outcome.from_json(t) for t in tests]
+    data = {
+        **second,
+        **first,
+        "score": float(sum(o.score for o in outcomes)),
+        "output": points_table(outcomes) + "".join(f"\nNote: {note}" for note in notes),
+        "tests": tests,
+        "extra_data": extra,
+    }
+    if notes:
+        extra["notes"] = notes
+    else:
+        extra.pop("notes", None)
+    return data
 
 
 def outcomes_of(results: dict[Any, Any]) -> list[Outcome]:
