@@ -110,7 +110,7 @@ class HorizonEffect:
             name = self.state.action_to_string(a) + (" (played)" if a == self.choice else "")
             values = [self.near[a], self.shallow[a], self.deep[a]]
             rows.append(
-                [name, "yes" if is_threat(self.state, a) else ""] + [shown(v) for v in values]
+                [name, "yes" if is_threat(self.state, a) else "no"] + [shown(v) for v in values]
             )
         return Table(columns, rows, right=columns[2:])
 

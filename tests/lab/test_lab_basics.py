@@ -93,7 +93,7 @@ def test_depth_by_time_reaches_depth_one_and_draws_integer_ticks():
     ax = result.plot()
     assert all(float(t).is_integer() for t in ax.get_yticks())
     low, high = ax.get_ylim()
-    assert low <= 0 and high > max(result.depths)  # the annotations fit above the points
+    assert low <= 0 and high > max(result.depths)  # the markers fit inside the axes
 
 
 def test_depth_by_time_with_repeats_reports_medians_and_says_so():
