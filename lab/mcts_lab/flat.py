@@ -207,6 +207,10 @@ class Allocation:
         spent on the best move (the average reward's shortfall)."""
         return float(self.results[label].at_regret[budget].mean() / budget)
 
+    def cumulative_interval(self, label: str, budget: int) -> tuple[float, float]:
+        """95% normal interval of :meth:`cumulative` over the runs."""
+        return mean_interval(self.results[label].at_regret[budget] / budget)
+
     def best_share(self, label: str, budget: int) -> float:
         """Mean share of the budget spent on the best move."""
         counts = self.results[label].at_counts[budget]
@@ -300,8 +304,8 @@ class Allocation:
         return Markdown("\n".join(lines))
 
     def figure(self) -> object:
-        """Left: the simple regret (the chosen move's shortfall), with 95% intervals; right:
-        the cumulative regret per playout; both against the budget, one line per policy."""
+        """Left: the simple regret (the chosen move's shortfall); right: the cumulative regret
+        per playout; both with 95% intervals, against the budget, one line per policy."""
         import matplotlib.pyplot as plt
 
         fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.9))
@@ -317,10 +321,16 @@ class Allocation:
                 color=f"C{i}",
                 label=label,
             )
-            right.plot(
+            cumulative = np.array([self.cumulative(label, n) for n in self.budgets])
+            spread = np.array([self.cumulative_interval(label, n) for n in self.budgets])
+            right.errorbar(
                 self.budgets,
-                [self.cumulative(label, n) for n in self.budgets],
+                cumulative,
+                # clipped at 0: uniform allocation's regret has no spread, and rounding may
+                # leave its interval a hair inside the mean
+                yerr=np.maximum(0, [cumulative - spread[:, 0], spread[:, 1] - cumulative]),
                 marker="o",
+                capsize=3,
                 color=f"C{i}",
                 label=label,
             )

@@ -173,7 +173,7 @@ class Trap:
         axes[1].axhline(0.5, color="#999999", linestyle=":", linewidth=1)
         axes[1].set_ylabel("exact mean of a random playout, for O")
         axes[1].set_title("losing corners (red) score highest", fontsize=10)
-        for which, label in (("mcts", "MCTS"), ("flat", "flat Monte Carlo")):
+        for which, label in (("mcts", "MCTS"), ("flat", "flat MC (uniform)")):
             ys = self.share(which)
             axes[2].errorbar(
                 self.budgets,
