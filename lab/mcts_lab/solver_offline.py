@@ -149,7 +149,13 @@ class Result:
         for b in self.budgets:
             low, high = self.difference(b)
             rows.append(
-                [f"{b:,}", self.mistakes("uct", b), self.mistakes("solver", b), 100 * low, 100 * high]
+                [
+                    f"{b:,}",
+                    self.mistakes("uct", b),
+                    self.mistakes("solver", b),
+                    100 * low,
+                    100 * high,
+                ]
             )
         return Table(
             ["iterations", "UCT's mistakes", "MCTS-Solver's", f"{column}: low", "high"],
