@@ -39,6 +39,8 @@ def policy_target(visits: dict[int, int], temperature: float) -> dict[int, float
     for the most visits.  Must not overflow for a small temperature such as 0.01.  Leave
     ``visits`` unchanged.
 
+    Example: ``policy_target({0: 3, 1: 1}, 0.5)`` is ``{0: 0.9, 1: 0.1}`` (9 and 1, out of 10).
+
     Hint: ``(visits[move] / most) ** (1 / temperature)``, with ``most`` the largest count, gives
     the same probabilities and stays at most 1.
     """
@@ -53,6 +55,9 @@ def value_targets(positions: Sequence[GameState], final: GameState) -> list[floa
     where that game ended (``final.is_terminal()``).  Return one number per position, in the
     same order: the game's result ``final.returns()`` for the player to move at that position
     (+1 a win, 0 a draw, -1 a loss; the value head predicts the result for the player to move).
+
+    Example: in a game X wins, every position with X to move gets +1 and every position with
+    O to move gets -1, whoever moved last.
     """
     raise NotImplementedError
 

@@ -108,9 +108,16 @@ def tree_size(root) -> int:
     return count
 
 
-def experiment_figure(points: Sequence[Point], title: str):
+def experiment_figure(
+    points: Sequence[Point],
+    title: str,
+    exact_value: float | None = None,
+    chance: float | None = None,
+):
     """Exercise 3's picture: the chosen move's value, and the share of seeds that chose a move
-    keeping the exact value (95% Wilson bars), against the iterations, one line per setting."""
+    keeping the exact value (95% Wilson bars), against the iterations, one line per setting.
+    ``exact_value`` draws the exact value on the left, ``chance`` a random move's share on the
+    right, as dashed lines."""
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -125,6 +132,11 @@ def experiment_figure(points: Sequence[Point], title: str):
         right.errorbar(
             xs, [p.best_share for p in mine], yerr=[low, high], marker="o", capsize=3, label=label
         )
+    if exact_value is not None:
+        left.axhline(exact_value, color="grey", linestyle="--", label="exact value")
+    if chance is not None:
+        right.axhline(chance, color="grey", linestyle="--", label="a random move")
+        right.legend(fontsize="small")
     left.set(xscale="log", xlabel="iterations", ylabel="value of the chosen move")
     right.set(
         xscale="log", xlabel="iterations", ylabel="share of seeds on a best move", ylim=(0, 1.05)

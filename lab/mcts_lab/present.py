@@ -173,11 +173,16 @@ def error_bars(
 
 
 def score_bars(
-    scores: dict[str, float], games: int, ax: Any = None, title: str = "", ylabel: str = "score"
+    scores: dict[str, float],
+    games: int,
+    ax: Any = None,
+    title: str = "",
+    ylabel: str = "score",
+    confidence: float = 0.95,
 ) -> Any:
-    """A bar per entry of ``scores`` (a score in [0, 1] over ``games`` games) with its 95%
-    Wilson interval, and a line at one half: a bar whose interval does not cross the line is
-    told apart from an equal opponent.  Draws on ``ax`` (a new figure if None); returns it."""
+    """A bar per entry of ``scores`` (a score in [0, 1] over ``games`` games) with its Wilson
+    interval at ``confidence``, and a line at one half: a bar whose interval does not cross the
+    line is told apart from an equal opponent.  Draws on ``ax`` (a new figure if None)."""
     import matplotlib.pyplot as plt
 
     from mcts_course.stats import wilson_interval
@@ -185,7 +190,7 @@ def score_bars(
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.5))
     values = list(scores.values())
-    err = error_bars(values, [wilson_interval(s, games) for s in values])
+    err = error_bars(values, [wilson_interval(s, games, confidence) for s in values])
     ax.bar(list(scores), values, yerr=err, capsize=4, color="#4c72b0", gid="score")
     ax.axhline(0.5, color="gray", lw=1, gid="even")
     ax.set_ylim(0, 1)

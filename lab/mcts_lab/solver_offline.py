@@ -144,19 +144,27 @@ class Result:
         from mcts_lab.present import Table
 
         level = f"{corrected_confidence(len(self.budgets)):.1%}"
-        column = f"UCT minus solver ({level}, paired bootstrap)"
+        column = f"UCT minus solver, percentage points ({level}, paired bootstrap)"
         rows = []
         for b in self.budgets:
             low, high = self.difference(b)
-            rows.append([f"{b:,}", self.mistakes("uct", b), self.mistakes("solver", b), low, high])
+            rows.append(
+                [
+                    f"{b:,}",
+                    self.mistakes("uct", b),
+                    self.mistakes("solver", b),
+                    100 * low,
+                    100 * high,
+                ]
+            )
         return Table(
             ["iterations", "UCT's mistakes", "MCTS-Solver's", f"{column}: low", "high"],
             rows,
             {
                 "UCT's mistakes": ".1%",
                 "MCTS-Solver's": ".1%",
-                f"{column}: low": "+.1%",
-                "high": "+.1%",
+                f"{column}: low": "+.1f",
+                "high": "+.1f",
             },
             right=["UCT's mistakes", "MCTS-Solver's", f"{column}: low", "high"],
         )
