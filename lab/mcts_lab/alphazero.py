@@ -23,7 +23,7 @@ LOOP_BOXES = [
     ("self-play", "Self-play\nPUCT with the network's\nprior and value, root noise", 2.0, 4.6),
     ("buffer", "Replay buffer\n(position, visit shares π,\nresult z)", 8.0, 4.6),
     ("training", "Training\nloss −Σ π log p + (z − v)²\none Adam step per minibatch", 8.0, 1.4),
-    ("network", "Network f_θ(s) = (p, v)\nprior over the moves,\nvalue for the mover", 2.0, 1.4),
+    ("network", "Network $f_\\theta(s)$ = (p, v)\nprior over the moves,\nvalue for the mover", 2.0, 1.4),
 ]
 LOOP_ARROWS = ["games", "minibatches", "new weights", "guides the search"]
 
