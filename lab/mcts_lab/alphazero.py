@@ -18,12 +18,13 @@ from mcts_lab.learning import Truth, net_agent
 from mcts_lab.present import Table
 from mcts_lab.textbook.puct import puct_score, puct_select
 
+NETWORK_BOX = r"Network $f_\theta(s)$ = (p, v)" "\nprior over the moves,\nvalue for the mover"
 # The loop's boxes: (gid, text, x, y) on a 10 x 6 canvas; the arrows go round in this order.
 LOOP_BOXES = [
     ("self-play", "Self-play\nPUCT with the network's\nprior and value, root noise", 2.0, 4.6),
     ("buffer", "Replay buffer\n(position, visit shares π,\nresult z)", 8.0, 4.6),
     ("training", "Training\nloss −Σ π log p + (z − v)²\none Adam step per minibatch", 8.0, 1.4),
-    ("network", "Network f_θ(s) = (p, v)\nprior over the moves,\nvalue for the mover", 2.0, 1.4),
+    ("network", NETWORK_BOX, 2.0, 1.4),
 ]
 LOOP_ARROWS = ["games", "minibatches", "new weights", "guides the search"]
 

@@ -280,12 +280,14 @@ def figure(
     supervised: float | None,
     constant: float,
     uct_share: float,
+    uct_interval: tuple[float, float] | None = None,
 ) -> Any:
     """Four measures of each kept generation, each with its 95% interval: the policy's top move
     on the solved test positions (beside a random move and, unless ``supervised`` is None, the
     supervised network), the value
     head's squared error (beside the best constant), PUCT's move at 200 iterations on the same
-    positions (beside UCT's), and the score against UCT (beside an even match)."""
+    positions (beside UCT's, with ``uct_interval`` as a grey band if given), and the score
+    against UCT (beside an even match)."""
     import matplotlib.pyplot as plt
 
     points = curve(data)
@@ -332,6 +334,8 @@ def figure(
             axis.axhline(
                 level, color="grey" if style == ":" else "tab:green", linestyle=style, label=name
             )
+        if uct_interval is not None and title.startswith("PUCT search"):
+            axis.axhspan(*uct_interval, color="grey", alpha=0.2, label="UCT, 95% interval")
         axis.set_ylabel(label)
         axis.set_title(title)
         axis.legend(fontsize="small")

@@ -255,15 +255,25 @@ class Versus:
     results: dict[str, MatchResult]
 
     def table(self) -> Table:
+        """One row a match.  Against the perfect player no one can score above one half, so
+        those rows give the share of games lost, with its 95% Wilson interval; the match against
+        UCT gives the score (a draw counts one half) with the match's interval."""
+        from mcts_course.stats import wilson_interval
+
         rows = []
         for label, r in self.results.items():
-            lo, hi = r.interval
-            rows.append([label, r.games, f"{r.wins}-{r.draws}-{r.losses}", r.score, lo, hi])
+            if label.endswith("vs perfect"):
+                share = r.losses / r.games
+                lo, hi = wilson_interval(share, r.games)
+                measure = "share lost"
+            else:
+                share, (lo, hi), measure = r.score, r.interval, "score"
+            rows.append([label, r.games, f"{r.wins}-{r.draws}-{r.losses}", measure, share, lo, hi])
         return Table(
-            ["match", "games", "wins-draws-losses", "score", "95% low", "95% high"],
+            ["match", "games", "wins-draws-losses", "measure", "share", "95% low", "95% high"],
             rows,
-            {"score": ".1%", "95% low": ".1%", "95% high": ".1%"},
-            right=["games", "wins-draws-losses", "score", "95% low", "95% high"],
+            {"share": ".1%", "95% low": ".1%", "95% high": ".1%"},
+            right=["games", "wins-draws-losses", "share", "95% low", "95% high"],
         )
 
 

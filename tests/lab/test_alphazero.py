@@ -42,7 +42,7 @@ def test_the_step_worked_by_hand_is_the_engines_selection(predictor, moves, iter
 
 
 def test_prior_and_visits_are_distributions_pictured_on_the_board(predictor):
-    state = TicTacToe.from_moves("b2")
+    state = TicTacToe.from_moves("b1 c1 b3")  # the chapter's position: only b2 is optimal
     prior, visits = az.prior_and_visits(predictor, state, 30)
     assert set(prior) == set(visits) == set(state.legal_actions())
     assert sum(prior.values()) == pytest.approx(1.0) == sum(visits.values())

@@ -79,6 +79,8 @@ def test_the_figure_draws_the_supervised_line_only_when_given() -> None:
     data = gens.load()
     with_line = gens.figure(data, 0.3, 0.6, 0.5, 0.7)
     without = gens.figure(data, 0.3, None, 0.5, 0.7)
+    banded = gens.figure(data, 0.3, None, 0.5, 0.7, uct_interval=(0.65, 0.75))
+    assert "UCT, 95% interval" in [t.get_text() for t in banded.axes[2].get_legend().get_texts()]
     labels = [t.get_text() for t in with_line.axes[0].get_legend().get_texts()]
     assert "supervised net" in labels
     labels = [t.get_text() for t in without.axes[0].get_legend().get_texts()]
