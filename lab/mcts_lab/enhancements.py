@@ -179,8 +179,18 @@ def nodes_table(rows: list[NodeCounts]) -> Table:
             "with / without",
         ],
         data,
-        {"nodes without table, total": ",", "nodes with table, total": ",", "with / without": ".0%"},
-        right=["positions", "depth", "nodes without table, total", "nodes with table, total", "with / without"],
+        {
+            "nodes without table, total": ",",
+            "nodes with table, total": ",",
+            "with / without": ".0%",
+        },
+        right=[
+            "positions",
+            "depth",
+            "nodes without table, total",
+            "nodes with table, total",
+            "with / without",
+        ],
     )
 
 
@@ -221,7 +231,14 @@ def count_nodes(root) -> int:
 
 def savings_table(rows: list[GraphSavings]) -> Table:
     return Table(
-        ["game", "positions", "iterations", "tree nodes, total", "graph nodes, total", "graph / tree"],
+        [
+            "game",
+            "positions",
+            "iterations",
+            "tree nodes, total",
+            "graph nodes, total",
+            "graph / tree",
+        ],
         [
             [
                 game_title(r.game),
@@ -234,7 +251,13 @@ def savings_table(rows: list[GraphSavings]) -> Table:
             for r in rows
         ],
         {"tree nodes, total": ",", "graph nodes, total": ",", "graph / tree": ".0%"},
-        right=["positions", "iterations", "tree nodes, total", "graph nodes, total", "graph / tree"],
+        right=[
+            "positions",
+            "iterations",
+            "tree nodes, total",
+            "graph nodes, total",
+            "graph / tree",
+        ],
     )
 
 

@@ -78,8 +78,9 @@ def parallel_picture(state: GameState, searches: int = 3, iterations: int = 300,
     for a in (first, second):
         i = names.index(a)
         for dx, score in ((-0.2, before[i]), (0.2, after[i])):
-            right.text(i + dx, score, f"{score:.2f}", ha="center", va="bottom", fontsize=7,
-                       rotation=90)
+            right.text(
+                i + dx, score, f"{score:.2f}", ha="center", va="bottom", fontsize=7, rotation=90
+            )
     right.set_xticks(list(x), labels)
     # the axis starts at 1, the largest mean reward (not just below the smallest bar, which
     # would exaggerate the differences); the top leaves room for the legend
