@@ -174,13 +174,23 @@ def nodes_table(rows: list[NodeCounts]) -> Table:
             "positions",
             "depth",
             "search",
-            "nodes without table",
-            "nodes with table",
+            "nodes without table, total",
+            "nodes with table, total",
             "with / without",
         ],
         data,
-        {"nodes without table": ",", "nodes with table": ",", "with / without": ".0%"},
-        right=["positions", "depth", "nodes without table", "nodes with table", "with / without"],
+        {
+            "nodes without table, total": ",",
+            "nodes with table, total": ",",
+            "with / without": ".0%",
+        },
+        right=[
+            "positions",
+            "depth",
+            "nodes without table, total",
+            "nodes with table, total",
+            "with / without",
+        ],
     )
 
 
@@ -221,7 +231,14 @@ def count_nodes(root) -> int:
 
 def savings_table(rows: list[GraphSavings]) -> Table:
     return Table(
-        ["game", "positions", "iterations", "tree nodes", "graph nodes", "graph / tree"],
+        [
+            "game",
+            "positions",
+            "iterations",
+            "tree nodes, total",
+            "graph nodes, total",
+            "graph / tree",
+        ],
         [
             [
                 game_title(r.game),
@@ -233,8 +250,14 @@ def savings_table(rows: list[GraphSavings]) -> Table:
             ]
             for r in rows
         ],
-        {"tree nodes": ",", "graph nodes": ",", "graph / tree": ".0%"},
-        right=["positions", "iterations", "tree nodes", "graph nodes", "graph / tree"],
+        {"tree nodes, total": ",", "graph nodes, total": ",", "graph / tree": ".0%"},
+        right=[
+            "positions",
+            "iterations",
+            "tree nodes, total",
+            "graph nodes, total",
+            "graph / tree",
+        ],
     )
 
 

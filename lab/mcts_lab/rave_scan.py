@@ -172,6 +172,36 @@ def recheck(scan: Scan, spec: str, sample: int, seed: int = 0) -> bool:
     return True
 
 
+@dataclass
+class GraphLinks:
+    """The graph search's links on the scan's searches: how many searches expanded a position
+    that was already in its table, and in how many the graph's move differed from UCT's with the
+    same ``c`` and seed."""
+
+    searches: int
+    linked: int
+    moves_differ: int
+
+
+def graph_links(
+    scan: Scan, parity: int = 1, c: float = 0.7, iterations: int = ITERATIONS
+) -> GraphLinks:
+    """Repeat every search of one half of the scan (``parity`` 1: the test half) with the graph
+    search and with UCT, same ``c`` and seeds, and count the graph's links and changed moves."""
+    searches = linked = differ = 0
+    for i in np.flatnonzero(scan.half(parity)).tolist():
+        state = scan.positions.states[i]
+        for j in range(SEEDS):
+            seed = SEEDS * scan.positions.numbers[i] + j
+            graph = make_agent(f"mcts:transpositions=1,c={c},iterations={iterations},seed={seed}")
+            tree = make_agent(f"mcts:c={c},iterations={iterations},seed={seed}")
+            move = graph.select_action(state)
+            searches += 1
+            linked += graph.shared > 0  # type: ignore[attr-defined]
+            differ += move != tree.select_action(state)
+    return GraphLinks(searches, linked, differ)
+
+
 def scan_table(
     scan: Scan,
     tests: dict[str, tuple[float, tuple[float, float], float]],

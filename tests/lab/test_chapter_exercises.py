@@ -559,6 +559,27 @@ def test_chapter_13():
         f"{rave_beta(300, 1000):.3f}$ at $N = 1{{,}}000$",
     )
     assert rave_beta(300, 300) == 0.5
+    # the two children scored in 13.1's answer, by the textbook's rave_score and by UCB1
+    from mcts_lab.textbook.rave import rave_score
+
+    parent = Node(tic())
+    parent.visits = 100
+    u1, u2 = Node(tic()), Node(tic())
+    u1.visits, u1.wins, u2.visits, u2.wins = 10, 6.0, 10, 7.0
+    amaf = {u1: (30.0, 40), u2: (20.0, 40)}
+    scores = [rave_score(parent, u, amaf, k=300, c=0.35) for u in (u1, u2)]
+    bonus = 0.35 * math.sqrt(math.log(100) / 10)
+    beta = rave_beta(300, 100)
+    assert scores[0] > scores[1] and 0.6 + bonus < 0.7 + bonus
+    states(
+        13,
+        f"{bonus:.3f}$",
+        f"${1 - beta:.3f} \\cdot 0.6 + {beta:.3f} \\cdot 0.75 = {scores[0] - bonus:.3f}$",
+        f"its score is ${scores[0]:.3f}$",
+        f"${1 - beta:.3f} \\cdot 0.7 + {beta:.3f} \\cdot 0.5 = {scores[1] - bonus:.3f}$",
+        f"its score is ${scores[1]:.3f}$",
+        f"${0.7 + bonus:.3f}$ against ${0.6 + bonus:.3f}$",
+    )
     # the playout of 13.2 is legal and X wins it
     end = tic("b2 a1 c1 b3 a3")
     assert end.is_terminal() and end.returns() == (1, -1)

@@ -84,3 +84,15 @@ def test_the_grid_reaches_past_the_chosen_k_and_the_graph_is_outside_the_compari
     assert "graph (transpositions)" in AGENTS and "graph (transpositions)" not in rave_scan.COMPARED
     text = rave_scan.scan_table(scan, {})._repr_markdown_()
     assert "graph" not in text and "RAVE as MoGo" in text
+
+
+def test_graph_links_counts_links_and_changed_moves():
+    from mcts_lab.rave_scan import SEEDS, graph_links
+
+    positions = rave_scan.tictactoe_positions()
+    small = Positions(positions.numbers[:4], positions.states[:4], positions.optimal[:4])
+    scan = Scan(small, {})
+    links = graph_links(scan, parity=1)
+    assert links.searches == 2 * SEEDS
+    assert 0 <= links.linked <= links.searches
+    assert 0 <= links.moves_differ <= links.searches

@@ -74,6 +74,13 @@ def parallel_picture(state: GameState, searches: int = 3, iterations: int = 300,
     x = range(len(names))
     right.bar([i - 0.2 for i in x], before, 0.4, label="thread 1 sees")
     right.bar([i + 0.2 for i in x], after, 0.4, label="thread 2 sees (virtual loss on thread 1's)")
+    # the scores of the two chosen moves, written on their bars: the drop is small
+    for a in (first, second):
+        i = names.index(a)
+        for dx, score in ((-0.2, before[i]), (0.2, after[i])):
+            right.text(
+                i + dx, score, f"{score:.2f}", ha="center", va="bottom", fontsize=7, rotation=90
+            )
     right.set_xticks(list(x), labels)
     # the axis starts at 1, the largest mean reward (not just below the smallest bar, which
     # would exaggerate the differences); the top leaves room for the legend
