@@ -166,6 +166,19 @@ def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("HBBI", code, jt, jf, k)
 
 
+def _allowed_if_null(offset: int, deny: int) -> list[bytes]:
+    """Six instructions: allow the call if the argument at ``offset`` (all 64 bits) is a null
+    pointer, else ``deny``; the fifth is the RET_ALLOW."""
+    return [
+        _op(LD_W_ABS, offset),
+        _op(JEQ, 0, jf=3),
+        _op(LD_W_ABS, offset + 4),
+        _op(JEQ, 0, jf=1),
+        _op(RET, RET_ALLOW),
+        _op(RET, deny),
+    ]
+
+
 def program(arch: str) -> bytes:
     """The filter's instructions (struct sock_filter, native byte order) for ``arch``."""
     numbers = NUMBERS[arch]
@@ -203,25 +216,13 @@ def program(arch: str) -> bytes:
         _op(RET, RET_ALLOW),
         _op(RET, deny),
     ]
-    code += [  # sendto: without an address (send() is sendto(..., NULL, 0)), all 64 bits
-        _op(JEQ, numbers["sendto"], jf=6),
-        _op(LD_W_ABS, OFFSET_ARG4),
-        _op(JEQ, 0, jf=3),
-        _op(LD_W_ABS, OFFSET_ARG4 + 4),
-        _op(JEQ, 0, jf=1),
-        _op(RET, RET_ALLOW),
-        _op(RET, deny),
-    ]
+    # sendto: without an address (send() is sendto(..., NULL, 0))
+    code += [_op(JEQ, numbers["sendto"], jf=6), *_allowed_if_null(OFFSET_ARG4, deny)]
     code += [  # rt_sigaction: SIGCHLD's action only read (the new action's pointer null)
         _op(JEQ, numbers["rt_sigaction"], jf=8),
         _op(LD_W_ABS, OFFSET_ARG0),
-        _op(JEQ, SIGCHLD, jf=4),
-        _op(LD_W_ABS, OFFSET_ARG1),
-        _op(JEQ, 0, jf=3),
-        _op(LD_W_ABS, OFFSET_ARG1 + 4),
-        _op(JEQ, 0, jf=1),
-        _op(RET, RET_ALLOW),
-        _op(RET, deny),
+        _op(JEQ, SIGCHLD, jf=4),  # another signal: to the RET_ALLOW below
+        *_allowed_if_null(OFFSET_ARG1, deny),
     ]
     code.append(_op(RET, RET_ALLOW))
     return b"".join(code)
