@@ -8,8 +8,12 @@ filter keeps SIGCHLD's action) is in test_redteam_rounds12_13.py."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
+import threading
+import time
 
 import pytest
 from grading_fixtures.shared_folders import SOLUTIONS
@@ -65,3 +69,36 @@ def test_the_same_reference_without_the_deep_code_takes_its_points(tmp_path):
     data, _, _ = _grade(sub, tmp_path)
     ucb1 = [t for t in data["tests"] if "ucb1" in t["name"]]
     assert ucb1 and all(t["score"] == t["max_score"] for t in ucb1)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a cgroup freezer and another user id need root")
+def test_the_batch_end_kills_a_submission_a_dead_grader_left_frozen(tmp_path):
+    """A grader whose process ended between two questions (a held-back test that called
+    os._exit) left its submission's processes frozen: a frozen process takes no SIGKILL, and
+    the batch's end (kill_all) looped on it until pytest's timeout.  It now thaws them."""
+    from mcts_course.grading import confine, sandbox
+
+    parent = confine._own_cgroup("freezer")
+    if parent is None or not confine.cgroups_allowed():
+        pytest.skip("no cgroup v1 freezer here")
+    folder = parent / f"mcts-test-frozen-{os.getpid()}"
+    folder.mkdir()
+    uid = 1_999_999_991  # no sandbox's: kill_all kills by user id
+    proc = subprocess.Popen(["sleep", "120"], user=uid, group=uid)
+    try:
+        (folder / "cgroup.procs").write_text(str(proc.pid))
+        (folder / "freezer.state").write_text("FROZEN")
+        for _ in range(1000):
+            if (folder / "freezer.state").read_text().strip() == "FROZEN":
+                break
+            time.sleep(0.001)
+        done = threading.Thread(target=sandbox.kill_all, args=(uid,), daemon=True)
+        done.start()
+        done.join(30)
+        assert not done.is_alive(), "kill_all still waits on a frozen process"
+        assert proc.wait(10) == -9
+    finally:
+        (folder / "freezer.state").write_text("THAWED")
+        proc.kill()
+        proc.wait()
+        folder.rmdir()
