@@ -294,6 +294,8 @@ def test_the_positions_seed_is_the_submissions_code(tmp_path):
 
     first = seed(code.parent)
     assert seed(code.parent) == first
+    # 64 bits (red team 18): a 32-bit seed is found again by brute force in about an hour
+    assert 32 < int(first).bit_length() <= 64
     assert seed(other) != first
     # red team 15: a table in a helper beside the unchanged exercise file changes the seed too
     helper = tmp_path / "helper"

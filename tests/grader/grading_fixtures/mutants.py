@@ -20,7 +20,7 @@ SET_FILES = tuple(SETS)  # every set of the registry
 
 def _seed_of(text: str) -> int:
     """The plugin's submission_seed of a file holding ``text``."""
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
 REFERENCE_SEED = _seed_of((SOLUTIONS / "alphabeta.py").read_text())
