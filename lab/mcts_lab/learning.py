@@ -201,7 +201,7 @@ def curves_figure(run: LearningRun, goal: float = 0.95):
     ax.set_ylabel("share of the positions")
     lowest = min(run.curve("value") + run.curve("policy"))
     ax.set_ylim(min(0.7, math.floor((lowest - 0.02) * 20) / 20), 1.0)  # the curves, not 0 to 1
-    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda y, _: f"{y:.0%}"))
+    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda y, _: f"{100 * y:g}%"))
     ax.set_title("Tic-tac-toe: the network against the exact values")
     ax.legend(loc="lower right")
     fig.tight_layout()

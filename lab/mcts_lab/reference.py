@@ -261,7 +261,7 @@ def choices_figure(ref: Reference):
         ax.set_title(f"{titles[method]}, {n} seeds", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("share of the seeds playing the move")
-    axes[0].yaxis.set_major_formatter(lambda y, _: f"{y:.0%}")
+    axes[0].yaxis.set_major_formatter(lambda y, _: f"{100 * y:g}%")
     handles = [
         Patch(color="C2", alpha=0.8, label=f"deep alpha-beta's move ({ab_move})"),
         Patch(color="C0", alpha=0.8, label="other moves"),
