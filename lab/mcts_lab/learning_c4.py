@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -219,6 +220,7 @@ class Accuracy:
     outcome: float
     choices: int  # test positions (the top-move share's denominator)
     positions: int
+    chance: bool = False  # top_move is a random move's expected share, not a count
 
 
 def network_accuracy(name: str, predictor, positions: list[Labelled]) -> Accuracy:
@@ -314,16 +316,10 @@ class Shares:
 
         return wilson_interval(self.share(name), self.positions)
 
-    def paired(self, a: str, b: str) -> tuple[float, tuple[float, float], float]:
+    def paired(self, a: str, b: str) -> PairedMeasure:
         """Search ``a``'s share minus ``b``'s, paired over the positions (both searched each
-        position with the same seed): the difference, its bootstrap 95% interval over the
-        positions and the sign-flip p-value of "no difference"."""
-        from mcts_course.stats import paired_interval, sign_flip_p_value
-
-        ka, kb = self.kept[a], self.kept[b]
-        differences = [float(x - y) for x, y in zip(ka, kb, strict=True) if x != y]
-        p = sign_flip_p_value(differences) if differences else 1.0  # ties change nothing
-        return self.share(a) - self.share(b), paired_interval(ka, kb), p
+        position with the same seed)."""
+        return paired_measure(self.kept[a], self.kept[b])
 
 
 def _right_moves(
@@ -411,29 +407,56 @@ def baseline_accuracy(positions: list[Labelled]) -> Accuracy:
         max(counts) / len(positions),
         len(tests),
         len(positions),
+        chance=True,
     )
 
 
 def accuracy_table(accuracies: list[Accuracy]):
-    """One row per network: the policy's top move optimal, the value's result right."""
+    """One row per network: the policy's top move optimal, the value's result right, each with
+    its 95% Wilson interval (none for a random move's share, an expectation, not a count)."""
+    from mcts_course.stats import wilson_interval
     from mcts_lab.present import Table
 
+    def interval(share: float, n: int) -> str:
+        low, high = wilson_interval(share, n)
+        return f"{low:.1%} to {high:.1%}"
+
+    rows = [
+        (
+            a.name,
+            a.top_move,
+            "(expected)" if a.chance else interval(a.top_move, a.choices),
+            a.outcome,
+            interval(a.outcome, a.positions),
+            f"{a.choices} / {a.positions}",
+        )
+        for a in accuracies
+    ]
     return Table(
-        ["network", "top move optimal", "result (W/D/L) right", "positions"],
-        [(a.name, a.top_move, a.outcome, f"{a.choices} / {a.positions}") for a in accuracies],
+        [
+            "network",
+            "top move optimal",
+            "95% interval",
+            "result (W/D/L) right",
+            "95% interval",
+            "positions",
+        ],
+        rows,
         formats={"top move optimal": ".1%", "result (W/D/L) right": ".1%"},
         right=["top move optimal", "result (W/D/L) right", "positions"],
     )
 
 
-def shares_table(shares: Shares):
-    """One row per search: its move kept the exact value, with the 95% Wilson interval."""
+def shares_table(shares: Shares | Sequence[Shares]):
+    """One row per search (and budget, given several): its move kept the exact value, with the
+    95% Wilson interval."""
     from mcts_lab.present import Table
 
     rows = []
-    for name in shares.right:
-        lo, hi = shares.interval(name)
-        rows.append((name, shares.iterations, shares.share(name), f"{lo:.1%} to {hi:.1%}"))
+    for budget in [shares] if isinstance(shares, Shares) else shares:
+        for name in budget.right:
+            lo, hi = budget.interval(name)
+            rows.append((name, budget.iterations, budget.share(name), f"{lo:.1%} to {hi:.1%}"))
     return Table(
         ["search", "iterations", "optimal moves", "95% interval"],
         rows,
@@ -640,22 +663,45 @@ def per_position(predictor, positions: list[Labelled]) -> dict[str, list[float]]
     return {"top": top, "outcome": outcome, "squared": squared}
 
 
+def paired_measure(xs: Sequence[float], ys: Sequence[float]) -> PairedMeasure:
+    """``xs`` minus ``ys``, measured on the same units (``xs[i]`` and ``ys[i]`` on one
+    position): the mean difference, its bootstrap interval and the sign-flip p-value."""
+    from mcts_course.stats import paired_interval, sign_flip_p_value
+
+    differences = [float(x - y) for x, y in zip(xs, ys, strict=True)]
+    return PairedMeasure(
+        sum(differences) / len(differences),
+        paired_interval(xs, ys),
+        sign_flip_p_value(differences) if any(differences) else 1.0,  # no difference, no test
+    )
+
+
 def compare_networks(a, b, positions: list[Labelled]) -> dict[str, PairedMeasure]:
     """Network ``a`` against network ``b`` on the same ``positions``, measure by measure
     (:func:`per_position`), paired over the positions."""
-    from mcts_course.stats import paired_interval, sign_flip_p_value
-
     mine, theirs = per_position(a, positions), per_position(b, positions)
-    out = {}
-    for measure, xs in mine.items():
-        ys = theirs[measure]
-        differences = [x - y for x, y in zip(xs, ys, strict=True)]
-        out[measure] = PairedMeasure(
-            sum(differences) / len(differences),
-            paired_interval(xs, ys),
-            sign_flip_p_value(differences) if any(differences) else 1.0,
-        )
-    return out
+    return {measure: paired_measure(xs, theirs[measure]) for measure, xs in mine.items()}
+
+
+def paired_table(rows: Iterable[tuple[object, PairedMeasure]], first: str = "comparison"):
+    """One row per paired comparison of two shares: its label (under the heading ``first``),
+    the difference, its 95% bootstrap interval over the positions and the sign-flip p-value
+    (10,000 sign patterns: "< 0.001" when none or almost none was as extreme)."""
+    from mcts_lab.present import Table
+
+    return Table(
+        [first, "difference", "95% interval", "p (no difference)"],
+        [
+            (
+                name,
+                f"{m.difference:+.1%}",
+                f"{m.interval[0]:+.1%} to {m.interval[1]:+.1%}",
+                "< 0.001" if m.p < 0.001 else f"{m.p:.3f}",
+            )
+            for name, m in rows
+        ],
+        right=["difference", "p (no difference)"],
+    )
 
 
 def mirror_pairs(move_lists: list[list[int]]) -> tuple[int, int]:

@@ -120,12 +120,17 @@ def test_paired_shares_compare_position_by_position():
     # A kept the exact value on positions 0-5, B on 0-1 and 6: the shares differ by 3/8 and
     # only the five positions where they disagree carry the test.
     shares = lab.Shares(20, {"A": [1, 1, 1, 1, 1, 1, 0, 0], "B": [1, 1, 0, 0, 0, 0, 1, 0]})
-    difference, (low, high), p = shares.paired("A", "B")
-    assert difference == pytest.approx(3 / 8)
-    assert low < difference < high
-    assert 0.05 < p <= 1
+    paired = shares.paired("A", "B")
+    low, high = paired.interval
+    assert paired.difference == pytest.approx(3 / 8)
+    assert low < paired.difference < high
+    assert 0.05 < paired.p <= 1
     same = lab.Shares(20, {"A": [1, 0, 1], "B": [1, 0, 1]})
-    assert same.paired("A", "B") == (0.0, (0.0, 0.0), 1.0)
+    assert same.paired("A", "B") == lab.PairedMeasure(0.0, (0.0, 0.0), 1.0)
+    table = lab.paired_table([("A - B", paired), ("same", same.paired("A", "B"))]).data
+    assert "+37.5%" in table and "1.000" in table
+    two = lab.shares_table([shares, lab.Shares(40, shares.kept)]).data
+    assert two.count("| A |") == 2 and "| 40 |" in two
 
 
 def test_the_match_and_its_table():
