@@ -28,6 +28,7 @@ from mcts_course.agents import (
     with_params,
 )
 from mcts_course.agents.endgame import empty_squares
+from mcts_course.agents.mcts import Node, root_table
 from mcts_course.arena import MatchResult, game_seeds, play_game
 from mcts_course.games import Othello
 from mcts_course.stats import bootstrap_interval
@@ -107,6 +108,7 @@ class RootVersusExact:
     iterations: int
     rows: list[dict]  # from MCTSAgent.root_table: action, move, visits, wins, mean, uct
     choice: int  # the most visited move
+    root: Node  # the search tree, for a look below the root
 
     def table(self) -> Table:
         """Move, visits, mean reward (the mover's win rate in the sampled games), margin."""
@@ -120,12 +122,43 @@ class RootVersusExact:
             right=["MCTS visits", "MCTS mean", "exact margin"],
         )
 
+    def replies(self, action: int) -> list[dict]:
+        """The opponent's replies to ``action`` as the tree saw them, most visited first:
+        move, visits, ``mean`` the root player's mean reward in the games sampled below the
+        reply, and ``margin`` its exact margin for the root player."""
+        node = self.root.children[action]
+        exact = endgame_margins(node.state)  # for the opponent, who replies
+        return [
+            {**row, "mean": 1 - row["mean"], "margin": -exact[row["action"]]}  # zero-sum
+            for row in root_table(node)
+        ]
+
+    def replies_table(self, actions: Sequence[int]) -> Table:
+        """Below each of ``actions``, the opponent's replies (:meth:`replies`)."""
+        state = self.position.state
+        return Table(
+            ["after", "reply", "MCTS visits", "mean for the mover", "exact margin"],
+            [
+                [state.action_to_string(a), r["move"], r["visits"], r["mean"], f"{r['margin']:+d}"]
+                for a in actions
+                for r in self.replies(a)
+            ],
+            {"MCTS visits": ",", "mean for the mover": ".3f"},
+            right=["MCTS visits", "mean for the mover", "exact margin"],
+        )
+
 
 def root_versus_exact(position: SolvedPosition, iterations: int, seed: int = 0) -> RootVersusExact:
-    """Search ``position`` with MCTS (``iterations``, ``seed``) and keep its root table."""
+    """Search ``position`` with MCTS (``iterations``, ``seed``) and keep its tree."""
     agent = MCTSAgent(iterations, seed=seed)
     choice = agent.select_action(position.state)
-    return RootVersusExact(position, iterations, agent.root_table(), choice)
+    assert agent.last_root is not None  # a search just ran
+    return RootVersusExact(position, iterations, agent.root_table(), choice, agent.last_root)
+
+
+def choices_over_seeds(position: SolvedPosition, iterations: int, seeds: int) -> list[int]:
+    """MCTS's move in ``position`` with ``iterations``, for the seeds 0 to ``seeds`` - 1."""
+    return [MCTSAgent(iterations, seed=seed).select_action(position.state) for seed in range(seeds)]
 
 
 def reply_margins(position: SolvedPosition, action: int) -> dict[str, int]:

@@ -12,6 +12,7 @@ from mcts_lab.endgames import (
 )
 from mcts_lab.ffo import load_ffo, share_table
 
+from mcts_course.agents import MCTSAgent
 from mcts_course.games import Othello
 
 FFO = load_ffo()
@@ -97,3 +98,23 @@ def test_root_versus_exact_puts_the_published_margins_beside_the_visits():
     # After g8 every White reply loses (the published margin of g8 is +32 for Black).
     replies = reply_margins(position, position.state.parse_action("g8"))
     assert max(replies.values()) == -32
+    # Below g8, the tree's replies carry Black's mean and Black's exact margin: the negation
+    # of White's margins, and at most the -32 White's best reply leaves.
+    g8 = position.state.parse_action("g8")
+    below = seen.replies(g8)
+    node = seen.root.children[g8]
+    assert sum(r["visits"] for r in below) == node.visits - 1  # the first visit expands g8
+    assert {r["move"]: r["margin"] for r in below} == {m: -v for m, v in replies.items()}
+    assert all(0 <= r["mean"] <= 1 for r in below)
+    # Black's wins below the replies are g8's, less the one playout that expanded g8
+    left = node.wins - sum(r["mean"] * r["visits"] for r in below)
+    assert -1e-9 <= left <= 1 + 1e-9
+    assert "+32" in seen.replies_table([g8]).data
+
+
+def test_choices_over_seeds_repeat_one_search_per_seed():
+    from mcts_lab.endgames import choices_over_seeds
+
+    position = FFO[4]
+    picks = choices_over_seeds(position, iterations=50, seeds=3)
+    assert picks == [MCTSAgent(50, seed=s).select_action(position.state) for s in range(3)]
