@@ -651,6 +651,8 @@ def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
     and handed to every run; at the end every process of the batch's sandbox ids is killed
     (a run stopped with SIGKILL could not do it)."""
     env = dict(os.environ)
+    # no compiled test files beside the tests (pytest's rewritten hidden tests, in their copy)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     remove_stale_folders()
     mine = os.getpid()  # in the names: whose they were, for a reader of the temporary folder
     with leftovers.folder(f"mcts-grader-{mine}-") as private_path:

@@ -85,8 +85,21 @@ def hidden_copy(tests: Iterable[str | Path], folder: Path) -> list[Path]:
             shutil.copytree(test, place / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copyfile(test, place / name)
+        _private(place / name)
         copies.append(place / name)
     return copies
+
+
+def _private(path: Path) -> None:
+    """The copy for the grader's id alone, whatever modes the instructor's files had: copytree
+    keeps them, and a copy readable by others (or what pytest writes into it later) would be
+    readable by a sandbox's id where no namespace hides it (red team 20, 08)."""
+    for folder, _, files in os.walk(path) if path.is_dir() else []:
+        os.chmod(folder, 0o700)
+        for file in files:
+            os.chmod(os.path.join(folder, file), 0o600)  # copytree followed any symlink
+    if not path.is_dir():
+        os.chmod(path, 0o600)
 
 
 def reference_copy(folder: Path) -> Path:

@@ -17,7 +17,7 @@ from typing import Any
 
 from mcts_course.grading import public
 from mcts_course.grading.process import MissingDefinition, StudentProcess, student_error
-from mcts_course.grading.protocol import Decoder, Encoder, ProtocolError, sync
+from mcts_course.grading.protocol import MAX_VALUES, Decoder, Encoder, ProtocolError, sync
 
 __all__ = [
     "LENT_ATTRIBUTES",
@@ -31,6 +31,13 @@ __all__ = [
 # What the student's code may read of an object the grader lends it (a player of the tests:
 # ``select_action`` and its ``name``); everything else answers AttributeError.
 LENT_ATTRIBUTES = frozenset({"select_action", "name"})
+# What the student's calls to lent objects may carry in one test, all calls together (in the
+# decoder's units, about 8 characters each).  One message is bounded by MAX_VALUES, but what the
+# test keeps of each call (``print_fn``'s lines) adds up in the grader's own process: fifty
+# small messages that each expand to 7 MB by shared references grew it by 400 MB (red team
+# 20, 10).  Honest tests stay far below (a search's calls to a lent evaluation: a few hundred
+# thousand).
+CALLBACK_VALUES = 8 * MAX_VALUES
 
 
 class Connection:
@@ -44,11 +51,12 @@ class Connection:
         self.direct: list[str] = []  # the functions the test called itself
         self.lent: dict[int, Any] = {}
         self.callback_failure: BaseException | None = None
+        self.callback_values = 0  # what the calls to lent objects carried in this test
 
     def begin_test(self, budget: float) -> None:
         self.budget, self.out, self.called, self.direct = budget, [], set(), []
         self.spent = 0.0  # seconds the student's code took in this test (round trips included)
-        self.lent, self.callback_failure = {}, None
+        self.lent, self.callback_failure, self.callback_values = {}, None, 0
         if self.transport.alive() and isinstance(self.transport, StudentProcess):
             self.request({"op": "release"}, "release")
 
@@ -183,10 +191,18 @@ class Connection:
     def _callback(self, message: dict[Any, Any]) -> dict[Any, Any]:
         """The student's code calls one of our objects (a player, ``input_fn``)."""
         try:
+            if self.callback_values > CALLBACK_VALUES:  # refused before any decoding
+                raise AssertionError(
+                    "your code sent more data to the functions the test lent it than a test "
+                    f"allows (about {8 * CALLBACK_VALUES >> 20} MB)"
+                )
             decoder = self.decoder()
-            decoder.table(message.get("nodes", []))
-            args = decoder.value(message.get("args", []))
-            kwargs = decoder.value(message.get("kwargs", {"$d": []}))
+            try:
+                decoder.table(message.get("nodes", []))
+                args = decoder.value(message.get("args", []))
+                kwargs = decoder.value(message.get("kwargs", {"$d": []}))
+            finally:
+                self.callback_values += decoder.count
             handle = message.get("obj")
             target = self.lent.get(handle) if isinstance(handle, int) else None
             if target is None or not isinstance(args, list) or not isinstance(kwargs, dict):

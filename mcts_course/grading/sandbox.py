@@ -324,10 +324,17 @@ def student_paths() -> list[str]:
     """The grader's library folders for the student's ``sys.path`` (numpy...), without a folder
     holding this package's sources (a checkout): the student's process imports the public copy.
     An installed package in site-packages stays on the path; its private files are unreadable
-    or hidden (see above)."""
+    or hidden (see above).  Nothing inside the batch's own folder: pytest puts the folder of
+    the instructor's hidden tests (their copy there) on ``sys.path``, and exposing it would show
+    the student what lies in it (red team 20, 08)."""
+    from mcts_course.grading.phases import PHASES_ENV
+
+    batch = os.environ.get(PHASES_ENV)
     paths = []
     for p in sys.path:
         if not p or not Path(p).is_dir():
+            continue
+        if batch and os.path.realpath(p).startswith(os.path.realpath(batch) + os.sep):
             continue
         if (Path(p) / "mcts_course").is_dir() and Path(p).name not in (
             "site-packages",

@@ -155,6 +155,7 @@ ISSUE_MUTANTS = [
     "best_move_full_window",
     "ucb1_choice_rigs_the_arms",
     "compare_policies_player_seed_is_seed",
+    "connect4_drop_always_raises",  # red team 20, attack 02
     # exercise 8 (learning): the perspective's sign, the temperature, sqrt(N), an unvisited Q
     "value_targets_last_mover",
     "policy_target_power_tau",

@@ -1,15 +1,14 @@
 """The public checks (``mcts_course/grading/tests``) are trustworthy without the reference: the
-answers they record are the reference's, the library's engine they use agrees with the
-reference on their questions, and the grader's runs hold every test exactly once."""
+library's engine they use agrees with the reference on their questions, and the grader's runs
+hold every test exactly once.  (They record no answers any more: a recording answers fixed
+questions, and a submission can replay it; red team 20, 13.)"""
 
 from __future__ import annotations
 
 import math
 import random
 
-import pytest
 from grading_fixtures.points import marks, modules
-from grading_fixtures.recorded import RECORDINGS
 from mcts_grader.solutions import alphabeta, bandits, connect4, learning
 
 from mcts_course.grading import invocation
@@ -19,13 +18,6 @@ from mcts_course.grading.tests import test_alphabeta as public_alphabeta
 from mcts_course.grading.tests import test_bandits as public_bandits
 from mcts_course.grading.tests import test_connect4 as public_connect4
 from mcts_course.grading.tests import test_learning as public_learning
-
-
-@pytest.mark.parametrize("constant", list(RECORDINGS))
-def test_recorded_answers_are_the_reference_s(constant):
-    module, work_out = RECORDINGS[constant]
-    recorded, again = getattr(module, constant), work_out()
-    assert recorded == again, f"{module.__name__}.{constant} should now be {again!r}"
 
 
 def test_the_connect4_engine_agrees_with_the_reference_rules():

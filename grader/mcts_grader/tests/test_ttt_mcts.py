@@ -1,6 +1,10 @@
 """The grader's tests of exercises 1-4 that need the reference solution: the search tree of
 the student's mcts_search compared with the reference's, node by node, and the step at fault
-named by running the reference's loop with one of the student's steps at a time.
+named by running the reference's loop with one of the student's steps at a time; simulate's
+playouts and MCTSPlayer's moves compared with the reference's on inputs drawn for the
+submission (``submission_seed``).  (Red team 20, 13: these two were public checks of answers
+recorded for fixed inputs, and a submission with no playout and no search replayed the
+recording for their points.)
 
 The public checks of the set are in ``mcts_course.grading.tests.test_ttt_mcts``.
 
@@ -16,6 +20,7 @@ import pytest
 
 from mcts_course.games import TicTacToe
 from mcts_course.grading.public import Node
+from mcts_course.grading.tests.test_ttt_mcts import random_state
 from mcts_grader.solutions import ttt_mcts as ref
 
 
@@ -100,4 +105,47 @@ def test_search_same_tree_as_reference(student):
             f"{ {a: v[0] for a, v in want_shape.items()} }"
             + (" (the same at the root: the difference is deeper in the tree)" if same_root else "")
             + blame
+        )
+
+
+@pytest.mark.points(
+    1, exercise="ttt_selection", hint="use exactly rng.choice(state.legal_actions()) for each move"
+)
+def test_simulate_uses_rng_as_specified(student, submission_seed):
+    """simulate follows the contract: same rng, same playout as the reference"""
+    draw = random.Random(submission_seed)
+    cases = [(random_state(draw), draw.randrange(10**6)) for _ in range(200)]
+    wants = [tuple(ref.simulate(state, random.Random(seed))) for state, seed in cases]
+    results = student.simulate.many([(state, random.Random(seed)) for state, seed in cases])
+    for (state, seed), got, want in zip(cases, results, wants, strict=True):
+        got = tuple(got) if isinstance(got, tuple | list) else got
+        assert got == want, (
+            f"with random.Random({seed}) from\n{state}\nyou got {got!r}, the reference {want}"
+        )
+
+
+POSITIONS = ("", "b2", "a1 b2 c3", "b2 a1 c1")
+
+
+@pytest.mark.points(
+    1,
+    exercise="ttt_player",
+    timeout=5,
+    hint="self.rng = random.Random(seed) once in __init__; select_action returns "
+    "best_action(mcts_search(state, self.iterations, self.c, self.expand_threshold, self.rng))",
+)
+def test_player_uses_its_own_generator(student, submission_seed):
+    """MCTSPlayer: same seed, same moves as the reference, one generator for all its moves"""
+    draw = random.Random(submission_seed)
+    states = [TicTacToe.from_moves(m) for m in POSITIONS]
+    for threshold in (1, 2):
+        seed, c = draw.randrange(2**31), draw.choice((0.7, 1.0, 1.4))
+        mine = ref.MCTSPlayer(iterations=80, c=c, expand_threshold=threshold, seed=seed)
+        wants = [mine.select_action(state) for state in states]
+        player = student.MCTSPlayer(iterations=80, c=c, expand_threshold=threshold, seed=seed)
+        got = [player.select_action(state) for state in states]
+        assert got == wants, (
+            f"MCTSPlayer(iterations=80, c={c}, expand_threshold={threshold}, seed={seed}), asked "
+            f"in turn for a move in {len(states)} positions, played {got}; the contract gives "
+            f"{wants} (the positions after the moves {', '.join(repr(m) for m in POSITIONS)})"
         )

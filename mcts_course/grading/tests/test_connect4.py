@@ -1,9 +1,8 @@
 """Public checks of exercise 5: Connect Four rules on a plain board, and MCTS on them.
 
 The rules are checked against the library's own engine (:mod:`mcts_course.games.connect4`:
-its bitboards tell four in a row), the contract's invariants (a new board with one more disc)
-and answers recorded for fixed questions (the columns of a seeded MCTSPlayer; the grader's
-tests check the recording against the reference solution).
+its bitboards tell four in a row) and the contract's invariants (a new board with one more
+disc); the seeded player's columns are compared with the reference's in the grader's tests.
 
 Every expected answer is computed before the student's code sees the input, and the student's
 code gets its own copy: whatever it does to a board cannot change what it is graded against.
@@ -171,7 +170,7 @@ def test_drop(student):
     1, exercise="connect4", hint="raise ValueError for a full column or a column outside 0..6"
 )
 def test_drop_illegal(student):
-    """drop raises ValueError for a full or missing column"""
+    """drop raises ValueError for a full or missing column, and only for those"""
     board = [[0, 1, 0, 1, 0, 1]] + [[] for _ in range(6)]
     for col in (0, 7, -1):
         try:
@@ -179,6 +178,17 @@ def test_drop_illegal(student):
         except ValueError:
             continue
         raise AssertionError(f"drop(board, {col}, 0) should raise ValueError")
+    # A drop that refuses every column would pass the loop above: the open columns of the same
+    # board must take a disc.
+    for col in (1, 6):
+        try:
+            got = student.drop(copy.deepcopy(board), col, 0)
+        except ValueError:
+            message = f"drop(board, {col}, 0) raised ValueError, but column {col} is open"
+            raise AssertionError(message) from None
+        assert isinstance(got, list) and [list(c) for c in got] == with_disc(board, col, 0), (
+            f"drop(board, {col}, 0) should add a disc to the open column {col}"
+        )
 
 
 def _broken(rng: random.Random, board: list[list[int]], player: int, dc: int, dr: int):

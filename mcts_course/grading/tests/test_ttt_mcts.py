@@ -140,18 +140,6 @@ def play(players, state=None):
     return state.returns()
 
 
-# -- answers recorded from the reference solution (tests/grader checks them against it) --------
-RESULT_OF = {"X": (1, -1), "O": (-1, 1), "D": (0, 0)}
-# simulate's playouts in test_simulate_uses_rng_as_specified: X won, O won or a draw.
-SIMULATE_RESULTS = (
-    "XXDDXXXOXXOXOOXOOXDXOXOOXDOXXXDXODXODXXXXXOXXOXOXXXDXXDDXXOOXXDXXXDXDXXXOXXXXOOO"
-    "DXOOOXXXOOXXXODXOOXOXOXODXOXXXXXDOOXDXXOXXOOXXOXXOXDXXOXXOXXOXXXXDXXXOXXXXXXXOXD"
-    "DXXOXXXOXXXXXXXXDXDXXXOODXOXXOXDDXDXOOXX"
-)
-# MCTSPlayer's moves in test_player_uses_its_own_generator, by (seed, c, expand_threshold).
-PLAYER_MOVES = {(4, 1.0, 1): [4, 8, 1, 3], (9, 0.7, 2): [1, 0, 1, 6]}
-
-
 # -- exercise 1: selection and simulation -------------------------------------------------------
 @pytest.mark.points(
     1, exercise="ttt_selection", hint="a child never visited must be tried first: return math.inf"
@@ -320,21 +308,6 @@ def test_simulate_on_a_finished_game(student, submission_seed):
         )
         assert g.getstate() == old, (
             f"simulate of the finished game\n{state}\ndrew from rng: no move is left to choose"
-        )
-
-
-@pytest.mark.points(
-    1, exercise="ttt_selection", hint="use exactly rng.choice(state.legal_actions()) for each move"
-)
-def test_simulate_uses_rng_as_specified(student):
-    """simulate follows the contract: same rng, same playout as the reference"""
-    rng = random.Random(5)
-    cases = [(random_state(rng), rng.randrange(10**6)) for _ in range(200)]
-    results = student.simulate.many([(state, random.Random(seed)) for state, seed in cases])
-    for (state, seed), got, recorded in zip(cases, results, SIMULATE_RESULTS, strict=True):
-        want = RESULT_OF[recorded]
-        assert tuple(got) == want, (
-            f"with random.Random({seed}) from\n{state}\nyou got {tuple(got)}, the reference {want}"
         )
 
 
@@ -832,29 +805,6 @@ def test_player_interface(student):
         assert player.select_action(state) in state.legal_actions()
     assert student.ran("mcts_search"), "MCTSPlayer must choose its moves with your mcts_search"
     assert_searched(student, player.first, 50, math.sqrt(2), 1)
-
-
-POSITIONS = ("", "b2", "a1 b2 c3", "b2 a1 c1")
-
-
-@pytest.mark.points(
-    1,
-    exercise="ttt_player",
-    timeout=5,
-    hint="self.rng = random.Random(seed) once in __init__; select_action returns "
-    "best_action(mcts_search(state, self.iterations, self.c, self.expand_threshold, self.rng))",
-)
-def test_player_uses_its_own_generator(student):
-    """MCTSPlayer: same seed, same moves as the reference, one generator for all its moves"""
-    states = [TicTacToe.from_moves(m) for m in POSITIONS]
-    for (seed, c, threshold), wants in PLAYER_MOVES.items():
-        player = student.MCTSPlayer(iterations=80, c=c, expand_threshold=threshold, seed=seed)
-        got = [player.select_action(state) for state in states]
-        assert got == wants, (
-            f"MCTSPlayer(iterations=80, c={c}, expand_threshold={threshold}, seed={seed}), asked "
-            f"in turn for a move in {len(states)} positions, played {got}; the contract gives "
-            f"{wants} (the positions after the moves {', '.join(repr(m) for m in POSITIONS)})"
-        )
 
 
 @pytest.mark.points(

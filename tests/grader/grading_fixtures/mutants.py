@@ -211,6 +211,12 @@ MUTANTS = {
         "    new = board\n",
         "connect4",
     ),
+    "connect4_drop_always_raises": (  # red team 20, attack 02: a point for refusing every move
+        "connect4",
+        "    new = [list(col) for col in board]\n",
+        '    raise ValueError(f"column {column} is not a legal move")\n',
+        "connect4",
+    ),
     "connect4_missing_diagonal": (
         "connect4",
         "DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))",
@@ -533,6 +539,7 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "player_reseeds_every_move": ("test_player_uses_its_own_generator",),
     "play_human_no_final_board": ("test_play_human",),
     "connect4_legal_columns_empties_the_board": ("test_legal_columns",),
+    "connect4_drop_always_raises": ("test_drop", "test_drop_illegal"),
     "connect4_is_win_always_true": (
         "test_is_win_horizontal",
         "test_is_win_vertical",
@@ -580,6 +587,17 @@ HOSTILE = {
         '    """One row per (iterations, c, threshold, seed): the chosen move and its value."""',
         '    """Loops forever."""\n    while True:\n        pass',
         "time limit",
+    ),
+    # red team 20, 10: a few small messages that expand, by shared lists, to megabytes the
+    # test's print_fn keeps in the grader's own process
+    "print_fn_flood": (
+        "ttt_mcts",
+        '            print_fn(f"{player.name} plays {state.action_to_string(action)}")',
+        '            _flood = ["x" * 8000]\n'
+        "            for _ in range(50):\n"
+        "                print_fn(*([_flood] * 900))\n"
+        '            print_fn(f"{player.name} plays {state.action_to_string(action)}")',
+        "sent more data to the functions the test lent it",
     ),
     "uncatchable_loop": (
         "ttt_mcts",
