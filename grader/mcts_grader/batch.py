@@ -664,8 +664,17 @@ def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
             public = str(public_path)
             sandbox.public_package(public_path)
             env[PUBLIC_ENV] = public
-            phases.make(private_path)  # held-back phases one at a time (red team 12, 06)
-            env[phases.PHASES_ENV] = private
+            # held-back phases one at a time (red team 12, 06), across the account's batches
+            shared, why = phases.shared_folder(private_path)
+            if why is not None:
+                print(
+                    f"grade: {one_line(why)}; a second batch graded at the same time by this "
+                    "account could run while this one's held-back tests run",
+                    file=sys.stderr,
+                )
+            phases.make(shared)
+            env[phases.PHASES_ENV] = str(shared)
+            env[sandbox.BATCH_ENV] = private
             if is_root():
                 env[sandbox.BASE_ENV] = str(sandbox._base())
                 from mcts_course.grading import sweep

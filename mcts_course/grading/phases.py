@@ -13,22 +13,42 @@ clock is everyone's, and no visible phase follows a held-back one to print it); 
 the held-back runs one at a time when ``--jobs`` is more than 1, and serve a run of both phases
 given ``$MCTS_GRADING_PHASES`` too.
 
-``grade`` makes two lock files in its own folder and names the folder in
-``$MCTS_GRADING_PHASES`` for its runs.  A run takes the phase lock shared before its first test
-(visible phases run side by side) and exclusive before its first held-back test (when every
-visible process of its own is closed), and keeps it to its end.  The gate lock lets a run
-waiting for its held-back phase go before visible phases that start after it asked: without it,
-with two runs, one could wait through many others' visible phases.  The kernel drops both locks
-when a run ends, however it ends.  A run started alone (``check``, pytest by hand) takes none."""
+``grade`` makes two lock files in a folder of its account's (:func:`shared_folder`: two batches
+graded at once by one account keep their held-back phases apart too, red team 20, 14) and
+names the folder in ``$MCTS_GRADING_PHASES`` for its runs.  A run takes the phase lock shared
+before its first test (visible phases run side by side) and exclusive before its first
+held-back test (when every visible process of its own is closed), and keeps it to its end.  The
+gate lock lets a run waiting for its held-back phase go before visible phases that start after
+it asked: without it, with two runs, one could wait through many others' visible phases.  The
+kernel drops both locks when a run ends, however it ends.  A run started alone (``check``,
+pytest by hand) takes none."""
 
 from __future__ import annotations
 
 import fcntl
 import os
+import stat
 from pathlib import Path
 
 PHASES_ENV = "MCTS_GRADING_PHASES"
 _FILES = ("phase.lock", "gate.lock")
+
+
+def shared_folder(fallback: Path) -> tuple[Path, str | None]:
+    """The lock files' folder, one per account on the machine (``~/.cache/mcts-course/phases``,
+    its owner's alone), and None; or, when the home folder cannot hold it, ``fallback`` (the
+    batch's own folder) and why, for the batch to say."""
+    folder = Path.home() / ".cache" / "mcts-course" / "phases"
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.lstat(folder)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            return fallback, f"{folder} is not a folder of this account's"
+        if info.st_mode & 0o077:
+            os.chmod(folder, 0o700)
+        return folder, None
+    except OSError as error:
+        return fallback, f"{folder}: {error.strerror or error}"
 
 
 def make(folder: Path) -> None:

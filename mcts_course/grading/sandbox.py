@@ -303,6 +303,11 @@ def readable_by_others(path: Path) -> bool:
     return bool(mode & stat.S_IROTH)
 
 
+# The batch's own folder (``grade`` names it for its runs): the copies of the hidden tests are
+# in it, so nothing in it is ever on the student's path.
+BATCH_ENV = "MCTS_GRADING_BATCH"
+
+
 def hidden(
     extra: list[str] | None = None, expose: list[str] | None = None
 ) -> list[list[str | bool]]:
@@ -321,25 +326,27 @@ def hidden(
 
 
 def student_paths() -> list[str]:
-    """The grader's library folders for the student's ``sys.path`` (numpy...), without a folder
-    holding this package's sources (a checkout): the student's process imports the public copy.
-    An installed package in site-packages stays on the path; its private files are unreadable
-    or hidden (see above).  Nothing inside the batch's own folder: pytest puts the folder of
-    the instructor's hidden tests (their copy there) on ``sys.path``, and exposing it would show
-    the student what lies in it (red team 20, 08)."""
-    from mcts_course.grading.phases import PHASES_ENV
-
-    batch = os.environ.get(PHASES_ENV)
+    """The grader's library folders for the student's ``sys.path``: the interpreter's own (the
+    standard library, site-packages under its prefixes) and any site-packages or dist-packages
+    folder (numpy...), without a folder holding this package's sources (a checkout): the
+    student's process imports the public copy.  Nothing else of the grader's ``sys.path``: an
+    instructor's ``PYTHONPATH`` folder, or the folder pytest puts there for the hidden tests
+    (their copy, in the batch's own folder, :data:`BATCH_ENV`), would be shown to the student
+    where it lies, past closed parents (red team 20, 08 and 16).  An installed package in
+    site-packages stays on the path; its private files are unreadable or hidden (see above)."""
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)}
+    batch = os.environ.get(BATCH_ENV)
     paths = []
     for p in sys.path:
         if not p or not Path(p).is_dir():
             continue
-        if batch and os.path.realpath(p).startswith(os.path.realpath(batch) + os.sep):
+        real = os.path.realpath(p)
+        if batch and real.startswith(os.path.realpath(batch) + os.sep):
             continue
-        if (Path(p) / "mcts_course").is_dir() and Path(p).name not in (
-            "site-packages",
-            "dist-packages",
-        ):
+        named = Path(p).name in ("site-packages", "dist-packages")
+        if not named and not any(real == x or real.startswith(x + os.sep) for x in prefixes):
+            continue
+        if (Path(p) / "mcts_course").is_dir() and not named:
             continue
         paths.append(p)
     return paths
