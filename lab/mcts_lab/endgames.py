@@ -133,18 +133,20 @@ class RootVersusExact:
             for row in root_table(node)
         ]
 
-    def replies_table(self, actions: Sequence[int]) -> Table:
-        """Below each of ``actions``, the opponent's replies (:meth:`replies`)."""
+    def replies_table(self, actions: Sequence[int], mover: str) -> Table:
+        """Below each of ``actions``, the opponent's replies (:meth:`replies`), the means and
+        margins headed as ``mover``'s (the player to move at the root, by name)."""
         state = self.position.state
+        mean, margin = f"{mover}'s mean", f"{mover}'s exact margin"
         return Table(
-            ["after", "reply", "MCTS visits", "mean for the mover", "exact margin"],
+            ["after", "reply", "MCTS visits", mean, margin],
             [
                 [state.action_to_string(a), r["move"], r["visits"], r["mean"], f"{r['margin']:+d}"]
                 for a in actions
                 for r in self.replies(a)
             ],
-            {"MCTS visits": ",", "mean for the mover": ".3f"},
-            right=["MCTS visits", "mean for the mover", "exact margin"],
+            {"MCTS visits": ",", mean: ".3f"},
+            right=["MCTS visits", mean, margin],
         )
 
 

@@ -109,7 +109,8 @@ def test_root_versus_exact_puts_the_published_margins_beside_the_visits():
     # Black's wins below the replies are g8's, less the one playout that expanded g8
     left = node.wins - sum(r["mean"] * r["visits"] for r in below)
     assert -1e-9 <= left <= 1 + 1e-9
-    assert "+32" in seen.replies_table([g8]).data
+    table = seen.replies_table([g8], "Black").data
+    assert "+32" in table and "Black's mean" in table
 
 
 def test_choices_over_seeds_repeat_one_search_per_seed():
