@@ -209,6 +209,43 @@ def curves_figure(run: LearningRun, goal: float = 0.95):
     return fig
 
 
+def recipe_table(recipe: Config) -> Table:
+    """A training recipe (:data:`~mcts_course.learn.train.CONFIGS`) as the chapter shows it:
+    one row per setting."""
+    if recipe.symmetries:
+        seen = "a random one of the board's 8 symmetries, per example"
+    elif recipe.mirror:
+        seen = "each position and its mirror image"
+    else:
+        seen = "none"
+    falling = (
+        f"{recipe.learning_rate} to {recipe.final_learning_rate}"
+        if recipe.final_learning_rate is not None
+        else f"{recipe.learning_rate} (constant)"
+    )
+    return Table(
+        ["setting", "value"],
+        [
+            ["generations × self-play games", f"{recipe.generations} × {recipe.games}"],
+            [
+                "PUCT iterations per move (self-play), its constant c",
+                f"{recipe.iterations}, {recipe.c}",
+            ],
+            [
+                "moves drawn from the visits (at temperature τ)",
+                f"first {recipe.sample_moves} (τ = {recipe.temperature})",
+            ],
+            ["root noise: weight ε, concentration α", f"{recipe.fraction}, {recipe.alpha}"],
+            ["gradient steps per generation × minibatch", f"{recipe.steps:,} × {recipe.batch}"],
+            ["hidden layers", " + ".join(str(units) for units in recipe.hidden)],
+            ["learning rate (Adam), falling linearly", falling],
+            ["loss: value weight w, L2 penalty λ", f"{recipe.value_weight}, {recipe.weight_decay}"],
+            ["replay buffer (examples)", f"{recipe.buffer_size:,}"],
+            ["symmetries", seen],
+        ],
+    )
+
+
 def cost_table(run: LearningRun) -> Table:
     """What the run cost, in counts: games, iterations, gradient steps, parameters (no clock
     time: on a shared machine it measures the load as much as the work)."""

@@ -413,28 +413,36 @@ def baseline_accuracy(positions: list[Labelled]) -> Accuracy:
 
 def accuracy_table(accuracies: list[Accuracy]):
     """One row per network: the policy's top move optimal, the value's result right, each with
-    its 95% Wilson interval (none for a random move's share, an expectation, not a count)."""
+    its 95% Wilson interval.  A baseline (:func:`baseline_accuracy`) is two rows, as it is two
+    rules: a random move (its expected share, no interval) and the most common result."""
     from mcts_course.stats import wilson_interval
     from mcts_lab.present import Table
 
-    def interval(share: float, n: int) -> str:
-        low, high = wilson_interval(share, n)
-        return f"{low:.1%} to {high:.1%}"
+    def share(value: float, n: int) -> tuple[str, str]:
+        low, high = wilson_interval(value, n)
+        return f"{value:.1%}", f"{low:.1%} to {high:.1%}"
 
-    rows = [
-        (
-            a.name,
-            a.top_move,
-            "(expected)" if a.chance else interval(a.top_move, a.choices),
-            a.outcome,
-            interval(a.outcome, a.positions),
-            f"{a.choices} / {a.positions}",
-        )
-        for a in accuracies
-    ]
+    rows = []
+    for a in accuracies:
+        if a.chance:
+            rows.append(
+                ("a random move", f"{a.top_move:.1%}", "(expected)", "", "", f"{a.choices}")
+            )
+            rows.append(
+                ("the most common result", "", "", *share(a.outcome, a.positions), f"{a.positions}")
+            )
+        else:
+            rows.append(
+                (
+                    a.name,
+                    *share(a.top_move, a.choices),
+                    *share(a.outcome, a.positions),
+                    f"{a.choices} / {a.positions}",
+                )
+            )
     return Table(
         [
-            "network",
+            "network or rule",
             "top move optimal",
             "95% interval",
             "result (W/D/L) right",
@@ -442,7 +450,6 @@ def accuracy_table(accuracies: list[Accuracy]):
             "positions",
         ],
         rows,
-        formats={"top move optimal": ".1%", "result (W/D/L) right": ".1%"},
         right=["top move optimal", "result (W/D/L) right", "positions"],
     )
 

@@ -105,3 +105,16 @@ def test_the_network_agents_play_legal_moves(truth):
     agent = net_agent(predictor, 10)
     assert agent.select_action(state) in state.legal_actions()
     assert agent.last_iterations == 10
+
+
+def test_the_recipe_table_shows_each_game_s_settings():
+    from mcts_lab.learning import recipe_table
+
+    from mcts_course.learn.train import CONFIGS
+
+    c4 = recipe_table(CONFIGS["connect4"]).data
+    assert "128 + 64" in c4 and "mirror image" in c4 and "0.002 to 0.0005" in c4
+    ttt = recipe_table(CONFIGS["tictactoe"]).data
+    assert "8 symmetries" in ttt and "mirror" not in ttt
+    plain = recipe_table(Config(hidden=(8,))).data
+    assert "| symmetries | none |" in plain and "(constant)" in plain

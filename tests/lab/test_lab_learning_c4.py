@@ -157,6 +157,9 @@ def test_the_shipped_networks_and_the_learning_curve():
     ]
     assert all(0 <= a.top_move <= 1 and 0 <= a.outcome <= 1 for a in rows)
     assert "top move optimal" in lab.accuracy_table(rows).data
+    table = lab.accuracy_table([lab.baseline_accuracy(held_out), *rows])
+    assert [row[0] for row in table.rows][:2] == ["a random move", "the most common result"]
+    assert table.rows[0][2] == "(expected)" and table.rows[1][1] == ""  # two rules, two rows
 
 
 def test_iterations_in_a_time_limit():
