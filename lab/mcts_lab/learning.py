@@ -34,7 +34,7 @@ from mcts_course.learn.network import NetGuide, PolicyValueNet, Predictor, encod
 from mcts_course.learn.train import CONFIGS, Config, Generation, train
 from mcts_lab import N_JOBS
 from mcts_lab.experiments import reachable_states
-from mcts_lab.present import Table
+from mcts_lab.present import Table, percent_axis
 
 WIN_ABOVE = 0.5  # the value head's number read as its nearest result: a win above 1/2, ...
 LOSS_BELOW = -0.5  # ... a loss below -1/2, a draw in between
@@ -201,7 +201,7 @@ def curves_figure(run: LearningRun, goal: float = 0.95):
     ax.set_ylabel("share of the positions")
     lowest = min(run.curve("value") + run.curve("policy"))
     ax.set_ylim(min(0.7, math.floor((lowest - 0.02) * 20) / 20), 1.0)  # the curves, not 0 to 1
-    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda y, _: f"{100 * y:g}%"))
+    percent_axis(ax.yaxis)
     ax.set_title("Tic-tac-toe: the network against the exact values")
     ax.legend(loc="lower right")
     fig.tight_layout()

@@ -47,6 +47,7 @@ from mcts_course.agents.exact import forget, negamax
 from mcts_course.agents.minimax import AlphaBetaAgent
 from mcts_course.games import ConnectFour
 from mcts_course.stats import holm, paired_interval, wilson_interval
+from mcts_lab.present import percent_axis
 
 SETS = {"Middle-Easy": "pons_Test_L2_R1.txt", "Middle-Medium": "pons_Test_L2_R2.txt"}
 SAMPLE = {"Middle-Easy": 200, "Middle-Medium": 60}  # chosen before the run
@@ -404,7 +405,6 @@ def rates_figure(by_set: dict[str, SetResult]) -> Any:
     """Mistake rates with their intervals, one group of bars per set: on the left over all
     solved positions, on the right over those where a mistake is possible."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import PercentFormatter
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), sharey=True)
     width = 0.25
@@ -428,7 +428,7 @@ def rates_figure(by_set: dict[str, SetResult]) -> Any:
             "where a mistake is possible" if where_possible else "all solved positions",
             fontsize="medium",
         )
-        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        percent_axis(ax.yaxis)
         ax.spines[["top", "right"]].set_visible(False)
     axes[0].set_ylabel("moves that are mistakes")
     axes[0].legend(frameon=False, fontsize="small")

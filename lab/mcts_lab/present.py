@@ -18,6 +18,15 @@ from mcts_course.stats import CONFIDENCE, difference_interval
 GAME_TITLES = {"othello": "Othello", "connect4": "Connect Four", "tictactoe": "Tic-tac-toe"}
 
 
+def percent_axis(axis: Any) -> None:
+    """Label ``axis`` (a matplotlib axis holding shares) in percent, with as many decimals as
+    each tick needs: 2.5% stays 2.5%, where a formatter with fixed decimals could print 2% or
+    3% beside a gridline at 2.5%."""
+    from matplotlib.ticker import FuncFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda y, _: f"{100 * y:g}%"))
+
+
 def game_title(name: str) -> str:
     """A game's name for a reader (``"connect4"`` -> ``"Connect Four"``)."""
     return GAME_TITLES.get(name, name)

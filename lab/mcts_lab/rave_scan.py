@@ -34,7 +34,7 @@ from mcts_course.games import TicTacToe
 from mcts_course.games.base import GameState
 from mcts_course.stats import CONFIDENCE, bootstrap_interval, paired_interval, sign_flip_p_value
 from mcts_lab.learning import Truth
-from mcts_lab.present import Table, p_text
+from mcts_lab.present import Table, p_text, percent_axis
 
 FILE = "rave_scan.json"
 ITERATIONS = 30
@@ -251,7 +251,6 @@ def figure(scan: Scan) -> Any:
     Right: each tuned agent's mistake rate on the test positions, with 95% bootstrap intervals
     over the test classes."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import PercentFormatter
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
     visits = np.arange(0, 3001)
@@ -275,7 +274,7 @@ def figure(scan: Scan) -> Any:
     labels = [f"{a.split(' (')[0]}\n{_short(scan.tuned(a))}" for a in names]
     right.set_xticks(range(len(names)), labels, fontsize=8)
     right.set(ylabel="mistake rate, test classes", ylim=(0, None), xlim=(-0.5, len(names) - 0.5))
-    right.yaxis.set_major_formatter(PercentFormatter(1.0))
+    percent_axis(right.yaxis)
     right.set_title(f"Tic-tac-toe, {ITERATIONS} iterations, tuned settings", fontsize=10)
     fig.tight_layout()
     return fig

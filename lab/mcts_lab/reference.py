@@ -25,7 +25,7 @@ from mcts_course.stats import wilson_interval
 from mcts_lab import N_JOBS
 from mcts_lab.basics import running_position  # the book's running position (White to move)
 from mcts_lab.flat import playout_values
-from mcts_lab.present import Table
+from mcts_lab.present import Table, percent_axis
 
 REFERENCE_ITERATIONS = 100_000  # MCTS iterations per reference search
 REFERENCE_SEEDS = 4
@@ -261,7 +261,7 @@ def choices_figure(ref: Reference):
         ax.set_title(f"{titles[method]}, {n} seeds", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("share of the seeds playing the move")
-    axes[0].yaxis.set_major_formatter(lambda y, _: f"{100 * y:g}%")
+    percent_axis(axes[0].yaxis)
     handles = [
         Patch(color="C2", alpha=0.8, label=f"deep alpha-beta's move ({ab_move})"),
         Patch(color="C0", alpha=0.8, label="other moves"),

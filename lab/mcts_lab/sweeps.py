@@ -34,7 +34,7 @@ from mcts_course.stats import (
     wilson_interval,
 )
 from mcts_lab.families import fisher_exact
-from mcts_lab.present import error_bars
+from mcts_lab.present import error_bars, percent_axis
 from mcts_lab.trap import decisive_classes
 
 # The sizes the chapter uses.
@@ -182,7 +182,7 @@ def plot_scans(scans: Sequence[TuningScan], title: str = ""):
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylim(0, top * 1.15)  # from 0: the heights are the mistake rates themselves
     axes[0][0].set_ylabel("searches that miss a best move")
-    axes[0][0].yaxis.set_major_formatter(lambda y, _: f"{100 * y:g}%")
+    percent_axis(axes[0][0].yaxis)
     axes[0][0].legend(fontsize=8, loc="upper left")
     fig.suptitle(title)
     fig.tight_layout()
