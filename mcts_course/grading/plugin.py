@@ -52,7 +52,7 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -829,8 +829,14 @@ def submission_seed(request: pytest.FixtureRequest) -> int:
         source = grading.sources().get(points.set_name)
     if source is None:
         return random.SystemRandom().randrange(2**64)
-    digest = hashlib.sha256(source.code.encode("utf-8", errors="replace"))
-    for name, data in sibling_sources(source.path.parent):
+    return seed_of(source.code, sibling_sources(source.path.parent))
+
+
+def seed_of(code: str, siblings: Iterable[tuple[str, bytes]] = ()) -> int:
+    """:func:`submission_seed` of a file holding ``code``, with the .py files beside it given
+    as (name, bytes)."""
+    digest = hashlib.sha256(code.encode("utf-8", errors="replace"))
+    for name, data in siblings:
         digest.update(b"\0%d\0%s\0" % (len(data), name.encode("utf-8", errors="replace")))
         digest.update(data)
     # 64 bits, not 32: with 32, a student finds another program with their seed by brute force

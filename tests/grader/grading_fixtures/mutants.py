@@ -6,11 +6,11 @@ points.  ``build(name, folder)`` writes the four exercise files of a submission 
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import mcts_grader.solutions as solutions
 
+from mcts_course.grading.plugin import seed_of
 from mcts_course.grading.sets import SETS
 
 SOLUTIONS = Path(solutions.__file__).parent
@@ -18,12 +18,7 @@ EXERCISES = Path(__file__).resolve().parents[3] / "exercises"  # tests/grader/gr
 SET_FILES = tuple(SETS)  # every set of the registry
 
 
-def _seed_of(text: str) -> int:
-    """The plugin's submission_seed of a file holding ``text``."""
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
-
-
-REFERENCE_SEED = _seed_of((SOLUTIONS / "alphabeta.py").read_text())
+REFERENCE_SEED = seed_of((SOLUTIONS / "alphabeta.py").read_text())
 # Answers recorded at the positions of test_same_value_as_minimax for the reference's code
 # (drawn as the test draws them), with a node count of 1: a table passes the pruning check.
 RECORDED_TABLE = f"""    table = globals().setdefault("RECORDED", {{}})
