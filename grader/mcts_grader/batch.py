@@ -86,6 +86,10 @@ LOG_CAP = 2 << 20  # bytes of a run's output kept in pytest.log
 GRADED = "graded"
 SWEEP_INCOMPLETE = "sweep incomplete"  # what its user id left may not all be gone
 INCOMPLETE_COPY = "incomplete copy"  # a copy limit left files out: read the notes
+# an exercise file that is a link, has a second name or another owner scores 0, but the cause
+# may be the unpacking (tar run as root keeps the archive's owners), a hard-linked backup, or a
+# classmate's archive that planted a second name on it (red team 21, 16-18): not a grade
+FILE_REFUSED = "file refused"
 NOT_GRADED = "not graded"  # a run a signal (Ctrl-C, SIGTERM) stopped, or never started
 RUN_FAILURES = (
     "crashed",
@@ -95,6 +99,7 @@ RUN_FAILURES = (
     "no tests",
     SWEEP_INCOMPLETE,
     INCOMPLETE_COPY,
+    FILE_REFUSED,
     NOT_GRADED,
 )
 NO_TESTS_COLLECTED = 5  # pytest's exit status
@@ -341,6 +346,8 @@ def run_status(returncode: int, timed_out: bool, data: dict) -> str:
         return UNDER_LOAD
     if data.get("extra_data", {}).get("copy_cut"):  # a limit left files out: read the notes
         return INCOMPLETE_COPY
+    if data.get("extra_data", {}).get("refused_files"):
+        return FILE_REFUSED
     return GRADED
 
 

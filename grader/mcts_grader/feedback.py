@@ -150,16 +150,14 @@ def with_student_output(
 ) -> dict[str, Any]:
     """``data`` as a student may see it at ``now`` (default: the clock): the top-level output
     limited to the tests they see, and each test not shown yet (``after_due_date`` before the
-    date, ``hidden``) reduced to its points (:func:`held_back`): Gradescope hides such tests by
-    their visibility, but nothing of them is written where a setting could show it early."""
+    date, ``hidden`` and ``after_published`` always: no clock knows when grades are published)
+    reduced to its points (:func:`held_back`): Gradescope hides such tests by their visibility,
+    but nothing of them is written where a setting could show it early (red team 21, 10)."""
     if not data.get("tests"):
         return data  # a run that graded nothing: its output says why, and names no test
     now = now or datetime.now(timezone.utc)
     tests = [
-        held_back(t)
-        if t.get("visibility") in ("after_due_date", "hidden")
-        and not shown(t["visibility"], now, due)
-        else t
+        held_back(t) if not shown(t.get("visibility", "visible"), now, due) else t
         for t in data["tests"]
     ]
     return {**data, "output": student_output(data, now, due), "tests": tests}

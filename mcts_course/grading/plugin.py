@@ -335,6 +335,9 @@ class Grading:
             data["extra_data"]["under_load"] = stopped
         if self.cut:  # a grade on part of the submission: the batch's status says so too
             data["extra_data"]["copy_cut"] = list(self.cut)
+        refused = sorted({one_line(s.refused) for s in self.sources().values() if s.refused})
+        if refused:  # a link, a second name, another owner's file: maybe not the student's doing
+            data["extra_data"]["refused_files"] = refused
         if self.phase is not None:  # how many held-back tests there are (a phase of grade's)
             data["extra_data"][HELD_BACK_TESTS] = self.held_back
         notes = run_notes(

@@ -156,10 +156,13 @@ def merge_results(first: dict[Any, Any], second: dict[Any, Any]) -> dict[Any, An
     # the first run's confinement and sweep counts (the visible processes': all the student
     # is told of them), the second's flags (a flag of either run is the submission's status)
     extra = {k: v for k, v in one.items() if k not in ("notes", "status")}
-    for key in ("files", "killed_outside", "sweep_incomplete", "copy_cut"):
+    for key in ("files", "killed_outside", "sweep_incomplete", "copy_cut", "refused_files"):
         if not one.get(key) and two.get(key):
             extra[key] = two[key]
-    under_load = [*(one.get("under_load") or []), *(two.get("under_load") or [])]
+    # the held-back tests the backstop stopped: neither their names (the instructor's words)
+    # nor their number, only that there were some, as the status says (red team 21, 11)
+    held = ["a held-back test"] if two.get("under_load") else []
+    under_load = [*(one.get("under_load") or []), *held]
     if under_load:
         extra["under_load"] = under_load
     extra.pop(HELD_BACK_TESTS, None)
