@@ -331,6 +331,11 @@ class Grading:
         from mcts_course.grading.clock import UNDER_LOAD
 
         stopped = [o.name for o in self.outcomes.values() if o.status == UNDER_LOAD]
+        stopped += [
+            f"loading the {name} file"
+            for name, run in self.runs.items()
+            if getattr(run, "load_under_load", False)
+        ]
         if stopped:  # the backstop fired: not a grade (the batch's status says so, exit 1)
             data["extra_data"]["under_load"] = stopped
         if self.cut:  # a grade on part of the submission: the batch's status says so too
@@ -832,15 +837,19 @@ def submission_seed(request: pytest.FixtureRequest) -> int:
         source = grading.sources().get(points.set_name)
     if source is None:
         return random.SystemRandom().randrange(2**64)
-    return seed_of(source.code, sibling_sources(source.path.parent))
+    return seed_of(source.code, sibling_sources(source.path.parent), source.path.name)
 
 
-def seed_of(code: str, siblings: Iterable[tuple[str, bytes]] = ()) -> int:
-    """:func:`submission_seed` of a file holding ``code``, with the .py files beside it given
-    as (name, bytes)."""
+def seed_of(code: str, siblings: Iterable[tuple[str, bytes]] = (), name: str = "") -> int:
+    """:func:`submission_seed` of a file named ``name`` holding ``code``, with the .py files
+    beside it given as (name, bytes).  Every byte the student's process can read goes in: the
+    file's own name (a notebook's is its module's ``__file__``) and the siblings' names as
+    the file system holds them, not as UTF-8 with undecodable bytes replaced (red team 21,
+    19-21: a table of answers in a file name kept the drawn inputs fixed)."""
     digest = hashlib.sha256(code.encode("utf-8", errors="replace"))
-    for name, data in siblings:
-        digest.update(b"\0%d\0%s\0" % (len(data), name.encode("utf-8", errors="replace")))
+    digest.update(b"\0name\0%s\0" % os.fsencode(name))
+    for sibling, data in siblings:
+        digest.update(b"\0%d\0%s\0" % (len(data), os.fsencode(sibling)))
         digest.update(data)
     # 64 bits, not 32: with 32, a student finds another program with their seed by brute force
     # (about 2**32 hashes, an hour on a laptop) and keeps the hidden inputs fixed across

@@ -100,7 +100,12 @@ class StudentGone(Exception):
 
 
 class ImportFailed(Exception):
-    pass
+    """The student's file could not be loaded; ``under_load`` when the time ran out while its
+    processes had used little CPU: the machine was busy, not the file slow (red team 21, 23)."""
+
+    def __init__(self, why: str, under_load: bool = False):
+        super().__init__(why)
+        self.under_load = under_load
 
 
 class MissingDefinition(AttributeError):
@@ -291,14 +296,14 @@ class StudentProcess:
             )
         self.server_pid = self._server_pid()
         if not self._write({"code": code}, deadline):
-            raise ImportFailed(f"loading your file took longer than {IMPORT_TIMEOUT:g} s")
+            raise self._slow_import()
         message = self._wait(("ready", "import_error"), deadline)
         if message is None:
             # Out of time, or the channel ended early.  Ask the clock, not the process: one
             # that exits while loading closes its pipe before the kernel reports it gone, and
             # the grader would otherwise blame a crash on the time limit.
             if time.monotonic() >= deadline:
-                raise ImportFailed(f"loading your file took longer than {IMPORT_TIMEOUT:g} s")
+                raise self._slow_import()
             raise ImportFailed(self.death())
         if "import_error" in message:
             error = student_error(message["import_error"])
@@ -562,6 +567,19 @@ class StudentProcess:
                 return reply, clock.used()
         finally:
             self._pause()
+
+    def _slow_import(self) -> ImportFailed:
+        """Loading ran out of its wall-clock time: the file's fault if its processes used
+        much of that time in CPU, else the machine's (stopped, starved): then not a grade."""
+        why = f"loading your file took longer than {IMPORT_TIMEOUT:g} s"
+        used = self.cpu_used() if self.init_pid > 0 else None
+        if used is not None and used < IMPORT_TIMEOUT / 4:
+            return ImportFailed(
+                f"{why} with only {used:.1f} s of CPU used: the machine was too busy "
+                "(grade it again)",
+                under_load=True,
+            )
+        return ImportFailed(why)
 
     def _check_cpu(self, function: str) -> None:
         """Stop a submission whose processes together used more CPU time than it is allowed

@@ -136,6 +136,7 @@ class SetRun:
         self.broken: dict[str, str] = {}  # function -> "timed out" / "crashed"
         self.failed: set[str] = set()  # functions whose own test failed
         self.reported = False  # why the set cannot answer was told in full in a test above
+        self.load_under_load = False  # loading ran out of time on a busy machine: no grade
 
     def unusable(self) -> str | None:
         """Why a test of a set that cannot answer (no file, a syntax error...) is not run, once
@@ -170,6 +171,7 @@ class SetRun:
                 self.transport, self.names = self.start()
             except ImportFailed as error:
                 self.start, self.why = None, str(error)
+                self.load_under_load = error.under_load
                 return DeadStudent(self.why), None
         connection = Connection(self.transport)
         connection.begin_test(budget)

@@ -310,3 +310,10 @@ def test_the_positions_seed_is_the_submissions_code(tmp_path):
     assert other_table not in (first, with_table)
     (helper / "notes.txt").write_text("not importable: not copied, not hashed\n")
     assert seed(helper) == other_table
+    # red team 21, 20: a sibling's name goes in as the bytes the student's code can list, so
+    # two names that differ only in bytes UTF-8 cannot decode give two seeds
+    table = os.fsencode(helper / "table.py")
+    os.rename(table, os.fsencode(helper) + b"/t\x80\x81.py")
+    first_name = seed(helper)
+    os.rename(os.fsencode(helper) + b"/t\x80\x81.py", os.fsencode(helper) + b"/t\xbf\xa5.py")
+    assert first_name != seed(helper) and first_name not in (first, other_table)

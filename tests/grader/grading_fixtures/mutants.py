@@ -18,7 +18,7 @@ EXERCISES = Path(__file__).resolve().parents[3] / "exercises"  # tests/grader/gr
 SET_FILES = tuple(SETS)  # every set of the registry
 
 
-REFERENCE_SEED = seed_of((SOLUTIONS / "alphabeta.py").read_text())
+REFERENCE_SEED = seed_of((SOLUTIONS / "alphabeta.py").read_text(), name="alphabeta.py")
 # Answers recorded at the positions of test_same_value_as_minimax for the reference's code
 # (drawn as the test draws them), with a node count of 1: a table passes the pruning check.
 RECORDED_TABLE = f"""    table = globals().setdefault("RECORDED", {{}})
