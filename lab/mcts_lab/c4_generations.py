@@ -260,7 +260,10 @@ class Comparison:
     p: float
 
 
-def compare(data: dict[str, Any], earlier: int, later: int) -> Comparison:
+def compare(data: dict[str, Any], earlier: int, later: int, confidence: float = 0.95) -> Comparison:
+    """Generation ``later``'s policy against ``earlier``'s on the test positions, paired: the
+    difference of their shares of optimal top moves, its bootstrap interval at ``confidence``
+    (Bonferroni's level when several comparisons are read together) and the sign-flip p."""
     from mcts_course.stats import paired_interval, sign_flip_p_value
 
     by_generation = {s.generation: s.top for s in scores_of(data)}
@@ -269,7 +272,7 @@ def compare(data: dict[str, Any], earlier: int, later: int) -> Comparison:
         earlier,
         later,
         (sum(a) - sum(b)) / len(a),
-        paired_interval(a, b),
+        paired_interval(a, b, confidence),
         sign_flip_p_value([x - y for x, y in zip(a, b, strict=True)]),
     )
 
