@@ -170,9 +170,28 @@ class LockShare:
 def lock_share(state: GameState, iterations: int = 3000, seed: int = 0) -> LockShare:
     """Time tree parallelization's phases in one thread, ``iterations`` times from ``state``, in
     processor time of this thread (``time.thread_time``), so that other programs on the machine
-    do not enter the ratio."""
+    do not enter the ratio.  The garbage collector is paused meanwhile: its pauses land on
+    whichever phase allocates when they come, and their length grows with everything else the
+    process holds (a notebook kernel late in a chapter).  A book build once measured Othello's
+    share above one half, where it is about a fifth alone; the collector is the likely cause."""
+    import gc
+
     agent = TreeParallelAgent(MCTSAgent(iterations), workers=1, seed=seed)
     root, rng = Node(state), random.Random(seed)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        locked, unlocked = _timed_phases(agent, root, rng, iterations)
+    finally:
+        if was_enabled:
+            gc.enable()
+    return LockShare(state.NAME, iterations, locked, unlocked)
+
+
+def _timed_phases(
+    agent: TreeParallelAgent, root: Node, rng: random.Random, iterations: int
+) -> tuple[float, float]:
+    """Processor seconds of this thread under the lock and in playouts, over ``iterations``."""
     locked = unlocked = 0.0
     for _ in range(iterations):
         t0 = time.thread_time()
@@ -184,7 +203,7 @@ def lock_share(state: GameState, iterations: int = 3000, seed: int = 0) -> LockS
         t3 = time.thread_time()
         locked += (t1 - t0) + (t3 - t2)
         unlocked += t2 - t1
-    return LockShare(state.NAME, iterations, locked, unlocked)
+    return locked, unlocked
 
 
 def gil_enabled() -> bool:

@@ -70,3 +70,21 @@ def test_the_equal_budget_match_splits_the_budget():
     assert budget.games == 2 and "root×2" in budget.names[0] and "20" in budget.names[1]
     assert len(match_table([("20 iterations", "equal budget", budget)]).rows) == 1
     assert isinstance(gil_enabled(), bool)
+
+
+def test_lock_share_pauses_the_collector_and_gives_it_back():
+    import gc
+
+    from mcts_lab.parallel import lock_share
+
+    from mcts_course.games import ConnectFour
+
+    assert gc.isenabled()
+    share = lock_share(ConnectFour.from_moves("4 4 3 5"), iterations=50)
+    assert gc.isenabled() and 0 < share.share < 1
+    gc.disable()
+    try:
+        lock_share(ConnectFour.from_moves("4 4 3 5"), iterations=10)
+        assert not gc.isenabled()  # a caller's own choice is left alone
+    finally:
+        gc.enable()
