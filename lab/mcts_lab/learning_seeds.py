@@ -135,24 +135,30 @@ def lost(counts: dict[str, int]) -> tuple[float, tuple[float, float]]:
 
 
 def curves_figure(data: dict[str, Any], goal: float = 0.95) -> Any:
-    """Every seed's two curves against the gradient steps, the chapter's seed drawn bold."""
+    """Every seed's two curves against the gradient steps, the chapter's seed drawn bold; each
+    seed has its own line style, so that its policy curve can be matched with its value curve."""
     import matplotlib.pyplot as plt
 
+    styles = ["-", (0, (6, 2)), (0, (1, 1.5)), (0, (4, 1.5, 1, 1.5))]
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for k, run in enumerate(data["runs"]):
-        width, alpha = (2.0, 1.0) if k == 0 else (1.0, 0.5)
+        width, alpha = (2.0, 1.0) if k == 0 else (1.2, 0.7)
+        style = styles[k % len(styles)]
         for measure, colour in (("policy", "C0"), ("value", "C1")):
-            label = f"{measure}, seed {run['seed']}" if k == 0 else None
-            if k == 1:
-                label = f"{measure}, other seeds"
             ax.plot(
-                run["steps"], run[measure], color=colour, linewidth=width, alpha=alpha, label=label
+                run["steps"],
+                run[measure],
+                color=colour,
+                linestyle=style,
+                linewidth=width,
+                alpha=alpha,
+                label=f"{measure}, seed {run['seed']}",
             )
-    ax.axhline(goal, color="grey", linestyle="--", linewidth=1, label=f"goal, {goal:.0%}")
+    ax.axhline(goal, color="grey", linewidth=1, label=f"goal, {goal:.0%}")
     ax.set_xlabel("gradient steps")
     ax.set_ylabel("share right")
     ax.set_ylim(0.6, 1.0)
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="lower right", fontsize="x-small", ncol=2)
     ax.set_title("Policy (top move optimal) and value (W/D/L right), every seed")
     fig.tight_layout()
     plt.close(fig)
