@@ -215,9 +215,11 @@ def _swept_once_released(confine, name: str) -> bool:
     that ends after the waited-for ``unshare``: a sweep a moment earlier rightly leaves it."""
     import time
 
+    # until the folder is gone, not only reported removed: the kernel may still be tearing the
+    # cgroup down when a sweep reports it (a full run of this stop saw the folder a moment later)
     for _ in range(100):
-        removed = confine.remove_stale()
-        if name in removed or not (confine._own_cgroup("memory") / name).exists():
+        confine.remove_stale()
+        if not (confine._own_cgroup("memory") / name).exists():
             return True
         time.sleep(0.1)
     return False
