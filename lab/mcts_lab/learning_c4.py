@@ -693,8 +693,8 @@ def compare_networks(a, b, positions: list[Labelled]) -> dict[str, PairedMeasure
 def paired_table(rows: Iterable[tuple[object, PairedMeasure]], first: str = "comparison"):
     """One row per paired comparison of two shares: its label (under the heading ``first``),
     the difference, its 95% bootstrap interval over the positions and the sign-flip p-value
-    (10,000 sign patterns: "< 0.001" when none or almost none was as extreme)."""
-    from mcts_lab.present import Table
+    (10,000 sign patterns: :func:`~mcts_lab.present.p_text`)."""
+    from mcts_lab.present import Table, p_text
 
     return Table(
         [first, "difference", "95% interval", "p (no difference)"],
@@ -703,7 +703,7 @@ def paired_table(rows: Iterable[tuple[object, PairedMeasure]], first: str = "com
                 name,
                 f"{m.difference:+.1%}",
                 f"{m.interval[0]:+.1%} to {m.interval[1]:+.1%}",
-                "< 0.001" if m.p < 0.001 else f"{m.p:.3f}",
+                p_text(m.p),
             )
             for name, m in rows
         ],
