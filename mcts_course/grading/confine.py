@@ -568,7 +568,7 @@ def remove_stale() -> list[str]:
     processes (frozen between questions, or daemons) are killed, their folders removed.  Only a
     cgroup whose lock this grader can take is touched (see :func:`_orphaned`): one whose
     grader still runs (another batch on this machine, or in a container sharing the cgroups)
-    is left alone.  Returns the names removed."""
+    is left alone.  Returns the names whose folders are gone."""
     found: dict[str, list[Path]] = {}
     held: list[int] = []
     try:
@@ -600,7 +600,9 @@ def remove_stale() -> list[str]:
     finally:
         for fd in held:
             os.close(fd)
-    return sorted(found)
+    # what is gone, not what was tried: the kernel may still be tearing a cgroup down when
+    # close gives up on it (a full test run saw one a moment later); the next sweep retries it
+    return sorted(name for name, folders in found.items() if not any(f.exists() for f in folders))
 
 
 @functools.lru_cache(maxsize=1)

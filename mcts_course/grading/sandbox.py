@@ -679,21 +679,41 @@ def sibling_sources(folder: Path) -> list[tuple[str, bytes]]:
     seed hashes (:func:`mcts_course.grading.plugin.submission_seed`).  Read as root without
     following links; source only (a notebook's code comes through the pipe): a .pyc, .so,
     .zip or .pth beside the stub would run code no reviewer reads (red team 8's attack 12)."""
+    return _siblings(folder)[0]
+
+
+def siblings_left_out(folder: Path) -> str:
+    """Why some .py files of ``folder`` are not copied beside the code ("" when none is
+    left out): the student's imports of them fail, so the row must not read ``graded``."""
+    return _siblings(folder)[1]
+
+
+def _siblings(folder: Path) -> tuple[list[tuple[str, bytes]], str]:
     try:
         paths = [p for p in regular_files(folder, depth=0) if p.suffix == ".py"]
     except OSError:
-        return []
-    found, total = [], 0
-    for path in paths[:SIBLINGS]:
+        return [], ""
+    found: list[tuple[str, bytes]] = []
+    total, left = 0, 0
+    for path in paths:
+        if len(found) >= SIBLINGS or total > SIBLINGS_BYTES:
+            left += 1  # not read: counted only
+            continue
         try:
             data = read_regular(path, cap=FILE_CAP)
         except OSError:
-            continue
+            continue  # not a regular file of the copy's: the snapshot says why (refused_files)
         total += len(data)
         if total > SIBLINGS_BYTES:
-            break
+            left += 1
+            continue
         found.append((path.name, data))
-    return found
+    if not left:
+        return found, ""
+    return found, (
+        f"{left} of the .py files beside the exercise files were not copied beside the code "
+        f"(at most {SIBLINGS} files, {SIBLINGS_BYTES >> 20} MB together): importing them fails"
+    )
 
 
 class Sandbox:

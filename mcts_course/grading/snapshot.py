@@ -315,4 +315,11 @@ def submission_sources(submission: str | Path, cut: list[str] | None = None) -> 
     found = find_sources(snap.target, refused=snap.refused)
     for source in found.values():
         source.origin = snap.original(source.path)
+    for folder in sorted({source.path.parent for source in found.values()}):
+        why = sandbox.siblings_left_out(folder)  # the student's imports of those files fail
+        if why and why not in snap.cut:
+            print(f"note: {why}", file=sys.stderr)
+            snap.cut.append(why)
+            if cut is not None:
+                cut.append(why)
     return found
