@@ -42,7 +42,8 @@ from mcts_course.grading.sandbox import (
     student_paths,
 )
 
-IMPORT_TIMEOUT = 10.0  # seconds to start the process and run the student's file
+IMPORT_TIMEOUT = 10.0  # seconds to run the student's file, once the process has started
+BOOT_TIMEOUT = 60.0  # seconds for the sandbox's process to start (no student code yet)
 STACK_WAIT = 0.3  # seconds to wait for "where were you?" before killing a process
 LINE_CAP = 8 << 20  # bytes of one answer (the largest honest one, a search tree: 2.3 MB)
 LOG_CAP = 1500  # characters of a dead process's output quoted in the report
@@ -286,10 +287,16 @@ class StudentProcess:
         os.set_blocking(to_child, False)
         self.to_child, self.from_child = to_child, from_child
         self.lines = _Lines(from_child)
+        # the grader's own server starting in the sandbox, before any student code: a busy
+        # machine, not the student, makes it slow, and missing it refuses the whole batch
+        boot = self._wait(("boot", "fatal"), time.monotonic() + BOOT_TIMEOUT)
         deadline = time.monotonic() + IMPORT_TIMEOUT
-        boot = self._wait(("boot", "fatal"), deadline)
         if boot is None or "fatal" in boot:
-            why = boot["fatal"] if boot else self._tail() or "it did not start"
+            why = (
+                boot["fatal"]
+                if boot
+                else self._tail() or (f"its process did not start within {BOOT_TIMEOUT:g} s")
+            )
             raise SandboxError(
                 "the grader cannot run the students' code confined, so it refuses to grade "
                 f"(student code never runs as root or unconfined): {str(why)[:500]}"
