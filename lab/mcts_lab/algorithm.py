@@ -16,7 +16,7 @@ from mcts_course.agents.mcts import MCTSAgent, Node, most_visited_child
 from mcts_course.games.base import GameState
 from mcts_course.given import Node as GivenNode
 from mcts_course.stats import difference_interval, wilson_interval
-from mcts_lab.present import Table
+from mcts_lab.present import Table, span
 from mcts_lab.textbook import uct as textbook_uct
 from mcts_lab.textbook.bandit import SQRT2, playout
 
@@ -225,10 +225,8 @@ class CutPlayouts:
             f"| random games: after {self.plies} plies, the player to move at the start is | "
             "games | its score at the end | 95% interval |",
             "|---|--:|--:|--:|",
-            f"| ahead on discs | {self.ahead:,} | {self.ahead_score:.1%} | "
-            f"{a_lo:.1%} to {a_hi:.1%} |",
-            f"| level or behind | {self.behind:,} | {self.behind_score:.1%} | "
-            f"{b_lo:.1%} to {b_hi:.1%} |",
+            f"| ahead on discs | {self.ahead:,} | {self.ahead_score:.1%} | {span(a_lo, a_hi)} |",
+            f"| level or behind | {self.behind:,} | {self.behind_score:.1%} | {span(b_lo, b_hi)} |",
         ]
         return Markdown("\n".join(lines))
 
@@ -358,7 +356,7 @@ class FlipResult:
             cells = [f"{b:,}"]
             for rates in (self.with_flip[b], self.without_flip[b]):
                 low, high = bootstrap_interval(rates, confidence)
-                cells.append(f"{sum(rates) / len(rates):.1%} ({low:.1%} to {high:.1%})")
+                cells.append(f"{sum(rates) / len(rates):.1%} ({span(low, high)})")
             low, high = self.difference(b, confidence)
             cells.append(f"{100 * low:+.1f} to {100 * high:+.1f}")  # percentage points
             rows.append(cells)

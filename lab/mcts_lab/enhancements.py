@@ -17,7 +17,7 @@ from mcts_course.agents.transpositions import TranspositionMCTSAgent
 from mcts_course.games import GameState
 from mcts_course.games.base import random_position
 from mcts_course.stats import paired_interval, sign_flip_p_value, wilson_interval
-from mcts_lab.present import Table, game_title
+from mcts_lab.present import Table, game_title, span
 
 
 def random_positions(game: type[GameState], plies: int, count: int, seed: int) -> list[GameState]:
@@ -310,7 +310,7 @@ def amaf_exact_table(rows: list[AmafExact], confidence: float) -> Table:
                 r.positions,
                 r.share(False),
                 r.share(True),
-                f"{diff:+.1%} ({low:+.1%} to {high:+.1%})",
+                f"{diff:+.1%} ({span(low, high, signed=True)})",
             ]
         )
     columns = [

@@ -22,6 +22,7 @@ import numpy as np
 
 from mcts_course.agents.bandits import SQRT2
 from mcts_course.stats import half_width, mean_interval, wilson_interval
+from mcts_lab.present import span
 from mcts_lab.testbed import BanditRun, policy_label, run_bandit
 
 
@@ -279,7 +280,7 @@ class Allocation:
             cells = []
             for label in labels:
                 lo, hi = self.p_best_interval(label, n)
-                cells.append(f"{self.p_best(label, n):.1%} ({lo:.1%} to {hi:.1%})")
+                cells.append(f"{self.p_best(label, n):.1%} ({span(lo, hi)})")
             lo, hi = self.paired_interval(versus, n)
             cells.append(
                 # Two decimals: an interval end between 0 and 0.05 points must not print as 0.0.
@@ -480,9 +481,9 @@ class Earlier:
                 lo, hi = r.interval
                 d_lo, d_hi = self.difference(r, budget, confidence)
                 lines.append(
-                    f"| {budget} | {opponent} | {r.games} | {r.score:.1%} ({lo:.1%} to {hi:.1%}) "
+                    f"| {budget} | {opponent} | {r.games} | {r.score:.1%} ({span(lo, hi)}) "
                     f"| {theirs:.1%} ({wins}-{losses}) | "
-                    f"{r.score - theirs:+.1%} ({d_lo:+.1%} to {d_hi:+.1%}) |"
+                    f"{r.score - theirs:+.1%} ({span(d_lo, d_hi, signed=True)}) |"
                 )
         return Markdown("\n".join(lines))
 

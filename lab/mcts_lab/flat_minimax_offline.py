@@ -20,6 +20,7 @@ from pathlib import Path
 from mcts_course.agents import MinimaxAgent, MonteCarloAgent
 from mcts_course.arena import MatchResult, match, match_game
 from mcts_course.games import Othello
+from mcts_lab.present import span
 
 BUDGETS = (20, 200)  # playouts per decision, in total
 GAMES = 100  # per budget
@@ -78,7 +79,7 @@ def table(results: dict[int, MatchResult], confidence: float = 0.95) -> object:
         lo, hi = wilson_interval(r.score, r.games, confidence)
         lines.append(
             f"| {budget} | {r.games} | {r.wins}-{r.draws}-{r.losses} | {r.score:.1%} | "
-            f"{lo:.1%} to {hi:.1%} |"
+            f"{span(lo, hi)} |"
         )
     return Markdown("\n".join(lines))
 

@@ -416,11 +416,11 @@ def accuracy_table(accuracies: list[Accuracy]):
     its 95% Wilson interval.  A baseline (:func:`baseline_accuracy`) is two rows, as it is two
     rules: a random move (its expected share, no interval) and the most common result."""
     from mcts_course.stats import wilson_interval
-    from mcts_lab.present import Table
+    from mcts_lab.present import Table, span
 
     def share(value: float, n: int) -> tuple[str, str]:
         low, high = wilson_interval(value, n)
-        return f"{value:.1%}", f"{low:.1%} to {high:.1%}"
+        return f"{value:.1%}", span(low, high)
 
     rows = []
     for a in accuracies:
@@ -457,13 +457,13 @@ def accuracy_table(accuracies: list[Accuracy]):
 def shares_table(shares: Shares | Sequence[Shares]):
     """One row per search (and budget, given several): its move kept the exact value, with the
     95% Wilson interval."""
-    from mcts_lab.present import Table
+    from mcts_lab.present import Table, span
 
     rows = []
     for budget in [shares] if isinstance(shares, Shares) else shares:
         for name in budget.right:
             lo, hi = budget.interval(name)
-            rows.append((name, budget.iterations, budget.share(name), f"{lo:.1%} to {hi:.1%}"))
+            rows.append((name, budget.iterations, budget.share(name), span(lo, hi)))
     return Table(
         ["search", "iterations", "optimal moves", "95% interval"],
         rows,
@@ -487,7 +487,7 @@ def match_table(results: dict[str, object], holm: bool = False):
     "even" and whether Holm's correction over the rows rejects it (the matches read
     together)."""
     from mcts_course.stats import holm as holm_test
-    from mcts_lab.present import Table, p_text
+    from mcts_lab.present import Table, p_text, span
 
     p_values = [match_p_value(r) for r in results.values()]
     rejected = holm_test(p_values)
@@ -501,7 +501,7 @@ def match_table(results: dict[str, object], holm: bool = False):
             r.draws,  # type: ignore[attr-defined]
             r.losses,  # type: ignore[attr-defined]
             r.score,  # type: ignore[attr-defined]
-            f"{lo:.1%} to {hi:.1%}",
+            span(lo, hi),
         ]
         if holm:
             row += [p_text(p), "yes" if reject else "no"]
@@ -694,7 +694,7 @@ def paired_table(rows: Iterable[tuple[object, PairedMeasure]], first: str = "com
     """One row per paired comparison of two shares: its label (under the heading ``first``),
     the difference, its 95% bootstrap interval over the positions and the sign-flip p-value
     (10,000 sign patterns: :func:`~mcts_lab.present.p_text`)."""
-    from mcts_lab.present import Table, p_text
+    from mcts_lab.present import Table, p_text, span
 
     return Table(
         [first, "difference", "95% interval", "p (no difference)"],
@@ -702,7 +702,7 @@ def paired_table(rows: Iterable[tuple[object, PairedMeasure]], first: str = "com
             (
                 name,
                 f"{m.difference:+.1%}",
-                f"{m.interval[0]:+.1%} to {m.interval[1]:+.1%}",
+                span(m.interval[0], m.interval[1], signed=True),
                 p_text(m.p),
             )
             for name, m in rows

@@ -29,7 +29,7 @@ from mcts_course.stats import CONFIDENCE, bradley_terry
 from mcts_lab import N_JOBS
 from mcts_lab.earlier import EarlierMCTS, disc_count_minimax, earlier_flat, lecture_minimax
 from mcts_lab.experiments import Tournament, distinct_openings, round_robin
-from mcts_lab.present import earlier_table, error_bars, inside, told_apart, versus_reported
+from mcts_lab.present import earlier_table, error_bars, inside, span, told_apart, versus_reported
 
 # The sizes the chapter uses (tests/test_book_claims.py checks the promised minimums).
 GAMES_EARLIER = 60  # per earlier match (the earlier pages played 100)
@@ -158,8 +158,8 @@ def reruns_markdown(
         d_lo, d_hi = versus_reported(r, reported.wins, reported.losses, confidence)
         lines.append(
             f"| {label} | {r.wins}-{r.losses} ({r.games} games) | {r.score:.1%} | "
-            f"{lo:.1%} to {hi:.1%} | {r.score - reported.reported:+.1%} "
-            f"({d_lo:+.1%} to {d_hi:+.1%}) |"
+            f"{span(lo, hi)} | {r.score - reported.reported:+.1%} "
+            f"({span(d_lo, d_hi, signed=True)}) |"
         )
     return Markdown("\n".join(lines))
 

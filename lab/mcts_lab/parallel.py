@@ -29,7 +29,7 @@ from mcts_course.agents.parallel import TreeParallelAgent
 from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState
 from mcts_lab import N_JOBS
-from mcts_lab.present import Table, game_title
+from mcts_lab.present import Table, game_title, span
 
 SINGLE, ROOT, TREE = "one search", "root, 2 processes", "tree, 2 threads"
 
@@ -255,7 +255,7 @@ def match_table(rows: list[tuple[str, str, MatchResult]]) -> Table:
                 r.games,
                 f"{r.wins}-{r.draws}-{r.losses}",
                 r.score,
-                f"{lo:.1%} to {hi:.1%}",
+                span(lo, hi),
             ]
         )
     return Table(

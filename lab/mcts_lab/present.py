@@ -67,7 +67,7 @@ def summary(result: MatchResult) -> str:
     draws = f"{result.draws} draw{'' if result.draws == 1 else 's'}"
     return (
         f"{result.names[0]} vs {result.names[1]}: **{result.wins}-{result.losses}** ({draws}) "
-        f"in {result.games} games, score {result.score:.1%} (95% interval {lo:.1%} to {hi:.1%})"
+        f"in {result.games} games, score {result.score:.1%} (95% interval {span(lo, hi)})"
     )
 
 
@@ -119,10 +119,15 @@ def side_to_move(state: Any) -> str:
     return state.PLAYER_NAMES[state.current_player]
 
 
+def span(low: float, high: float, signed: bool = False) -> str:
+    """An interval of shares as the book prints it: one decimal, "to" between (signs kept
+    with ``signed``, for a difference)."""
+    return f"{low:+.1%} to {high:+.1%}" if signed else f"{low:.1%} to {high:.1%}"
+
+
 def interval_text(result: MatchResult) -> str:
     """The 95% interval with one decimal, so that "inside" never looks like a rounding error."""
-    lo, hi = result.interval
-    return f"{lo:.1%} to {hi:.1%}"
+    return span(*result.interval)
 
 
 def versus_reported(
@@ -160,7 +165,7 @@ def earlier_table(
         lines.append(
             f"| {label} | {then} | {at_least}{theirs:.1%} | {result.wins}-{result.losses} "
             f"({result.games} games) | {result.score:.1%} | {interval_text(result)} "
-            f"| {result.score - theirs:+.1%} ({lo:+.1%} to {hi:+.1%}) |"
+            f"| {result.score - theirs:+.1%} ({span(lo, hi, signed=True)}) |"
         )
     return "\n".join(lines)
 

@@ -18,7 +18,7 @@ from mcts_course.agents import make_agent
 from mcts_course.arena import MatchResult, match
 from mcts_course.games import GameState
 from mcts_lab import N_JOBS
-from mcts_lab.present import Table, game_title
+from mcts_lab.present import Table, game_title, span
 
 PAIRINGS = {  # label: (first, second), agent specs without the budget
     "PUCT(cells) vs PUCT(uniform)": ("puct:prior=cells", "puct:prior=uniform"),
@@ -72,7 +72,7 @@ def control_table(controls: list[PriorControl]):
             lo, hi = r.interval
             rows.append(
                 f"| {game_title(c.game)} | {c.iterations:,} | {label} | {r.wins}-{r.draws}-"
-                f"{r.losses} | {r.score:.1%} | {lo:.1%} to {hi:.1%} |"
+                f"{r.losses} | {r.score:.1%} | {span(lo, hi)} |"
             )
     return Markdown("\n".join(rows))
 

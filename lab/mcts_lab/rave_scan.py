@@ -34,7 +34,7 @@ from mcts_course.games import TicTacToe
 from mcts_course.games.base import GameState
 from mcts_course.stats import CONFIDENCE, bootstrap_interval, paired_interval, sign_flip_p_value
 from mcts_lab.learning import Truth
-from mcts_lab.present import Table, p_text, percent_axis
+from mcts_lab.present import Table, p_text, percent_axis, span
 
 FILE = "rave_scan.json"
 ITERATIONS = 30
@@ -220,11 +220,11 @@ def scan_table(
             agent,
             scan.tuned(agent).split(":")[1],
             scan.rate(scan.tuned(agent), 0),
-            f"{test.mean():.1%} ({low:.1%} to {high:.1%})",
+            f"{test.mean():.1%} ({span(low, high)})",
         ]
         if agent in tests:
             diff, (d_low, d_high), p = tests[agent]
-            row += [f"{diff:+.1%} ({d_low:+.1%} to {d_high:+.1%})", p_text(p)]
+            row += [f"{diff:+.1%} ({span(d_low, d_high, signed=True)})", p_text(p)]
         else:
             row += ["", ""]
         rows.append(row)
