@@ -60,6 +60,7 @@ from mcts_course.grading.report import (
     HELD_BACK_TESTS,
     Outcome,
     by_exercise,
+    json_text,
     merge_results,
     outcomes_of,
     printable,
@@ -496,7 +497,7 @@ def grade(
                 g.log = log
                 g.status = data["extra_data"]["status"]
                 if outputs is not None:
-                    outputs.write_submission(g.name, json.dumps(data, indent=2), log)
+                    outputs.write_submission(g.name, json_text(data), log)
                 finished.add(g.name)
                 if progress is not None:
                     failed = "" if g.status == GRADED else f" ({g.status})"
@@ -539,7 +540,7 @@ def grade(
                             if outputs is not None:
                                 # its row says "not graded": so do its files, from this run
                                 data = not_graded(why, g.path)
-                                outputs.write_submission(g.name, json.dumps(data, indent=2), why)
+                                outputs.write_submission(g.name, json_text(data), why)
         if outputs is not None:
             outputs.write_table()  # every row from the files now in --out: this run's
             outputs.done = True
@@ -781,7 +782,7 @@ class Outputs:
         if had_table:
             os.unlink("grades.csv", dir_fd=self.fd)
         for g in older:
-            data = json.dumps(not_graded(why, g.path), indent=2)
+            data = json_text(not_graded(why, g.path))
             self.write_submission(g.name, data, f"mcts-course grade: {why}\n")
         if had_table:
             self.write_table()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import signal
 import stat
@@ -23,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from mcts_course.grading import sandbox
+from mcts_course.grading.report import json_text
 from mcts_course.grading.sandbox import MEMORY_MB
 from mcts_grader import observers
 
@@ -260,7 +260,7 @@ def _run(args: argparse.Namespace) -> int:
         except UsageError as error:  # the pre-run: the options or the hidden tests are broken
             print(f"mcts-course grade: error: {one_line(str(error))}", file=sys.stderr)
             data, log = could_not_grade("the grading's own tests or options are broken"), str(error)
-        write_beside(results, json.dumps(data, indent=2))
+        write_beside(results, json_text(data))
         write_beside(results.parent / "pytest.log", log)
         most = sum(t.get("max_score", 0) for t in data["tests"])
         status = data["extra_data"]["status"]

@@ -70,6 +70,7 @@ from mcts_course.grading.report import (
     Outcome,
     atomic_write,
     grades_csv,
+    json_text,
     one_line,
     points_table,
     printable,
@@ -930,16 +931,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     option = session.config.getoption
     if grading.refused:
         if option("results_json"):
-            import json
-
-            atomic_write(Path(option("results_json")), json.dumps(grading.results()))
+            atomic_write(Path(option("results_json")), json_text(grading.results(), None))
         return
     if not grading.outcomes and grading.phase is None:
         return  # a phase's run writes its results.json all the same: how many held back
     if option("results_json"):
-        import json
-
-        text = json.dumps(grading.results(), indent=2)
+        text = json_text(grading.results())
         atomic_write(Path(option("results_json")), text)
     if option("grades_csv"):
         name = Path(grading.submission or "notebook").name

@@ -57,3 +57,25 @@ def test_a_grade_with_files_left_out_is_not_a_plain_graded_row(tmp_path):
     assert "2 of the .py files" in " ".join(many["extra_data"]["copy_cut"])
     assert "Note: 2 of the .py files" in many["output"]
     assert "note: 2 of the .py files" in (out / "many" / "pytest.log").read_text()
+
+
+def test_a_helper_named_with_an_undecodable_byte_leaves_results_json_valid_utf8(tmp_path):
+    """Red team 21's note (07): the notes named the imported helper ``h\\udcff.py``, written
+    as a JSON escape of a lone surrogate, which a strict UTF-8 reader refuses."""
+    import os
+
+    where = _folder(tmp_path / "odd", 0)
+    with open(os.path.join(os.fsencode(where), b"h\xff.py"), "wb") as helper:
+        helper.write(b"X = 1\n")
+    with (where / "bandits.py").open("a") as code:
+        code.write('\nimport importlib\n\nimportlib.import_module("h\\udcff")\n')
+    out = tmp_path / "o"
+    main(["grade", str(where), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+    raw = (out / "odd" / "results.json").read_bytes()
+    raw.decode("utf-8")
+    data = json.loads(raw)
+    notes = " ".join(data["extra_data"].get("notes", []))
+    assert "h\\udcff.py" in notes, notes  # the name shown with its escape, as text
+    assert b"\\udc" not in raw.replace(b"\\\\udc", b""), raw  # no JSON escape of a surrogate
+    for text in (notes, data["output"]):
+        text.encode("utf-8")  # strict: no lone surrogate left
