@@ -18,6 +18,7 @@ from __future__ import annotations
 import builtins
 import json
 import os
+import resource
 import select
 import signal
 import subprocess
@@ -467,11 +468,14 @@ class StudentProcess:
         """Why the process ended, from its exit status and the end of its output."""
         if self.proc is None:
             return "the process did not start"
+        before = _children_cpu()
+        reaped = self.proc.returncode is None
         try:
             code = self.proc.wait(timeout=2.0)
         except subprocess.TimeoutExpired:  # it closed its end of the channel and went on
             self.kill()
             return "your process closed its channel to the grader"
+        reaped_cpu = _children_cpu() - before if reaped else None
         if self.box is not None and self.box.cage is not None and 128 < code < 128 + 65:
             code = 128 - code  # the namespace's shell reports its child's signal as 128 + n
         cage = self.box.cage if self.box is not None else None
@@ -479,7 +483,7 @@ class StudentProcess:
         if exceeded is not None:  # the cage's watcher killed every process of the submission
             self.kill()
             return self._too_much_cpu(exceeded)
-        if code == -signal.SIGKILL and not self._capped():
+        if code == -signal.SIGKILL and not self._capped(reaped_cpu):
             self.outside = True  # the run's status says so: the grade is not the student's
             self.kill()
             return (
@@ -502,24 +506,23 @@ class StudentProcess:
         self.kill()
         return reason + (f"\nLast output:\n{tail}" if tail else "")
 
-    def _capped(self) -> bool:
+    def _capped(self, reaped_cpu: float | None) -> bool:
         """Whether a SIGKILL may have come from the submission's own caps: its memory cgroup's
-        limit was reached, or its CPU time (the hard RLIMIT_CPU).  Without a cage the grader
-        cannot tell, and the student's code is blamed as before."""
+        own limit was reached (its ``failcnt``: an ancestor's limit, a container's or the
+        machine's, counts there, not here, while ``oom_kill`` counts every kill whatever limit
+        caused it), or its CPU time (the hard RLIMIT_CPU).  Without a memory cgroup (a
+        teaching assistant's sandbox) memory is capped by RLIMIT_AS, which kills nothing: only
+        the CPU can, as ``reaped_cpu`` (the process's CPU seconds, its waited-for children's
+        included) shows; anything else is another program's kill, not a grade."""
         cage = self.box.cage if self.box is not None else None
         memory = cage.cgroups.get("memory") if cage is not None else None
         if cage is None or memory is None:
-            return True
+            return reaped_cpu is not None and reaped_cpu >= self.cpu_seconds
         used = cage.cpu_seconds()
         if used is None or used >= self.cpu_seconds:
             return True
         try:
-            if int((memory / "memory.failcnt").read_text()) > 0:
-                return True
-            oom = dict(
-                line.split() for line in (memory / "memory.oom_control").read_text().splitlines()
-            )
-            return int(oom.get("oom_kill", "0")) > 0
+            return int((memory / "memory.failcnt").read_text()) > 0
         except (OSError, ValueError):
             return True
 
@@ -630,6 +633,12 @@ class StudentProcess:
             )
         self.kill()
         raise StudentGone(where, why, kind)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of the grader's waited-for children (and theirs) so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _frames(message: dict[str, Any]) -> list[tuple[str, float]]:

@@ -1,0 +1,92 @@
+"""Red team round 23: a kill by a memory limit above the submission's (a container's, the
+machine's OOM killer) was taken for the submission's own cap, so an honest student lost points
+in a row that read ``graded`` (02, 03: the cgroup's ``oom_kill`` counts every kill, whatever
+limit caused it; without a cgroup, as a teaching assistant, every SIGKILL was the student's)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from grading_fixtures.shared_folders import SOLUTIONS, as_account, folder_in_tmp, userns_usable_by
+
+from mcts_course.grading.process import StudentProcess
+
+TA = 65534  # nobody: an account with no privilege, as a teaching assistant's
+
+# the reference, but a SIGKILL at the first question: what the OOM killer sends
+KILLED = """
+
+_reference_ucb1 = ucb1_choice
+
+
+def ucb1_choice(counts, sums, c=2 ** 0.5):
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _process(tmp_path: Path, failcnt: int, oom_kill: int, cpu: float) -> StudentProcess:
+    memory = tmp_path / "memory"
+    memory.mkdir(parents=True)
+    (memory / "memory.failcnt").write_text(f"{failcnt}\n")
+    (memory / "memory.oom_control").write_text(f"oom_kill_disable 0\noom_kill {oom_kill}\n")
+    cage = SimpleNamespace(cgroups={"memory": memory}, cpu_seconds=lambda: cpu)
+    process = StudentProcess.__new__(StudentProcess)
+    process.box = SimpleNamespace(cage=cage)  # type: ignore[assignment]
+    process.cpu_seconds = 100
+    return process
+
+
+def test_a_kill_by_an_outer_limit_is_not_the_submissions_cap(tmp_path):
+    # an ancestor's limit (or the machine's) killed a process of the cage: its own limit was
+    # never reached, so its failcnt stays 0 while oom_kill counts the kill
+    assert not _process(tmp_path / "a", failcnt=0, oom_kill=1, cpu=3.0)._capped(None)
+    assert _process(tmp_path / "b", failcnt=4, oom_kill=1, cpu=3.0)._capped(None)
+    assert _process(tmp_path / "c", failcnt=0, oom_kill=0, cpu=100.0)._capped(None)
+
+
+def test_without_a_cgroup_only_the_cpu_limit_kills():
+    process = StudentProcess.__new__(StudentProcess)
+    process.box = SimpleNamespace(cage=None)  # type: ignore[assignment]
+    process.cpu_seconds = 100
+    assert not process._capped(3.0) and not process._capped(None)
+    assert process._capped(100.5)
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    with folder_in_tmp("rt23-", 0o755) as folder:
+        yield folder
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs the grader as another account")
+def test_a_teaching_assistants_grade_of_a_killed_process_is_not_a_grade(shared):
+    if not userns_usable_by(TA):
+        pytest.skip("user namespaces are not available to an ordinary account here")
+    sub = shared / "subs" / "heavy"
+    sub.mkdir(parents=True)
+    (shared / "subs").chmod(0o700)
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + KILLED)
+    (shared / "tmp").mkdir()
+    for path in [shared, *shared.rglob("*")]:
+        os.chown(path, TA, TA)
+    command = [sys.executable, "-m", "mcts_course", "grade", "--out", str(shared / "out")]
+    command += ["--exercise-set=bandits", "--", str(sub)]
+    env = {**os.environ, "HOME": str(shared), "TMPDIR": str(shared / "tmp")}
+    done = subprocess.run(
+        as_account(TA) + command, env=env, cwd=shared, capture_output=True, text=True, timeout=600
+    )
+    results = shared / "out" / "heavy" / "results.json"
+    assert results.exists(), done.stdout + done.stderr
+    data = json.loads(results.read_text())
+    assert data["extra_data"]["status"] == "killed" and done.returncode == 1, done.stdout
+    assert "heavy,killed," in (shared / "out" / "grades.csv").read_text()
