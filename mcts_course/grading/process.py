@@ -67,6 +67,10 @@ class StudentError(Exception):
 
 
 _ERROR_CLASSES: dict[str, type[StudentError]] = {}
+# Exceptions the interpreter reads as the end of an iteration, not as an error: a student's
+# StopIteration raised again in a test's map(), filter() or generator would end it quietly, and
+# the test pass with no answer asked (red team 22, 03; PEP 479 turns them into RuntimeError)
+NO_BASE = ("StopIteration", "StopAsyncIteration")
 
 
 def student_error(data: Any) -> StudentError:
@@ -79,7 +83,7 @@ def student_error(data: Any) -> StudentError:
             for n in names
             if isinstance(getattr(builtins, n, None), type)
             and issubclass(getattr(builtins, n), Exception)
-            and n != "Exception"
+            and n not in ("Exception", *NO_BASE)
         ),
         None,
     )

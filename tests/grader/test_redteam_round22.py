@@ -1,0 +1,114 @@
+"""Red team round 22: a student's ``StopIteration`` reached an instructor's hidden test as a
+real one, so a test over ``map(...)`` or ``all(map(...))`` ended its loop and passed with no
+answer asked (03); the length of a ``repeat``/``many`` answer was never checked, so a process
+that answered a failing ``repeat`` with ``[]`` passed a test looping over the answers (04)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from grading_fixtures.shared_folders import SOLUTIONS
+
+from mcts_course.cli import main
+from mcts_course.grading.process import StudentError, student_error
+
+HIDDEN = '''
+import pytest
+
+CASES = [(([2, 2], [0.0, 2.0], 0.0), 1), (([1, 3, 1], [1.0, 2.0, 0.0], 0.0), 0)]
+
+
+@pytest.mark.points(2, exercise="bandits", visibility="hidden")
+def test_greedy_zip_map(student):
+    """ucb1_choice with c=0 picks the best mean (zip over map)"""
+    for (args, want), got in zip(CASES, map(lambda case: student.ucb1_choice(*case[0]), CASES)):
+        assert got == want
+
+
+@pytest.mark.points(2, exercise="bandits", visibility="hidden")
+def test_greedy_all_map(student):
+    """ucb1_choice with c=0 picks the best mean (all over map)"""
+    assert all(map(lambda case: student.ucb1_choice(*case[0]) == case[1], CASES))
+'''
+
+STOPPER = """
+
+def ucb1_choice(counts, sums, c=2 ** 0.5):
+    raise StopIteration("no answer at all")
+"""
+
+# a softmax that fails, and a process that answers a failing repeat with no answers at all
+EMPTY_REPEAT = """
+
+def softmax_choice(counts, sums, temperature, rng):
+    raise OverflowError("math range error")
+
+
+import sys as _sys
+
+
+def _patch():
+    for _name, _mod in list(_sys.modules.items()):
+        if not (_name == "__main__" or _name.endswith("grading.server")):
+            continue
+        _cls = vars(_mod).get("Server")
+        if isinstance(_cls, type) and hasattr(_cls, "handle") and not hasattr(_cls, "_p"):
+            _orig = _cls.handle
+
+            def handle(self, request, _orig=_orig):
+                reply = _orig(self, request)
+                if request.get("repeat") and "error" in reply:
+                    reply = {"ok": [], "calls": reply.get("calls", []),
+                             "nodes": reply.get("nodes", []), "out": "", "called": []}
+                return reply
+
+            _cls.handle, _cls._p = handle, True
+
+
+_patch()
+"""
+
+
+@pytest.mark.parametrize("name", ["StopIteration", "StopAsyncIteration"])
+def test_03_a_students_stop_is_no_end_of_iteration(name):
+    error = student_error({"types": [name, "Exception", "BaseException"], "message": "x"})
+    assert isinstance(error, StudentError) and not isinstance(error, StopIteration)
+    assert not isinstance(error, StopAsyncIteration)
+
+    def asked(_):
+        raise error
+
+    with pytest.raises(StudentError):
+        list(map(asked, [1, 2]))
+    # the other built-in classes are kept: a test's "except ValueError" still catches
+    assert isinstance(student_error({"types": ["ValueError", "Exception"]}), ValueError)
+
+
+def _sub(where: Path, extra: str) -> Path:
+    where.mkdir(parents=True)
+    (where / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + extra)
+    return where
+
+
+def test_03_hidden_tests_over_map_fail_a_stopping_answer(tmp_path):
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "test_hidden_map.py").write_text(HIDDEN)
+    sub = _sub(tmp_path / "stopper", STOPPER)
+    out = tmp_path / "o"
+    main(["grade", str(sub), "--out", str(out), "--tests", str(hidden), "--exercise-set=bandits"])
+    data = json.loads((out / "stopper" / "results.json").read_text())
+    held = [t for t in data["tests"] if t["visibility"] != "visible"]
+    assert len(held) == 2 and all(t["score"] == 0 for t in held), held
+
+
+def test_04_a_repeat_answered_with_fewer_results_fails(tmp_path):
+    sub = _sub(tmp_path / "patched", EMPTY_REPEAT)
+    out = tmp_path / "o"
+    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "softmax"])
+    data = json.loads((out / "patched" / "results.json").read_text())
+    tiny = [t for t in data["tests"] if "tiny temperature" in t["name"]]
+    assert len(tiny) == 1 and tiny[0]["score"] == 0, tiny
+    assert "0 results for 100 calls" in tiny[0]["output"], tiny[0]["output"]
