@@ -68,6 +68,7 @@ from mcts_course.grading.report import (
 from mcts_course.grading.sandbox import SandboxError, is_root, readable_by_others
 from mcts_grader.feedback import with_student_output
 from mcts_grader.table import (
+    RESULTS_CAP,
     earlier_rows,
     graded_before,
     labelled,
@@ -492,12 +493,19 @@ def grade(
                     data = not_graded("the batch was stopped by a signal", g.path)
                 data = with_student_output(data, now, due)
                 data["extra_data"]["submission"] = os.path.abspath(g.path)  # whose row this is
+                text = json_text(data)
+                if len(text.encode()) > RESULTS_CAP:
+                    # grades.csv is rebuilt from what it can read back: a bigger file would be
+                    # a row lost without a word (red team 23, 05)
+                    data = could_not_grade("its results would exceed the grader's size cap")
+                    data["extra_data"]["submission"] = os.path.abspath(g.path)
+                    text = json_text(data)
                 g.outcomes = outcomes_of(data)
                 g.files = dict((data.get("extra_data") or {}).get("files", {}))
                 g.log = log
                 g.status = data["extra_data"]["status"]
                 if outputs is not None:
-                    outputs.write_submission(g.name, json_text(data), log)
+                    outputs.write_submission(g.name, text, log)
                 finished.add(g.name)
                 if progress is not None:
                     failed = "" if g.status == GRADED else f" ({g.status})"

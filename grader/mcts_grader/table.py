@@ -30,6 +30,7 @@ import json
 import os
 import re
 import stat
+import sys
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,12 +180,18 @@ def table(rows: list[Row]) -> str:
 
 def earlier_rows(out_fd: int, skip: set[str]) -> list[Row]:
     """The rows of the submissions graded into the folder ``out_fd`` before, but those named in
-    ``skip`` (graded again now); a folder without a readable results.json is no submission."""
+    ``skip`` (graded again now); a folder without a results.json is no submission, one whose
+    results.json cannot be read is a row ``not graded``."""
     rows = []
     for name in sorted(os.listdir(out_fd)):
         if name in skip:
             continue
         data = _results(out_fd, name)
+        if data is None and _results(out_fd, name, strict=True) is not None:
+            # a results.json that cannot be read back: its row says so, never vanishes
+            print(f"warning: {one_line(name)}/results.json cannot be read", file=sys.stderr)
+            rows.append(Row(name, "not graded", []))
+            continue
         try:
             outcomes = outcomes_of(data or {})
         except (KeyError, ValueError, TypeError):

@@ -27,6 +27,8 @@ from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
 from mcts_course.grading.sets import SETS
 
 NOTEBOOK_CAP = 20 << 20  # bytes of a notebook (outputs and pictures included)
+LISTED = 5  # other copies of an exercise named in its note (then a count)
+NAME_CAP = 300  # characters of a path shown in a note
 
 
 @dataclass
@@ -285,9 +287,13 @@ def find_sources(
             # two copies of one exercise (a backup folder, an old draft): grading one quietly
             # would give the other's points or none without a word (red team 7's attack 08)
             base = submission if submission.is_dir() else submission.parent
+            shown = sorted(_shown(p, base)[:NAME_CAP] for p in rest)
+            more = f" and {len(shown) - LISTED} more" if len(shown) > LISTED else ""
+            # a few names, then a count: thousands of copies would otherwise make a note of
+            # megabytes, repeated in every test's feedback (red team 23, 04-05)
             source.others = (
-                f"{_shown(source.path, base)} was graded; other files hold the same exercise"
-                f" and were not: {', '.join(sorted(_shown(p, base) for p in rest))}"
+                f"{_shown(source.path, base)[:NAME_CAP]} was graded; other files hold the same "
+                f"exercise and were not: {', '.join(shown[:LISTED])}{more}"
             )
             source.notes.append(copies_note(source))
     return found

@@ -90,3 +90,63 @@ def test_a_teaching_assistants_grade_of_a_killed_process_is_not_a_grade(shared):
     data = json.loads(results.read_text())
     assert data["extra_data"]["status"] == "killed" and done.returncode == 1, done.stdout
     assert "heavy,killed," in (shared / "out" / "grades.csv").read_text()
+
+
+# -- 04-05: thousands of notebooks named in every note, a results.json past the read-back cap ---
+NOTEBOOK = (
+    '{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", '
+    '"metadata": {}, "execution_count": null, "outputs": [], "source": "check(\\"bandits\\")\\n"}]}'
+)
+
+
+def _with_copies(where: Path, copies: int) -> Path:
+    where.mkdir(parents=True)
+    (where / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text())
+    for i in range(copies):
+        (where / f"n{i:05d}{'x' * 200}.ipynb").write_text(NOTEBOOK)
+    return where
+
+
+def test_04_the_note_on_other_copies_names_a_few_then_counts(tmp_path):
+    from mcts_course.cli import main
+
+    sub = _with_copies(tmp_path / "many", 40)
+    out = tmp_path / "o"
+    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+    data = json.loads((out / "many" / "results.json").read_text())
+    note = next(n for n in data["extra_data"]["notes"] if "other files hold" in n)
+    assert note.count(".ipynb") == 5 and note.endswith(
+        "and 35 more (hand in one copy of each exercise)"
+    )
+    assert len((out / "many" / "results.json").read_bytes()) < 200_000
+
+
+def test_05_a_results_json_past_the_cap_is_a_failed_run_not_a_lost_row(tmp_path, monkeypatch):
+    from mcts_grader import batch
+
+    from mcts_course.cli import main
+
+    sub = _with_copies(tmp_path / "big", 0)
+    monkeypatch.setattr(batch, "RESULTS_CAP", 5_000)  # as if its notes had made it huge
+    out = tmp_path / "o"
+    code = main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits"])
+    rows = (out / "grades.csv").read_text().splitlines()
+    assert [r.split(",")[:3] for r in rows[1:]] == [["big", "crashed", "0"]] and code == 1
+    data = json.loads((out / "big" / "results.json").read_text())
+    assert "exceed the grader's size cap" in data["output"]
+
+
+def test_05_an_unreadable_results_json_keeps_its_row(tmp_path, capsys):
+    import os
+
+    from mcts_grader.table import earlier_rows
+
+    (tmp_path / "lost").mkdir()
+    (tmp_path / "lost" / "results.json").write_text('{"tests": [')  # cut mid-write
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        rows = earlier_rows(fd, set())
+    finally:
+        os.close(fd)
+    assert [(r.name, r.status) for r in rows] == [("lost", "not graded")]
+    assert "lost/results.json cannot be read" in capsys.readouterr().err
