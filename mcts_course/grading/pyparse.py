@@ -18,11 +18,21 @@ _LOCK = threading.Lock()
 # attributes (`x.a.a...a = 1`) parses, then overflowed the grader's recursion (red team 16, 01
 # and 03).  This repository's own code is at most 20 deep.
 MAX_DEPTH = 100
+# Characters of code the grader parses at most.  The parser, in the grader's own process
+# (outside any sandbox or cgroup), needs up to about 480 bytes of memory per byte of source: a
+# 2 MB notebook of one list literal took 1 GB (red team 23, 01).  The exercise files are about
+# 10,000 characters; a file 25 times that is no one's answer.
+PARSE_CAP = 256 << 10
 
 
 class TooDeep(SyntaxError):
     """Code Python can run whose tree is deeper than :data:`MAX_DEPTH`: the grader's checks
     cannot read it, so it is not graded (never run unchecked)."""
+
+
+class TooBig(TooDeep):
+    """Code Python can run that is longer than :data:`PARSE_CAP`: the same (never run
+    unchecked)."""
 
 
 def depth(tree: ast.AST) -> int:
@@ -40,7 +50,12 @@ def parse(source: str) -> ast.Module:
     (nested too deeply, too big, a NUL byte) raises SyntaxError like any unparsable file, so
     that every reader reports "could not be parsed" and no grader traceback reaches a
     student's feedback; a tree the parser holds but deeper than :data:`MAX_DEPTH` raises
-    :class:`TooDeep`."""
+    :class:`TooDeep`, code longer than :data:`PARSE_CAP` :class:`TooBig` (before parsing)."""
+    if len(source) > PARSE_CAP:
+        raise TooBig(
+            f"{len(source) >> 10:,} KB of code, more than the {PARSE_CAP >> 10} KB the "
+            "grader's checks read"
+        )
     with _LOCK:
         try:
             tree = ast.parse(source)

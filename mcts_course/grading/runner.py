@@ -20,7 +20,7 @@ from typing import Any
 
 from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.delegation import library_delegation
-from mcts_course.grading.pyparse import TooDeep, parse, python_text
+from mcts_course.grading.pyparse import TooBig, TooDeep, parse, python_text
 from mcts_course.grading.remote import (
     Connection,
     ImportFailed,
@@ -222,12 +222,15 @@ def _readable_files(source: Source) -> list[tuple[str, str]]:
 
 def unreadable(source: Source) -> str | None:
     """Why ``source`` gets no points because the graded code, or a .py file beside it, is
-    nested deeper than the grader's static checks read (:class:`~.pyparse.TooDeep`), or None.
+    nested deeper or is longer than the grader's static checks read (:class:`~.pyparse.TooDeep`,
+    :class:`~.pyparse.TooBig`), or None.
     Such code would otherwise run unchecked (the checks skip a file they cannot parse: a real
     syntax error is reported when the file is loaded, but Python runs this one)."""
     for name, text in _readable_files(source):
         try:
             parse(text)
+        except TooBig as error:
+            return f"no points for this exercise: {name} holds {error.msg} (no exercise needs that)"
         except TooDeep as error:
             return (
                 f"no points for this exercise: {name} is {error.msg}, deeper than the grader's "

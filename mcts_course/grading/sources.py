@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcts_course.grading.pyparse import parse, python_text
+from mcts_course.grading.pyparse import PARSE_CAP, parse, python_text
 from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
 from mcts_course.grading.sets import SETS
 
@@ -125,6 +125,7 @@ def notebook_code(notebook: dict[Any, Any]) -> tuple[str, str, list[str]]:
     notes: list[str] = []
     future: set[str] = set()
     defined: set[str] = set()
+    read = 0  # characters of code so far
     cells = notebook.get("cells", [])
     cells = cells if isinstance(cells, list) else []
     # a cell that is not a dict (a hand-edited or forged file) is not code: skipped
@@ -134,6 +135,13 @@ def notebook_code(notebook: dict[Any, Any]) -> tuple[str, str, list[str]]:
         text = "".join(map(str, text)) if isinstance(text, list) else str(text)
         lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in text.splitlines()]
         text = "\n".join(lines)
+        read += len(text)
+        if read > PARSE_CAP:  # the cells together, as one file's code (pyparse.PARSE_CAP)
+            notes.append(
+                f"code cell {number} and those after it were skipped: the notebook's code "
+                f"passes the {PARSE_CAP >> 10} KB the grader reads"
+            )
+            break
         try:
             tree = parse(text)
         except SyntaxError as error:

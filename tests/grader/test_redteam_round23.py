@@ -150,3 +150,38 @@ def test_05_an_unreadable_results_json_keeps_its_row(tmp_path, capsys):
         os.close(fd)
     assert [(r.name, r.status) for r in rows] == [("lost", "not graded")]
     assert "lost/results.json cannot be read" in capsys.readouterr().err
+
+
+# -- 01: code the grader's own process parses is capped (its memory is nobody's cgroup) ---------
+def test_01_code_past_the_parse_cap_is_refused_before_parsing():
+    from mcts_course.grading.pyparse import PARSE_CAP, parse
+
+    parse("_PAD = [" + "0," * 1000 + "]\n")  # small: parsed
+    with pytest.raises(SyntaxError, match="more than the 256 KB the grader's checks read"):
+        parse("_PAD = [" + "0," * (PARSE_CAP // 2) + "]\n")
+
+
+def test_01_a_notebooks_cells_count_together(tmp_path):
+    from mcts_course.grading.pyparse import PARSE_CAP
+    from mcts_course.grading.sources import notebook_code
+
+    cell = "X = [" + "0," * (PARSE_CAP // 8) + "]\n"  # a quarter of the cap each
+    cells = [{"cell_type": "code", "source": "def ucb1_choice():\n    return 0\n"}]
+    cells += [{"cell_type": "code", "source": cell} for _ in range(6)]
+    kept, everything, notes = notebook_code({"cells": cells})
+    assert "def ucb1_choice" in kept and len(everything) <= PARSE_CAP
+    assert any("code cell 5 and those after it were skipped" in n for n in notes), notes
+
+
+def test_01_a_big_exercise_file_scores_nothing_with_the_reason(tmp_path):
+    from mcts_course.cli import main
+
+    sub = tmp_path / "big"
+    sub.mkdir()
+    pad = "\n_PAD = [" + "0," * (300 << 9) + "]\n"  # 300 KB of code
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + pad)
+    out = tmp_path / "o"
+    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+    data = json.loads((out / "big" / "results.json").read_text())
+    assert data["tests"] and all(t["score"] == 0 for t in data["tests"])
+    assert "more than the 256 KB the grader's checks read" in data["tests"][0]["output"]
