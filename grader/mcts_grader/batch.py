@@ -93,6 +93,7 @@ INCOMPLETE_COPY = "incomplete copy"  # a copy limit left files out: read the not
 # classmate's archive that planted a second name on it (red team 21, 16-18): not a grade
 FILE_REFUSED = "file refused"
 NOT_GRADED = "not graded"  # a run a signal (Ctrl-C, SIGTERM) stopped, or never started
+CHANGED = "changed while graded"  # the held-back phase's copy of the folder was not the visible's
 RUN_FAILURES = (
     "crashed",
     "killed",
@@ -103,6 +104,7 @@ RUN_FAILURES = (
     INCOMPLETE_COPY,
     FILE_REFUSED,
     NOT_GRADED,
+    CHANGED,
 )
 NO_TESTS_COLLECTED = 5  # pytest's exit status
 # a run's end that is not a grade whatever its results say (the statuses of the process)
@@ -304,6 +306,11 @@ def merge_phases(first: tuple[dict, str], second: tuple[dict, str] | None) -> tu
     status = next((s for s in statuses if s in PROCESS_FAILURES), None)
     if status is None and held_back_tests(two) != held_back_tests(one):
         status = "crashed"  # not the tests the first run counted: never a quiet loss
+    digests = [(d.get("extra_data") or {}).get("copy_digest") for d in (one, two)]
+    if status is None and digests[0] != digests[1]:
+        # each run copies the folder at its start: a change between the two phases (anyone
+        # who can write the folder) would be graded by the held-back tests alone (red team 22, 15)
+        status = CHANGED
     data["extra_data"]["status"] = status or run_status(0, False, data)
     log += f"\n{HELD_BACK_LOG}\n{log2}"
     return data, log

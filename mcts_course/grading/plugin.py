@@ -212,6 +212,7 @@ class Grading:
         self._public: Path | None = None
         self.refused: str = ""  # why grading was refused (SandboxError), if it was
         self.cut: list[str] = []  # the copy limits that left files of the submission out
+        self.digest: list[str] = []  # the fingerprint of the copy graded (snapshot.digest)
         # what the sweeps removed before the first held-back test (sweep.Counts): all the
         # student is told of them; the held-back tests' process leaves what it likes
         self.swept_visible: Any = None
@@ -236,7 +237,11 @@ class Grading:
             # owner swaps for a link later changes nothing: see grading.snapshot)
             from mcts_course.grading.snapshot import submission_sources
 
-            self._sources = submission_sources(self.submission, self.cut) if self.submission else {}
+            self._sources = (
+                submission_sources(self.submission, self.cut, self.digest)
+                if self.submission
+                else {}
+            )
         return self._sources
 
     def run_for(self, set_name: str) -> SetRun:
@@ -341,6 +346,8 @@ class Grading:
             data["extra_data"]["under_load"] = stopped
         if self.cut:  # a grade on part of the submission: the batch's status says so too
             data["extra_data"]["copy_cut"] = list(self.cut)
+        if self.digest:  # the batch's two phases must have graded the same files
+            data["extra_data"]["copy_digest"] = self.digest[0]
         refused = sorted({one_line(s.refused) for s in self.sources().values() if s.refused})
         if refused:  # a link, a second name, another owner's file: maybe not the student's doing
             data["extra_data"]["refused_files"] = refused

@@ -22,6 +22,7 @@ it harmless, so it is not refused).
 from __future__ import annotations
 
 import atexit
+import hashlib
 import os
 import stat
 import sys
@@ -66,6 +67,16 @@ class Snapshot:
     refused: dict[Path, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)  # the limits that left files out, said once
+    # of every name and byte copied, in the order copied: two runs that graded one submission
+    # (the visible and the held-back phase) compare theirs (red team 22, 15)
+    hashed: Any = field(default_factory=lambda: hashlib.sha256())
+
+    def digest(self) -> str:
+        """The copy's fingerprint: its files' paths and bytes, and the names refused."""
+        tail = hashlib.sha256(self.hashed.digest())
+        for path in sorted(self.refused):
+            tail.update(os.fsencode(path.relative_to(self.root)) + b"\0")
+        return tail.hexdigest()
 
     def original(self, path: Path) -> Path:
         """The submitted path a file of the copy came from (for messages)."""
@@ -183,6 +194,8 @@ class _Copier:
             return
         self.files += 1
         self.bytes += len(data)
+        where = os.fsencode(dest.relative_to(self.snap.root))
+        self.snap.hashed.update(b"%d\0%s\0%d\0" % (len(where), where, len(data)) + data)
         made = None
         if dest_dir is None:  # found by the name-only walk: its folders are made now
             dest.parent.mkdir(0o700, parents=True, exist_ok=True)  # in the copy, the grader's
@@ -292,7 +305,9 @@ def take(submission: str | Path) -> Snapshot:
     return snap
 
 
-def submission_sources(submission: str | Path, cut: list[str] | None = None) -> dict[str, Any]:
+def submission_sources(
+    submission: str | Path, cut: list[str] | None = None, digest: list[str] | None = None
+) -> dict[str, Any]:
     """The exercise files of ``submission`` (see :func:`~mcts_course.grading.sources.
     find_sources`), read from a snapshot: each Source's ``path`` lies in the private copy (its
     folder is what the sandboxes copy sibling modules from), ``origin`` is the submitted path.
@@ -312,6 +327,8 @@ def submission_sources(submission: str | Path, cut: list[str] | None = None) -> 
         print(f"note: {line}", file=sys.stderr)
     if cut is not None:
         cut.extend(snap.cut)
+    if digest is not None:
+        digest.append(snap.digest())
     found = find_sources(snap.target, refused=snap.refused)
     for source in found.values():
         source.origin = snap.original(source.path)

@@ -112,3 +112,74 @@ def test_04_a_repeat_answered_with_fewer_results_fails(tmp_path):
     tiny = [t for t in data["tests"] if "tiny temperature" in t["name"]]
     assert len(tiny) == 1 and tiny[0]["score"] == 0, tiny
     assert "0 results for 100 calls" in tiny[0]["output"], tiny[0]["output"]
+
+
+# -- 15: the two phases copy the folder each at its start: the same files, or not a grade ------
+def test_15_the_copy_has_a_fingerprint_of_its_names_and_bytes(tmp_path):
+    import os
+
+    from mcts_course.grading import snapshot
+
+    sub = _sub(tmp_path / "s", "")
+    (sub / "helper.py").write_text("X = 1\n")
+    first = snapshot.take(sub).digest()
+    assert snapshot.take(sub).digest() == first
+    (sub / "helper.py").write_text("X = 2\n")
+    changed = snapshot.take(sub).digest()
+    assert changed != first
+    os.symlink("/etc/passwd", sub / "link.py")  # refused, but its name still counts
+    assert snapshot.take(sub).digest() != changed
+
+
+def test_15_phases_that_graded_other_files_are_no_grade():
+    from mcts_grader.batch import CHANGED, RUN_FAILURES, merge_phases
+
+    def run(digest: str, visibility: str) -> dict:
+        test = {
+            "name": "t",
+            "score": 1.0,
+            "max_score": 1.0,
+            "visibility": visibility,
+            "tags": ["bandits"],
+        }
+        extra = {"status": "graded", "copy_digest": digest, "held_back_tests": 1}
+        return {"tests": [test], "extra_data": extra, "output": ""}
+
+    same, _ = merge_phases((run("a", "visible"), ""), (run("a", "hidden"), ""))
+    assert same["extra_data"]["status"] == "graded"
+    other, _ = merge_phases((run("a", "visible"), ""), (run("b", "hidden"), ""))
+    assert other["extra_data"]["status"] == CHANGED and CHANGED in RUN_FAILURES
+
+
+def test_15_a_graded_run_records_its_fingerprint(tmp_path):
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "test_hidden_map.py").write_text(HIDDEN)
+    sub = _sub(tmp_path / "honest", "")
+    out = tmp_path / "o"
+    code = main(["grade", str(sub), "--out", str(out), "--tests", str(hidden), "-k", "greedy"])
+    data = json.loads((out / "honest" / "results.json").read_text())
+    assert data["extra_data"]["status"] == "graded" and code == 0
+    assert len(data["extra_data"]["copy_digest"]) == 64
+
+
+def test_15_a_change_between_the_phases_is_no_grade(tmp_path, monkeypatch):
+    from mcts_grader import batch
+
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "test_hidden_map.py").write_text(HIDDEN)
+    sub = _sub(tmp_path / "swapped", STOPPER)
+    original = batch.run_one
+
+    def swapping(path, scratch, tests, options, env, runs, cap, phase):
+        if phase != "visible":  # what a watcher did: the right code, once the visible tests ended
+            (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text())
+        return original(path, scratch, tests, options, env, runs, cap, phase)
+
+    monkeypatch.setattr(batch, "run_one", swapping)
+    out = tmp_path / "o"
+    code = main(["grade", str(sub), "--out", str(out), "--tests", str(hidden), "-k", "greedy"])
+    data = json.loads((out / "swapped" / "results.json").read_text())
+    assert data["extra_data"]["status"] == batch.CHANGED and code == 1
+    assert "swapped,changed while graded," in (out / "grades.csv").read_text()
