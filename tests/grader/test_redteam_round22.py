@@ -183,3 +183,18 @@ def test_15_a_change_between_the_phases_is_no_grade(tmp_path, monkeypatch):
     data = json.loads((out / "swapped" / "results.json").read_text())
     assert data["extra_data"]["status"] == batch.CHANGED and code == 1
     assert "swapped,changed while graded," in (out / "grades.csv").read_text()
+
+
+# -- 01: the grader's tree test asks about inputs drawn for the submission ---------------------
+ATTACKS = Path(__file__).parent / "attacks" / "round22"
+
+
+def test_01_a_table_of_the_old_fixed_trees_scores_nothing(tmp_path):
+    sub = tmp_path / "table"
+    sub.mkdir()
+    (sub / "ttt_mcts.py").write_text((ATTACKS / "recorded_tree_ttt_mcts.py.txt").read_text())
+    out = tmp_path / "o"
+    main(["grade", str(sub), "--out", str(out), "--exercise-set=ttt_mcts", "-k", "same_tree"])
+    data = json.loads((out / "table" / "results.json").read_text())
+    (tree,) = [t for t in data["tests"] if "same tree as the reference" in t["name"]]
+    assert tree["score"] == 0, tree

@@ -1,6 +1,7 @@
 """The grader's tests of exercises 1-4 that need the reference solution: the search tree of
-the student's mcts_search compared with the reference's, node by node, and the step at fault
-named by running the reference's loop with one of the student's steps at a time; simulate's
+the student's mcts_search compared with the reference's, node by node (on positions, budgets and
+seeds drawn for the submission), and the step at fault named by running the reference's loop
+with one of the student's steps at a time; simulate's
 playouts and MCTSPlayer's moves compared with the reference's on inputs drawn for the
 submission (``submission_seed``).  (Red team 20, 13: these two were public checks of answers
 recorded for fixed inputs, and a submission with no playout and no search replayed the
@@ -50,7 +51,9 @@ def search_with(steps: dict, state, iterations: int, c: float, threshold: int, r
     return root
 
 
-def steps_at_fault(student, state, iterations: int, threshold: int, want: dict) -> list[str]:
+def steps_at_fault(
+    student, state, iterations: int, threshold: int, seed: int, want: dict
+) -> list[str]:
     """The student's steps that, put alone into the reference's loop, grow another tree than
     ``want`` (the reference's shape): the functions to blame for a wrong mcts_search tree."""
     reference = {name: getattr(ref, name) for name in STEPS}
@@ -59,7 +62,7 @@ def steps_at_fault(student, state, iterations: int, threshold: int, want: dict) 
         # (a step that raises here fails the test with its own traceback, which names it)
         # .keeping: the step works on the loop's own rng and path, as the reference's would
         steps = {**reference, name: getattr(student, name).keeping}
-        root = search_with(steps, state, iterations, 1.0, threshold, random.Random(7))
+        root = search_with(steps, state, iterations, 1.0, threshold, random.Random(seed))
         if _shape(root) != want:
             culprits.append(name)
     return culprits
@@ -72,18 +75,24 @@ def steps_at_fault(student, state, iterations: int, threshold: int, want: dict) 
     hint="follow the four steps as written: expand when the node has at least (>=) "
     "expand_threshold visits, and use the rng only through expand and simulate",
 )
-def test_search_same_tree_as_reference(student):
+def test_search_same_tree_as_reference(student, submission_seed):
     """mcts_search follows the contract: same seed, same tree as the reference"""
-    for moves, iterations, threshold in (("", 60, 1), ("b2 a1", 80, 2), ("a1", 120, 3)):
-        state = TicTacToe.from_moves(moves)
-        want_shape = _shape(ref.mcts_search(state, iterations, 1.0, threshold, random.Random(7)))
-        root = student.mcts_search(state, iterations, 1.0, threshold, random.Random(7))
+    # positions, budgets, thresholds and seeds drawn for this submission: three fixed
+    # questions were answered by a table of the reference's trees, with no search (red team 22, 01)
+    draw = random.Random(submission_seed)
+    cases = [
+        (random_state(draw, 3), draw.randint(40, 120), threshold, draw.randrange(2**31))
+        for threshold in (1, 2, 3)
+    ]
+    for state, iterations, threshold, seed in cases:
+        want_shape = _shape(ref.mcts_search(state, iterations, 1.0, threshold, random.Random(seed)))
+        root = student.mcts_search(state, iterations, 1.0, threshold, random.Random(seed))
         got_shape = _shape(root)
         if got_shape == want_shape:
             continue
         # Which function is at fault: the reference's loop, run here with one of the student's
         # steps at a time in place of the reference's, tells a wrong step from a wrong loop.
-        culprits = steps_at_fault(student, state, iterations, threshold, want_shape)
+        culprits = steps_at_fault(student, state, iterations, threshold, seed, want_shape)
         if culprits:
             names = " and ".join(f"`{name}`" for name in culprits)
             blame = (
@@ -100,7 +109,7 @@ def test_search_same_tree_as_reference(student):
         same_root = [v[0] for v in got_shape.values()] == [v[0] for v in want_shape.values()]
         raise AssertionError(
             f"from\n{state}\nwith {iterations} iterations, c=1, expand_threshold={threshold} "
-            f"and random.Random(7), the root's children (action: visits) are "
+            f"and random.Random({seed}), the root's children (action: visits) are "
             f"{ {a: v[0] for a, v in got_shape.items()} }; the reference's "
             f"{ {a: v[0] for a, v in want_shape.items()} }"
             + (" (the same at the root: the difference is deeper in the tree)" if same_root else "")
