@@ -185,3 +185,24 @@ def test_01_a_big_exercise_file_scores_nothing_with_the_reason(tmp_path):
     data = json.loads((out / "big" / "results.json").read_text())
     assert data["tests"] and all(t["score"] == 0 for t in data["tests"])
     assert "more than the 256 KB the grader's checks read" in data["tests"][0]["output"]
+
+
+# -- 10: links to "." in a student's folder made the privacy check walk 3**40 paths -------------
+def test_10_the_privacy_check_follows_no_link_below_the_folder(shared):
+    import time
+
+    from mcts_course.grading import sandbox
+
+    bob = shared / "bob"
+    bob.mkdir(mode=0o711)
+    bob.chmod(0o711)
+    (bob / "bandits.py").write_text("X = 1\n")
+    (bob / "bandits.py").chmod(0o600)
+    for name in "abc":
+        os.symlink(".", bob / name)
+    os.symlink("/etc/passwd", bob / "passwd")  # readable by all, but not through this folder
+    started = time.monotonic()
+    assert not sandbox.readable_by_others(bob)
+    (bob / "bandits.py").chmod(0o644)
+    assert sandbox.readable_by_others(bob)
+    assert time.monotonic() - started < 5
