@@ -206,3 +206,40 @@ def test_10_the_privacy_check_follows_no_link_below_the_folder(shared):
     (bob / "bandits.py").chmod(0o644)
     assert sandbox.readable_by_others(bob)
     assert time.monotonic() - started < 5
+
+
+# -- 13: empty files pin kernel memory that the tmpfs size cap does not count ---------------------
+INODES = """
+
+_made, _error = 0, ""
+for _folder in ("/tmp", "/dev/shm"):
+    try:
+        for _i in range(6000):
+            open(f"{_folder}/f{_i}", "w").close()
+            _made += 1
+    except OSError as _e:
+        _error += f"{_folder}: {_e.errno} "
+
+
+def ucb1_choice(counts, sums, c=2 ** 0.5):
+    raise ValueError(f"MADE {_made} {_error}")
+"""
+
+
+def test_13_the_private_folders_hold_a_few_thousand_files_each(tmp_path):
+    from mcts_course.cli import main
+    from mcts_course.grading import confine
+    from mcts_course.grading.sandbox import confinement_mode
+
+    if confinement_mode() != "namespaces":
+        pytest.skip("the private tmpfs folders need namespaces")
+    sub = tmp_path / "inodes"
+    sub.mkdir()
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + INODES)
+    out = tmp_path / "o"
+    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+    data = json.loads((out / "inodes" / "results.json").read_text())
+    said = next(t["output"] for t in data["tests"] if "MADE" in t["output"])
+    made = int(said.split("MADE ", 1)[1].split()[0])
+    assert made < 2 * 4096 and "/tmp: 28" in said and "/dev/shm: 28" in said, said  # ENOSPC
+    assert "nr_inodes=" in confine.SETUP
