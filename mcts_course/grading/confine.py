@@ -67,7 +67,8 @@ R=$1 W=$2 OWNER=$3 SHMPAGES=$4; shift 4
 # files per tmpfs: its size caps blocks, and an empty file has none, yet costs ~1 KB of kernel
 # memory no cgroup of a teaching assistant's run counts (red team 23, 13)
 INODES=4096
-mount -t tmpfs -o size=4m,nr_inodes=$INODES,mode=755,nosuid,nodev mcts-root "$R"
+FS=nr_inodes=$INODES,nosuid,nodev  # every tmpfs of the sandbox
+mount -t tmpfs -o "size=4m,mode=755,$FS" mcts-root "$R"
 bind() {  # read-only view of $1 at the same place in the new root
     if [ -d "$1" ]; then mkdir -p "$R$1"; else mkdir -p "$R${1%/*}"; : > "$R$1"; fi
     mount --bind -o ro,nosuid,nodev "$1" "$R$1"
@@ -77,17 +78,17 @@ while [ "$1" != -- ]; do
     ro) if [ -L "$2" ]; then mkdir -p "$R${2%/*}"; ln -s "$(readlink "$2")" "$R$2"
         elif [ -e "$2" ]; then bind "$2"; fi
         shift 2 ;;
-    site) mkdir -p "$R$2"; mount -t tmpfs -o size=1m,nr_inodes=$INODES,mode=755,nosuid,nodev mcts-site "$R$2"
+    site) mkdir -p "$R$2"; mount -t tmpfs -o "size=1m,mode=755,$FS" mcts-site "$R$2"
           shift 2 ;;
     add) if [ -e "$2/$3" ]; then bind "$2/$3"; fi; shift 3 ;;
     tmp) mkdir -p "$R$2"
-         mount -t tmpfs -o "size=$3m,nr_inodes=$INODES,mode=1777,nosuid,nodev" mcts-tmp "$R$2"; shift 3 ;;
+         mount -t tmpfs -o "size=$3m,mode=1777,$FS" mcts-tmp "$R$2"; shift 3 ;;
     *) echo "confine: bad argument $1" >&2; exit 97 ;;
     esac
 done
 shift
 mkdir -p "$R$W"
-mount -t tmpfs -o "size=$WORK_MB,nr_inodes=$INODES,mode=700,uid=$OWNER,gid=$OWNER,nosuid,nodev" mcts-work "$R$W"
+mount -t tmpfs -o "size=$WORK_MB,mode=700,uid=$OWNER,gid=$OWNER,$FS" mcts-work "$R$W"
 cp -a "$W/." "$R$W/"
 mkdir -p "$R/dev"
 for d in $DEVICES; do : > "$R/dev/$d"; mount --bind "/dev/$d" "$R/dev/$d"; done

@@ -55,10 +55,11 @@ def fingerprints(source: str) -> dict[str, str]:
     except SyntaxError:
         return {}
     found: dict[str, str] = {}
+    top = {id(node) for node in tree.body}  # a set: `node in tree.body` made the walk quadratic
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             name = node.name
-        elif isinstance(node, ast.Assign | ast.AnnAssign) and node in tree.body:
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and id(node) in top:
             name = ast.unparse(node.targets[0] if isinstance(node, ast.Assign) else node.target)
         else:
             continue

@@ -243,3 +243,32 @@ def test_13_the_private_folders_hold_a_few_thousand_files_each(tmp_path):
     made = int(said.split("MADE ", 1)[1].split()[0])
     assert made < 2 * 4096 and "/tmp: 28" in said and "/dev/shm: 28" in said, said  # ENOSPC
     assert "nr_inodes=" in confine.SETUP
+
+
+# -- 09: static checks walked one statement once per name it binds -------------------------------
+def test_09_the_delegation_check_walks_each_statement_once(monkeypatch):
+    import ast
+
+    from mcts_course.grading import delegation
+
+    names = ", ".join(f"a{i}" for i in range(500))
+    code = f"{names} = ({', '.join('0' for _ in range(500))})\n\n"
+    code += "def ucb1_choice(counts, sums, c=1.0):\n    return a0 + a1 + a2\n"
+    walks: list[ast.AST] = []
+    real = ast.walk
+
+    def counted(node):
+        walks.append(node)
+        return real(node)
+
+    monkeypatch.setattr(delegation.ast, "walk", counted)
+    assert delegation.library_delegation(code, "bandits") is None
+    assert sum(isinstance(n, ast.Assign) for n in walks) == 1
+
+
+def test_09_a_notebook_keeps_what_reads_builtins_and_drops_what_reads_the_unknown():
+    from mcts_course.grading.sources import notebook_code
+
+    cells = [{"cell_type": "code", "source": "A = 1\nb = (A, int)\nc = rows[0]\n"}]
+    kept, _, _ = notebook_code({"cells": cells})
+    assert "b = (A, int)" in kept and "rows" not in kept
