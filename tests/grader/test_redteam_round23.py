@@ -272,3 +272,42 @@ def test_09_a_notebook_keeps_what_reads_builtins_and_drops_what_reads_the_unknow
     cells = [{"cell_type": "code", "source": "A = 1\nb = (A, int)\nc = rows[0]\n"}]
     kept, _, _ = notebook_code({"cells": cells})
     assert "b = (A, int)" in kept and "rows" not in kept
+
+
+# -- 07, 14: memory beyond RLIMIT_AS in no process's RSS (a teaching assistant's run) -----------
+MEMORY_CALLS = """
+
+import os as _os
+import socket as _socket
+
+_said = []
+try:
+    _os.memfd_create("hold")
+    _said.append("memfd made")
+except OSError as _e:
+    _said.append(f"memfd {_e.errno}")
+_a, _b = _socket.socketpair()
+try:
+    _a.setsockopt(_socket.SOL_SOCKET, _socket.SO_SNDBUF, 4 << 20)
+    _said.append("sndbuf set")
+except OSError as _e:
+    _said.append(f"setsockopt {_e.errno}")
+
+
+def ucb1_choice(counts, sums, c=2 ** 0.5):
+    raise ValueError("SAID " + ", ".join(_said))
+"""
+
+
+def test_07_14_no_memfd_and_no_socket_options_in_the_sandbox(tmp_path):
+    from mcts_course.cli import main
+
+    sub = tmp_path / "memory"
+    sub.mkdir()
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + MEMORY_CALLS)
+    out = tmp_path / "o"
+    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+    data = json.loads((out / "memory" / "results.json").read_text())
+    said = next(t["output"] for t in data["tests"] if "SAID" in t["output"])
+    assert "SAID memfd 1, setsockopt 1" in said, said  # EPERM both
+    assert "no memfd" in data["extra_data"]["confinement"]
