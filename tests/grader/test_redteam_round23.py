@@ -311,3 +311,50 @@ def test_07_14_no_memfd_and_no_socket_options_in_the_sandbox(tmp_path):
     said = next(t["output"] for t in data["tests"] if "SAID" in t["output"])
     assert "SAID memfd 1, setsockopt 1" in said, said  # EPERM both
     assert "no memfd" in data["extra_data"]["confinement"]
+
+
+# -- 08: loading's limit is CPU seconds, as a question's, not 10 s of wall time -------------------
+SLEEPY_LOAD = """
+
+import time as _time
+
+_time.sleep(12)  # 12 s of wall time and no CPU: what a load given a sliver of a core sees
+"""
+
+SPINNING_LOAD = """
+
+while True:  # a load that never ends on its own
+    pass
+"""
+
+
+def _load(tmp_path: Path, name: str, extra: str) -> dict:
+    from mcts_course.cli import main
+
+    sub = tmp_path / name
+    sub.mkdir()
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + extra)
+    out = tmp_path / "o"
+    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+    return json.loads((out / name / "results.json").read_text())
+
+
+def test_08_a_load_that_waits_past_ten_seconds_is_graded(tmp_path):
+    from mcts_course.grading.sandbox import confinement_mode
+
+    if confinement_mode() != "namespaces":
+        pytest.skip("CPU seconds are counted with namespaces")
+    data = _load(tmp_path, "sleepy", SLEEPY_LOAD)
+    assert data["extra_data"]["status"] == "graded"
+    assert data["tests"] and all(t["score"] == t["max_score"] for t in data["tests"]), data
+
+
+def test_08_a_load_that_spins_fails_on_its_cpu_seconds(tmp_path):
+    from mcts_course.grading.sandbox import confinement_mode
+
+    if confinement_mode() != "namespaces":
+        pytest.skip("CPU seconds are counted with namespaces")
+    data = _load(tmp_path, "spinning", SPINNING_LOAD)
+    assert data["extra_data"]["status"] == "graded"  # the file's own fault: a 0, graded
+    assert all(t["score"] == 0 for t in data["tests"])
+    assert "longer than 10 s of CPU time" in data["tests"][0]["output"], data["tests"][0]
