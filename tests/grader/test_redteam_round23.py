@@ -46,6 +46,17 @@ def _process(tmp_path: Path, failcnt: int, oom_kill: int, cpu: float) -> Student
     return process
 
 
+def _load(tmp_path: Path, name: str, extra: str) -> dict:
+    from mcts_course.cli import main
+
+    sub = tmp_path / name
+    sub.mkdir()
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + extra)
+    out = tmp_path / "o"
+    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
+    return json.loads((out / name / "results.json").read_text())
+
+
 def test_a_kill_by_an_outer_limit_is_not_the_submissions_cap(tmp_path):
     # an ancestor's limit (or the machine's) killed a process of the cage: its own limit was
     # never reached, so its failcnt stays 0 while oom_kill counts the kill
@@ -174,15 +185,9 @@ def test_01_a_notebooks_cells_count_together(tmp_path):
 
 
 def test_01_a_big_exercise_file_scores_nothing_with_the_reason(tmp_path):
-    from mcts_course.cli import main
 
-    sub = tmp_path / "big"
-    sub.mkdir()
     pad = "\n_PAD = [" + "0," * (300 << 9) + "]\n"  # 300 KB of code
-    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + pad)
-    out = tmp_path / "o"
-    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
-    data = json.loads((out / "big" / "results.json").read_text())
+    data = _load(tmp_path, "big", pad)
     assert data["tests"] and all(t["score"] == 0 for t in data["tests"])
     assert "more than the 256 KB the grader's checks read" in data["tests"][0]["output"]
 
@@ -227,18 +232,12 @@ def ucb1_choice(counts, sums, c=2 ** 0.5):
 
 
 def test_13_the_private_folders_hold_a_few_thousand_files_each(tmp_path):
-    from mcts_course.cli import main
     from mcts_course.grading import confine
     from mcts_course.grading.sandbox import confinement_mode
 
     if confinement_mode() != "namespaces":
         pytest.skip("the private tmpfs folders need namespaces")
-    sub = tmp_path / "inodes"
-    sub.mkdir()
-    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + INODES)
-    out = tmp_path / "o"
-    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
-    data = json.loads((out / "inodes" / "results.json").read_text())
+    data = _load(tmp_path, "inodes", INODES)
     said = next(t["output"] for t in data["tests"] if "MADE" in t["output"])
     made = int(said.split("MADE ", 1)[1].split()[0])
     assert made < 2 * 4096 and "/tmp: 28" in said and "/dev/shm: 28" in said, said  # ENOSPC
@@ -300,14 +299,8 @@ def ucb1_choice(counts, sums, c=2 ** 0.5):
 
 
 def test_07_14_no_memfd_and_no_socket_options_in_the_sandbox(tmp_path):
-    from mcts_course.cli import main
 
-    sub = tmp_path / "memory"
-    sub.mkdir()
-    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + MEMORY_CALLS)
-    out = tmp_path / "o"
-    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
-    data = json.loads((out / "memory" / "results.json").read_text())
+    data = _load(tmp_path, "memory", MEMORY_CALLS)
     said = next(t["output"] for t in data["tests"] if "SAID" in t["output"])
     assert "SAID memfd 1, setsockopt 1" in said, said  # EPERM both
     assert "no memfd" in data["extra_data"]["confinement"]
@@ -326,17 +319,6 @@ SPINNING_LOAD = """
 while True:  # a load that never ends on its own
     pass
 """
-
-
-def _load(tmp_path: Path, name: str, extra: str) -> dict:
-    from mcts_course.cli import main
-
-    sub = tmp_path / name
-    sub.mkdir()
-    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + extra)
-    out = tmp_path / "o"
-    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
-    return json.loads((out / name / "results.json").read_text())
 
 
 def test_08_a_load_that_waits_past_ten_seconds_is_graded(tmp_path):
