@@ -131,8 +131,7 @@ SUMMARY = (
     "seccomp filter (no kernel keys, no new namespaces, mounts, bpf, perf, io_uring or "
     "ptrace, no sockets but stream socket pairs, no socket addresses or options, no memfd, "
     "no file locks, leases or file-system watches, SIGCHLD's action kept), a keyring of its "
-    "own, "
-    "no capabilities"
+    "own, no capabilities"
 )
 
 
