@@ -27,6 +27,9 @@ from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
 from mcts_course.grading.sets import SETS
 
 NOTEBOOK_CAP = 20 << 20  # bytes of a notebook (outputs and pictures included)
+# "{" and "[" in a notebook at most: json.loads in the grader's own process (no cgroup) took
+# 551 MB for 20 MB of empty objects (red team 25, 01); a course notebook holds a few thousand
+NOTEBOOK_OBJECTS = 100_000
 LISTED = 5  # other copies of an exercise named in its note (then a count)
 NAME_CAP = 300  # characters of a path shown in a note
 
@@ -235,7 +238,16 @@ def read_source(path: str | Path) -> Source:
         code = python_text(read_regular(path, FILE_CAP))
         return Source(path, "py", code, sets=_sets_in(path, code), everything=code)
     if path.suffix == ".ipynb":
-        text = read_regular(path, NOTEBOOK_CAP).decode("utf-8", errors="replace")
+        raw = read_regular(path, NOTEBOOK_CAP)
+        containers = raw.count(b"{") + raw.count(b"[")
+        if containers > NOTEBOOK_OBJECTS:  # counted before parsing, in the grader's process
+            return Source(
+                path,
+                "ipynb",
+                "",
+                [f"{path.name} was not read: it holds over {NOTEBOOK_OBJECTS:,} JSON objects"],
+            )
+        text = raw.decode("utf-8", errors="replace")
         try:
             notebook = json.loads(text)
         except (ValueError, RecursionError) as error:
