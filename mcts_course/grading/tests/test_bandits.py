@@ -142,6 +142,17 @@ def test_epsilon_greedy_statistics(student):
     rng, n = random.Random(4), 20000
     chosen = student.epsilon_greedy_choice.repeat(n, counts, sums, 0.3, rng)
     close(frequencies(chosen, 5), [0.06, 0.76, 0.06, 0.06, 0.06], n, "epsilon-greedy, epsilon 0.3")
+    draws_from_rng(student.epsilon_greedy_choice, counts, sums, 0.3)
+
+
+def draws_from_rng(policy, counts, sums, parameter) -> None:
+    """The policy's choices are the generator's: two generators of one seed, the same choices
+    (a policy drawing from its own random source kept these points: red team 24, 13)."""
+    runs = [policy.repeat(200, counts, sums, parameter, random.Random(41)) for _ in range(2)]
+    assert runs[0] == runs[1], (
+        "two generators of the same seed gave different choices: draw only from the rng "
+        "you are given"
+    )
 
 
 @pytest.mark.points(
@@ -160,6 +171,7 @@ def test_softmax_statistics(student):
         rng, n = random.Random(5), 20000
         chosen = student.softmax_choice.repeat(n, counts, sums, temperature, rng)
         close(frequencies(chosen, 4), probs, n, f"softmax with temperature {temperature}")
+    draws_from_rng(student.softmax_choice, counts, sums, 0.5)
 
 
 @pytest.mark.points(
