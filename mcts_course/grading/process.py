@@ -16,6 +16,7 @@ A notebook's ``check`` has the same conversation with the student's code in its 
 from __future__ import annotations
 
 import builtins
+import collections
 import json
 import os
 import resource
@@ -47,6 +48,9 @@ IMPORT_TIMEOUT = 10.0  # seconds to run the student's file, once the process has
 BOOT_TIMEOUT = 60.0  # seconds for the sandbox's process to start (no student code yet)
 STACK_WAIT = 0.3  # seconds to wait for "where were you?" before killing a process
 LINE_CAP = 8 << 20  # bytes of one answer (the largest honest one, a search tree: 2.3 MB)
+# lines read in one question (stack reports, stray output, callbacks, the answer): a question
+# of an honest search sends a few hundred (red team 25, 04: 330,000 lines of "{}")
+QUESTION_LINES = 100_000
 LOG_CAP = 1500  # characters of a dead process's output quoted in the report
 NAMES_CAP = 5000  # names a submission may define (the rest are ignored)
 EXTRA_PRIVATE: list[str] = []  # an instructor's hidden tests, hidden from the child as well
@@ -123,13 +127,17 @@ class _Lines:
     """Lines from a pipe, with a deadline."""
 
     def __init__(self, fd: int):
-        self.fd, self.buffer = fd, b""
+        self.fd, self.buffer = fd, b""  # the start of a line not ended yet
+        self.ready: collections.deque[bytes] = collections.deque()  # whole lines, in order
         self.overlong = False
 
     def read(self, timeout: float) -> str | None | Literal[False]:
-        """A line; None at end of file (or an overlong line); False when the timeout passes."""
+        """A line; None at end of file (or an overlong line); False when the timeout passes.
+        Each chunk is split once: taking one line at a time off the front of the buffer copied
+        the rest for every line, a megabyte of short lines 10 s of the grader's CPU (red team
+        25, 04)."""
         deadline = time.monotonic() + timeout
-        while b"\n" not in self.buffer:
+        while not self.ready:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self.fd], [], [], left)[0]:
                 return False
@@ -139,12 +147,13 @@ class _Lines:
                 return None
             if not chunk:
                 return None
-            self.buffer += chunk
-            if len(self.buffer) > LINE_CAP:
+            *whole, self.buffer = (self.buffer + chunk).split(b"\n")
+            self.ready.extend(whole)
+            if len(self.buffer) > LINE_CAP or any(len(line) > LINE_CAP for line in whole):
                 self.overlong, self.buffer = True, b""  # never held: the grader stays small
+                self.ready.clear()
                 return None
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line.decode("utf-8", errors="replace")
+        return self.ready.popleft().decode("utf-8", errors="replace")
 
 
 def _parse(line: str) -> dict[str, Any] | None:
@@ -559,12 +568,20 @@ class StudentProcess:
         try:
             if not self._write(message, clock.write_deadline()):
                 self._overrun(function, budget, clock, written=False)
+            read = 0  # lines of this question: a flood of them must not hold the grader
             while True:
                 line = self.lines.read(clock.wait())
                 if line is False:
                     if clock.over() is not None:
                         self._overrun(function, budget, clock)
                     continue
+                read += 1
+                if read % 100 == 0 and clock.over() is not None:  # a flood never times out
+                    self._overrun(function, budget, clock)
+                if read > QUESTION_LINES:
+                    self.kill()
+                    why = f"your process sent over {QUESTION_LINES:,} lines for one question"
+                    raise StudentGone(function, why, "crashed")
                 if line is None and self.lines.overlong:
                     self.kill()
                     why = f"your answer was larger than {LINE_CAP >> 20} MB of data"

@@ -26,3 +26,59 @@ def test_01_a_notebook_of_too_many_objects_is_not_parsed(tmp_path, monkeypatch):
     cell = {"cell_type": "code", "source": "def ucb1_choice(counts, sums, c=1.0):\n    return 0\n"}
     fine.write_text(json.dumps({"cells": [cell] * 100, "nbformat": 4}))
     assert "def ucb1_choice" in sources.read_source(fine).code and calls
+
+
+# -- 04: a flood of short lines on the answer pipe ----------------------------------------------
+def test_04_lines_are_split_once_and_come_in_order():
+    import os
+    import threading
+
+    from mcts_course.grading.process import LINE_CAP, _Lines
+
+    read, write = os.pipe()
+    lines = _Lines(read)
+    payload = b"".join(b"%d\n" % i for i in range(200_000)) + b"tail"
+    writer = threading.Thread(target=lambda: (os.write(write, payload), os.close(write)))
+    writer.start()
+    got = [lines.read(5.0) for _ in range(200_000)]
+    assert got == [str(i) for i in range(200_000)]
+    assert lines.read(5.0) is None and not lines.overlong  # the unended "tail", then the end
+    writer.join()
+    read2, write2 = os.pipe()
+    big = _Lines(read2)
+    threading.Thread(target=lambda: os.write(write2, b"x" * (LINE_CAP + 10))).start()
+    assert big.read(5.0) is None and big.overlong
+    os.close(read)
+    os.close(read2)
+
+
+FLOOD = """
+
+import os as _os
+import stat as _stat
+
+
+def ucb1_choice(counts, sums, c=2 ** 0.5):
+    for fd in range(3, 64):
+        try:
+            if _stat.S_ISFIFO(_os.fstat(fd).st_mode):
+                _os.write(fd, b"{}\\n" * 120_000)
+        except OSError:
+            pass
+    return 0
+"""
+
+
+def test_04_a_question_flooded_with_lines_is_stopped(tmp_path):
+    from grading_fixtures.shared_folders import SOLUTIONS
+
+    from mcts_course.cli import main
+
+    sub = tmp_path / "flood"
+    sub.mkdir()
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + FLOOD)
+    out = tmp_path / "o"
+    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1_choice"])
+    data = json.loads((out / "flood" / "results.json").read_text())
+    said = [t["output"] for t in data["tests"] if t["score"] < t["max_score"]]
+    assert any("over 100,000 lines for one question" in o for o in said), data["tests"]
