@@ -82,3 +82,44 @@ def test_04_a_question_flooded_with_lines_is_stopped(tmp_path):
     data = json.loads((out / "flood" / "results.json").read_text())
     said = [t["output"] for t in data["tests"] if t["score"] < t["max_score"]]
     assert any("over 100,000 lines for one question" in o for o in said), data["tests"]
+
+
+# -- 06: names of "imported helper files" that are no file of the submission ---------------------
+FAKE_HELPERS = """
+
+import itertools as _it
+import sys as _sys
+
+_count = _it.count()
+
+
+def _server_globals():
+    f = _sys._getframe(1)
+    while f is not None:
+        if "IMPORTED" in f.f_globals:
+            return f.f_globals
+        f = f.f_back
+
+
+def ucb1_choice(counts, sums, c=2 ** 0.5):
+    k = next(_count)
+    imported = _server_globals()["IMPORTED"]
+    imported.clear()
+    imported.update(f"fake{k:05d}_{i:05d}.py" for i in range(50 + k % 7))
+    return 0
+"""
+
+
+def test_06_only_files_copied_beside_the_code_are_named_as_helpers(tmp_path):
+    from grading_fixtures.shared_folders import SOLUTIONS
+
+    from mcts_course.cli import main
+
+    sub = tmp_path / "fake"
+    sub.mkdir()
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + FAKE_HELPERS)
+    (sub / "real_helper.py").write_text("X = 1\n")
+    out = tmp_path / "o"
+    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1_choice"])
+    text = (out / "fake" / "results.json").read_text()
+    assert "fake0" not in text, text[:2000]
