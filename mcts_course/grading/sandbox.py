@@ -55,7 +55,7 @@ PRIVATE = ("solutions", "grading/tests")  # what the student's process must not 
 UIDS = (1_700_000_000, 1_799_999_999)  # default range of the sandboxes' user ids (env: below)
 FILE_CAP = 2 << 20  # bytes of one submitted file
 SIBLINGS = 200  # files of a submission folder copied beside the code (sibling imports)
-SIBLINGS_BYTES = 20 << 20
+SIBLINGS_BYTES = 4 << 20  # the grader's checks parse each of them in its own process
 MEMORY_MB = 1024  # default memory cap of the process running a student's code (every front end)
 
 

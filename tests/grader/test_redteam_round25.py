@@ -123,3 +123,25 @@ def test_06_only_files_copied_beside_the_code_are_named_as_helpers(tmp_path):
     main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1_choice"])
     text = (out / "fake" / "results.json").read_text()
     assert "fake0" not in text, text[:2000]
+
+
+# -- 05: the files beside the code were parsed again for every set -----------------------------
+def test_05_each_file_beside_the_code_is_parsed_once(tmp_path, monkeypatch):
+    from mcts_course.grading import copies, runner
+    from mcts_course.grading.sources import read_source
+
+    (tmp_path / "bandits.py").write_text("def ucb1_choice(counts, sums, c=1.0):\n    return 0\n")
+    (tmp_path / "ttt_mcts.py").write_text("def ucb1(w, n, parent, c):\n    return 0.0\n")
+    (tmp_path / "shared_helper.py").write_text("HELPER = [" + "1, " * 2000 + "]\n")
+    parsed: list[str] = []
+    real_parse, real_prints = runner.parse, copies._fingerprints
+    monkeypatch.setattr(runner, "parse", lambda text: parsed.append(text) or real_parse(text))
+    monkeypatch.setattr(
+        copies, "_fingerprints", lambda text: parsed.append(text) or real_prints(text)
+    )
+    for set_name in ("bandits", "ttt_mcts"):
+        source = read_source(tmp_path / f"{set_name}.py")
+        assert runner.unreadable(source) is None
+        assert runner.library_copies(source, set_name) is None
+    helper = [t for t in parsed if t.startswith("HELPER")]
+    assert len(helper) == 2, len(helper)  # once for the depth check, once for the fingerprints

@@ -1,4 +1,4 @@
-"""More .py files beside the exercise files than the sandbox copies (200 files, 20 MB): the
+"""More .py files beside the exercise files than the sandbox copies (200 files, 4 MB): the
 later ones were left out without a word, so the student's import of one failed in a row that
 read ``graded`` (red team 21's note).  The cut is now said like the snapshot's own limits."""
 
