@@ -329,11 +329,13 @@ def submission_sources(
         cut.extend(snap.cut)
     if digest is not None:
         digest.append(snap.digest())
-    found = find_sources(snap.target, refused=snap.refused)
+    later: list[str] = []  # limits met while finding the exercises and their helper files
+    found = find_sources(snap.target, refused=snap.refused, cut=later)
     for source in found.values():
         source.origin = snap.original(source.path)
     for folder in sorted({source.path.parent for source in found.values()}):
-        why = sandbox.siblings_left_out(folder)  # the student's imports of those files fail
+        later.append(sandbox.siblings_left_out(folder))  # the student's imports of them fail
+    for why in later:
         if why and why not in snap.cut:
             print(f"note: {why}", file=sys.stderr)
             snap.cut.append(why)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import builtins
 import json
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -205,11 +206,23 @@ def solutions_import(code: str) -> str | None:
     return None
 
 
+# a definition of one of the sets' functions or classes: without one (and without "check"), a
+# file holds no set and is not parsed
+_MAY_DEFINE = re.compile(
+    r"\b(?:def|class)\s+(?:"
+    + "|".join(sorted({re.escape(f) for spec in SETS.values() for f in spec.functions}))
+    + r")\b"
+)
+CODE_BUDGET = 4 << 20  # characters of code read to find the exercises, files named as sets aside
+
+
 def _sets_in(path: Path, code: str) -> dict[str, int]:
     """Which exercise sets a file provides: by its name, its check() calls, its definitions."""
     found: dict[str, int] = {}
     if path.stem in SETS and path.suffix == ".py":
         return {path.stem: 0}  # exercises/ttt_mcts.py is the ttt_mcts set, and only that
+    if "check" not in code and not _MAY_DEFINE.search(code):
+        return found  # no parse for a file that cannot name or define a set (red team 26, 01)
     try:
         tree = parse(code)
     except SyntaxError:
@@ -260,7 +273,9 @@ def read_source(path: str | Path) -> Source:
 
 
 def find_sources(
-    submission: str | Path, refused: Mapping[Path, str] | None = None
+    submission: str | Path,
+    refused: Mapping[Path, str] | None = None,
+    cut: list[str] | None = None,
 ) -> dict[str, Source]:
     """The file used for each exercise set in a submission (a folder or a single file).
     ``refused``: files of a snapshot (:mod:`~mcts_course.grading.snapshot`) that were not
@@ -275,11 +290,18 @@ def find_sources(
         files += [p for p in refused if p.suffix in (".py", ".ipynb") and p not in seen]
     chosen: dict[str, tuple[tuple[Any, ...], Source]] = {}
     holders: dict[str, list[Path]] = {}  # every file that holds a set, to name those not graded
+    budget, skipped = CODE_BUDGET, 0
     for path in files:
+        named = path.suffix == ".py" and path.stem in SETS
+        if not named and budget <= 0:
+            skipped += 1  # each file's code is parsed in the grader's own process
+            continue
         try:
             if path in refused:
                 raise NotRegularFile(refused[path])
             source = read_source(path)
+            if not named:
+                budget -= len(source.everything or "")
         except NotRegularFile as error:
             if path.stem in SETS and path.suffix == ".py":  # refused, and said so
                 why = f"{error}: a submission is made of regular files; 0 points"
@@ -293,6 +315,11 @@ def find_sources(
             key = (rank, path.suffix != ".py", len(path.parts), str(path))
             if name not in chosen or key < chosen[name][0]:
                 chosen[name] = (key, source)
+    if skipped and cut is not None:
+        cut.append(
+            f"{skipped} files were not searched for exercises: the grader reads "
+            f"{CODE_BUDGET >> 20} MB of code at most to find them (name the files as the sets)"
+        )
     found = {name: source for name, (_, source) in chosen.items()}
     listed = set(files)
     for source in found.values():
