@@ -34,6 +34,7 @@ from mcts_course.grading.childpath import neutral_paths
 from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD, QuestionClock
 from mcts_course.grading.pidns import cpu_seconds as namespace_cpu_seconds
 from mcts_course.grading.pidns import forget, signal_namespace
+from mcts_course.grading.protocol import MAX_VALUES
 from mcts_course.grading.pyparse import python_text
 from mcts_course.grading.sandbox import (
     MEMORY_MB,
@@ -159,6 +160,10 @@ class _Lines:
 def _parse(line: str) -> dict[str, Any] | None:
     """A message from the student's process, or None: json.loads may raise ValueError (too many
     digits), RecursionError, MemoryError... on hostile input; all mean "garbage"."""
+    # counted before decoding: 8 MB of "{}," decoded to 24 times its size in the grader's own
+    # process before the protocol's caps could look at it (red team 26, 11)
+    if line.count(",") + line.count("{") + line.count("[") > MAX_VALUES:
+        return None
     try:
         message = json.loads(line)
     except (Exception, RecursionError):  # whatever the decoder chokes on

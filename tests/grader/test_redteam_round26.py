@@ -32,3 +32,15 @@ def test_01_the_code_read_to_find_the_exercises_is_bounded(tmp_path, monkeypatch
         "2 files were not searched for exercises: the grader reads 0 MB of code at most to find "
         "them (name the files as the sets)"
     ]
+
+
+def test_11_a_reply_of_too_many_values_is_refused_before_decoding(monkeypatch):
+    from mcts_course.grading import process
+    from mcts_course.grading.protocol import MAX_VALUES
+
+    decoded: list[int] = []
+    real = process.json.loads
+    monkeypatch.setattr(process.json, "loads", lambda text: decoded.append(len(text)) or real(text))
+    flood = '{"id": 1, "ok": [' + "{}," * MAX_VALUES + "{}]}"
+    assert process._parse(flood) is None and decoded == []
+    assert process._parse('{"id": 1, "ok": [' + "{}," * 1000 + "{}]}") is not None
