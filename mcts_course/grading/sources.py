@@ -216,12 +216,18 @@ _MAY_DEFINE = re.compile(
 CODE_BUDGET = 4 << 20  # characters of code read to find the exercises, files named as sets aside
 
 
+def _may_hold_a_set(code: str) -> bool:
+    """Whether ``code`` says ``check`` or defines a function or class of a set (else it is
+    not parsed to find one)."""
+    return "check" in code or _MAY_DEFINE.search(code) is not None
+
+
 def _sets_in(path: Path, code: str) -> dict[str, int]:
     """Which exercise sets a file provides: by its name, its check() calls, its definitions."""
     found: dict[str, int] = {}
     if path.stem in SETS and path.suffix == ".py":
         return {path.stem: 0}  # exercises/ttt_mcts.py is the ttt_mcts set, and only that
-    if "check" not in code and not _MAY_DEFINE.search(code):
+    if not _may_hold_a_set(code):
         return found  # no parse for a file that cannot name or define a set (red team 26, 01)
     try:
         tree = parse(code)
@@ -300,8 +306,8 @@ def find_sources(
             if path in refused:
                 raise NotRegularFile(refused[path])
             source = read_source(path)
-            if not named:
-                budget -= len(source.everything or "")
+            if not named and (source.kind == "ipynb" or _may_hold_a_set(source.everything)):
+                budget -= len(source.everything or "")  # what was parsed: a data file is not
         except NotRegularFile as error:
             if path.stem in SETS and path.suffix == ".py":  # refused, and said so
                 why = f"{error}: a submission is made of regular files; 0 points"

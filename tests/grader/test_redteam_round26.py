@@ -44,3 +44,14 @@ def test_11_a_reply_of_too_many_values_is_refused_before_decoding(monkeypatch):
     flood = '{"id": 1, "ok": [' + "{}," * MAX_VALUES + "{}]}"
     assert process._parse(flood) is None and decoded == []
     assert process._parse('{"id": 1, "ok": [' + "{}," * 1000 + "{}]}") is not None
+
+
+def test_01_a_data_file_that_is_not_parsed_costs_no_budget(tmp_path, monkeypatch):
+    monkeypatch.setattr(sources, "CODE_BUDGET", 1_000)
+    (tmp_path / "a_table.py").write_text("TABLE = [" + "1, " * 2000 + "]\n")  # no set in it
+    work = "def ucb1_choice(counts, sums, c=1.0):\n    return 0\n\n\n"
+    work += "def epsilon_greedy_choice(counts, sums, epsilon, rng):\n    return 0\n"
+    (tmp_path / "z_work.py").write_text(work)  # found by its definitions, after the table
+    cut: list[str] = []
+    found = sources.find_sources(tmp_path, cut=cut)
+    assert "bandits" in found and cut == []
