@@ -250,6 +250,17 @@ def _sets_in(path: Path, code: str) -> dict[str, int]:
     return found
 
 
+def _cells_text(notebook: dict[Any, Any]) -> str:
+    """The text of a notebook's code cells, unparsed."""
+    cells = notebook.get("cells", [])
+    texts = []
+    for cell in cells if isinstance(cells, list) else []:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            text = cell.get("source", "")
+            texts.append("".join(map(str, text)) if isinstance(text, list) else str(text))
+    return "\n".join(texts)
+
+
 def read_source(path: str | Path) -> Source:
     """A submission file, ready to run; raises ValueError for a file that is not one."""
     path = Path(path)
@@ -273,6 +284,8 @@ def read_source(path: str | Path) -> Source:
             return Source(path, "ipynb", "", [f"{path.name} is not a valid notebook: {error}"])
         if not isinstance(notebook, dict):
             return Source(path, "ipynb", "", [f"{path.name} is not a valid notebook"])
+        if not _may_hold_a_set(_cells_text(notebook)):  # its cells are not parsed either
+            return Source(path, "ipynb", "")
         code, everything, notes = notebook_code(notebook)
         return Source(path, "ipynb", code, notes, _sets_in(path, everything), everything)
     raise ValueError(f"{path} is neither a .py file nor a notebook")

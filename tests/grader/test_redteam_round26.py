@@ -55,3 +55,18 @@ def test_01_a_data_file_that_is_not_parsed_costs_no_budget(tmp_path, monkeypatch
     cut: list[str] = []
     found = sources.find_sources(tmp_path, cut=cut)
     assert "bandits" in found and cut == []
+
+
+def test_01b_a_notebook_that_cannot_hold_a_set_is_not_parsed(tmp_path, monkeypatch):
+    import json
+
+    parsed: list[int] = []
+    real = sources.parse
+    monkeypatch.setattr(sources, "parse", lambda code: parsed.append(len(code)) or real(code))
+    junk = {"cells": [{"cell_type": "code", "source": "a;" * 50_000}] * 3, "nbformat": 4}
+    (tmp_path / "junk.ipynb").write_text(json.dumps(junk))
+    source = sources.read_source(tmp_path / "junk.ipynb")
+    assert source.sets == {} and source.everything == "" and parsed == []
+    mine = {"cells": [{"cell_type": "code", "source": 'check("bandits")'}], "nbformat": 4}
+    (tmp_path / "mine.ipynb").write_text(json.dumps(mine))
+    assert sources.read_source(tmp_path / "mine.ipynb").sets == {"bandits": 1} and parsed
