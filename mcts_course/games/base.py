@@ -92,6 +92,12 @@ class GameState(ABC):
         """0 or 1: the player to move (meaningless once the game is over)."""
         return self._player
 
+    def _rederive(self) -> None:
+        """Check a state rebuilt slot by slot from another process's data (the grader's
+        protocol) and recompute from its board what is derived (outcome, cached moves); raise
+        ValueError for a state no game reaches.  A game that does not say how is refused."""
+        raise ValueError(f"{type(self).__name__} states cannot be rebuilt from data")
+
     @abstractmethod
     def legal_actions(self) -> list[int]:
         """The legal actions, sorted; empty exactly when the game is over."""

@@ -98,6 +98,22 @@ class ConnectFour(StoredOutcome):
         state._discs = discs
         return state
 
+    def _rederive(self) -> None:
+        """Check the board's own slots and set the outcome from them, whatever the outcome
+        slots held: for a state rebuilt from another process's data (the grader's protocol)."""
+        discs, player = self._discs, self._player
+        if not (isinstance(discs, tuple) and len(discs) == 2 and type(player) is int):
+            raise ValueError("a Connect Four state's discs must be two bitboards")
+        d0, d1 = discs
+        if type(d0) is not int or type(d1) is not int or player not in (0, 1):
+            raise ValueError("a Connect Four state's discs and player must be integers")
+        if d0 & ~_FULL or d1 & ~_FULL or d0 & d1 or d0 < 0 or d1 < 0:
+            raise ValueError("a Connect Four state's discs must be cells of the grid, one each")
+        if four_in_a_row(d0) or four_in_a_row(d1):
+            self._returns, self._over = _WIN_RETURNS[0 if four_in_a_row(d0) else 1], True
+        else:
+            self._returns, self._over = _DRAW, d0 | d1 == _FULL
+
     # -- the protocol ------------------------------------------------------------------------
     def legal_actions(self) -> list[int]:
         if self._over:

@@ -280,6 +280,17 @@ class Othello(GameState):
         state._moves = state._over = None
         return state
 
+    def _rederive(self) -> None:
+        """Check the board's own slots and forget the cached moves and outcome: for a state
+        rebuilt from another process's data (the grader's protocol), where a cached move mask of
+        -1 made the grader's engine loop forever (red team 27, 01)."""
+        mover, opponent, player = self._mover, self._opponent, self._player
+        if not all(type(v) is int for v in (mover, opponent, player)) or player not in (0, 1):
+            raise ValueError("an Othello state's bitboards and player must be integers")
+        if not (0 <= mover < 1 << 64 and 0 <= opponent < 1 << 64) or mover & opponent:
+            raise ValueError("an Othello state's discs must be 64-bit boards, one disc a square")
+        self._moves = self._over = None
+
     # -- bitboards ---------------------------------------------------------------------------
     @property
     def black(self) -> int:

@@ -98,6 +98,19 @@ class TicTacToe(StoredOutcome):
         state._o = o
         return state
 
+    def _rederive(self) -> None:
+        """Check the board's own slots and set the outcome from them, whatever the outcome
+        slots held: for a state rebuilt from another process's data (the grader's protocol)."""
+        x, o, player = self._x, self._o, self._player
+        if not all(type(v) is int for v in (x, o, player)) or player not in (0, 1):
+            raise ValueError("a tic-tac-toe state's board and player must be small integers")
+        if not (0 <= x <= _FULL and 0 <= o <= _FULL) or x & o:
+            raise ValueError("a tic-tac-toe state's marks must be 9 cells, never both players'")
+        if _WINS[x] or _WINS[o]:
+            self._returns, self._over = _WIN_RETURNS[0 if _WINS[x] else 1], True
+        else:
+            self._returns, self._over = _DRAW, x | o == _FULL
+
     # -- the protocol ------------------------------------------------------------------------
     def legal_actions(self) -> list[int]:
         if self._over:

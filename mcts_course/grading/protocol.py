@@ -441,6 +441,13 @@ def make_state(name: Any, values: Any) -> Any:
     state = object.__new__(cls)
     for slot, value in zip(slots, values, strict=True):
         object.__setattr__(state, slot, _state_value(value))
+    # the outcome and cached moves come from the board, never from the other side: a child
+    # marked finished with returns (0, 0), or an Othello move mask of -1, forged a tree the
+    # grader's checks and engine believed (red team 27, 01-03)
+    try:
+        state._rederive()
+    except (AttributeError, ValueError, TypeError) as error:
+        raise ProtocolError(f"a {name} state that no game reaches: {error}") from None
     return state
 
 
