@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -321,7 +322,8 @@ def test_03_without_namespaces_the_sweep_removes_a_deep_tree_and_says_so(shared)
     # counted under the swept folder it was found in: TMPDIR, or /tmp when TMPDIR lies in it
     swept = data["extra_data"]["swept"]
     assert sum(swept.values()) == 2 and all(tmp.is_relative_to(k) for k in swept), swept
-    assert "d0" not in json.dumps(data) and "left-shallow" not in json.dumps(data)
+    # as a word: the copy's hex digest may hold "d0" by chance (CI of stop 38)
+    assert not re.search(r"\bd0\b|left-shallow", json.dumps(data)), data
     log = (out / "sub" / "pytest.log").read_text()
     assert f"removed {str(tmp / 'd0')!r}" in log
     assert data["extra_data"]["status"] == "graded"
