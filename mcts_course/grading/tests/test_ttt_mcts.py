@@ -429,40 +429,55 @@ def test_expand(student):
         assert child.parent is node, "the child's parent is wrong"
 
 
-def visits_add_up(root) -> None:
-    """With expand_threshold 1 every visit of a node after its first goes on to a child (it is
-    expanded at once), unless the game is over there: visits = 1 + the children's visits."""
-    stack = list(root.children.values())
+def judged(root, start) -> list[tuple[Any, Any, Any]]:
+    """Every node below ``root`` with its position and its parent's, by the grader's engine:
+    ``start`` (the grader's own state for the root) and each child's action played on its
+    parent's.  The states in a student's nodes are never asked whether the game is over (red
+    team 27, 04: Connect Four leaves of a ``Position`` subclass that said "finished, won" made a
+    forged one-level tree add up)."""
+    found, stack = [], [(child, start) for child in root.children.values()]
     while stack:
-        node = stack.pop()
+        node, before = stack.pop()
+        assert not before.is_terminal() and node.action in before.legal_actions(), (
+            f"a child for the move {node.action!r}, not a legal move in\n{before}"
+        )
+        after = before.play(node.action)
+        found.append((node, before, after))
+        stack.extend((child, after) for child in node.children.values())
+    return found
+
+
+def visits_add_up(root, start) -> None:
+    """With expand_threshold 1 every visit of a node after its first goes on to a child (it is
+    expanded at once), unless the game is over there: visits = 1 + the children's visits.
+    ``start``: the grader's state for the root (see :func:`judged`)."""
+    nodes = judged(root, start)
+    for node, _, state in nodes:
         below = sum(ch.visits for ch in node.children.values())
-        if node.state.is_terminal():
-            assert not node.children, f"a node of a finished game has children:\n{node.state}"
+        if state.is_terminal():
+            assert not node.children, f"a node of a finished game has children:\n{state}"
         else:
             assert node.visits == 1 + below, (
                 f"a node with {node.visits} visits whose children have {below} in all, in\n"
-                f"{node.state}\n(with expand_threshold 1, every visit after the first goes on "
+                f"{state}\n(with expand_threshold 1, every visit after the first goes on "
                 "to a child)"
             )
-        stack.extend(node.children.values())
-    rewards_add_up(root)
+    rewards_add_up(nodes)
 
 
-def rewards_add_up(root) -> None:
+def rewards_add_up(nodes: list[tuple[Any, Any, Any]]) -> None:
     """A tree's wins are its playouts' rewards (win 1, draw 0.5, loss 0, for the player who moved
     into the node): at a finished game every visit brings that game's reward, and elsewhere the
     first visit's reward plus the children's rewards seen from the other side (visits - wins).
     Counts alone can be forged (red-team 3 attack 03: a negamax's tree of made-up visits, every
-    node half won); rewards that add up must come from games played to their end."""
-    stack = list(root.children.values())
-    while stack:
-        node = stack.pop()
-        mover = node.parent.state.current_player if node.parent is not None else None
-        if node.state.is_terminal() and mover is not None:
-            want = node.visits * (node.state.returns()[mover] + 1) / 2
+    node half won); rewards that add up must come from games played to their end.  ``nodes``
+    as :func:`judged` gives them."""
+    for node, before, state in nodes:
+        if state.is_terminal():
+            want = node.visits * (state.returns()[before.current_player] + 1) / 2
             assert math.isclose(node.wins, want), (
                 f"a node of a finished game, visited {node.visits} times, has wins {node.wins}: "
-                f"every playout there ends as the game did, {want:g} in all, in\n{node.state}"
+                f"every playout there ends as the game did, {want:g} in all, in\n{state}"
             )
         elif node.children:
             first = node.wins - sum(ch.visits - ch.wins for ch in node.children.values())
@@ -472,9 +487,8 @@ def rewards_add_up(root) -> None:
                 f"{ {a: ch.wins for a, ch in sorted(node.children.items())} }: a playout's "
                 "reward through a child counts 1 - its reward there for the node, so the node's "
                 f"wins minus the children's losses should be its first playout's 0, 0.5 or 1, "
-                f"not {first:g}, in\n{node.state}"
+                f"not {first:g}, in\n{state}"
             )
-        stack.extend(node.children.values())
 
 
 def selected_by_ucb1(root, c: float) -> None:
@@ -536,7 +550,7 @@ def test_search_counts(student, submission_seed):
             f"after 200 iterations the root's children are {sorted(root.children)}, not every "
             f"legal move {state.legal_actions()}"
         )
-        visits_add_up(root)
+        visits_add_up(root, state)
         selected_by_ucb1(root, math.sqrt(2))
 
 
@@ -552,7 +566,7 @@ def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
             f"after {iterations} iterations the root's children are {sorted(root.children)}, "
             f"not every legal move {state.legal_actions()}"
         )
-        visits_add_up(root)
+        visits_add_up(root, state)
         drew_for_the_tree(root, seed, rng)
         selected_by_ucb1(root, math.sqrt(2))
         assert got == target, (
@@ -786,7 +800,7 @@ def assert_searched(student, first, iterations: int, c: float, seed: int) -> Non
         f"your mcts_search({iterations} iterations) gave a root with "
         f"{getattr(root, 'visits', '?')} visits and {len(getattr(root, 'children', {}))} children"
     )
-    visits_add_up(root)
+    visits_add_up(root, state)
     drew_for_the_tree(root, seed, rng)
     selected_by_ucb1(root, c)
     most = max(sorted(root.children), key=lambda a: root.children[a].visits)
