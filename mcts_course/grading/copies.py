@@ -20,7 +20,7 @@ import importlib.util
 from pathlib import Path
 
 from mcts_course.grading.delegation import ANSWERS, SET_ANSWERS
-from mcts_course.grading.pyparse import parse
+from mcts_course.grading.pyparse import once_per_text, parse
 
 MIN_NODES = 40  # a definition smaller than this can be written alike by anyone
 
@@ -48,20 +48,10 @@ def _bare(node: ast.AST) -> ast.AST:
     return node
 
 
-_FINGERPRINTS: dict[bytes, dict[str, str]] = {}  # by the source's hash: each file read once
-
-
+@once_per_text
 def fingerprints(source: str) -> dict[str, str]:
-    """``{hash: name}`` of the definitions of ``source`` worth comparing (see MIN_NODES).
-    Kept by the source's hash: every set of a submission compares the same files beside its
-    code, and parsed them again each time (red team 25, 05)."""
-    key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).digest()
-    if key not in _FINGERPRINTS:
-        _FINGERPRINTS[key] = _fingerprints(source)
-    return _FINGERPRINTS[key]
-
-
-def _fingerprints(source: str) -> dict[str, str]:
+    """``{hash: name}`` of the definitions of ``source`` worth comparing (see MIN_NODES),
+    each source read once (:func:`~mcts_course.grading.pyparse.once_per_text`)."""
     try:
         tree = parse(source)
     except SyntaxError:

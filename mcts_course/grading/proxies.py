@@ -16,7 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 from mcts_course.grading import public
-from mcts_course.grading.process import MissingDefinition, StudentProcess, student_error
+from mcts_course.grading.process import (
+    MissingDefinition,
+    StudentError,
+    StudentProcess,
+    student_error,
+)
 from mcts_course.grading.protocol import MAX_VALUES, Decoder, Encoder, ProtocolError, sync
 
 __all__ = [
@@ -142,12 +147,7 @@ class Connection:
                 # a test looping over the answers would otherwise assert nothing about the
                 # calls left out (red team 22, 04: a failing repeat answered with [])
                 count = len(found) if isinstance(found, list) else "no list of"
-                raise student_error(
-                    {
-                        "types": ["ValueError"],
-                        "message": f"bad answer: {count} results for {asked} calls",
-                    }
-                )
+                raise _bad_answer(f"bad answer: {count} results for {asked} calls")
             return found
         finally:
             for handle in set(self.lent) - before:
@@ -185,9 +185,7 @@ class Connection:
                         keys = [k for k in kwargs if k in data[1]]
                         sync([kwargs[k] for k in keys], [data[1][k] for k in keys], seen)
         except ProtocolError as error:
-            raise student_error(
-                {"types": ["ValueError"], "message": f"bad answer: {error}"}
-            ) from None
+            raise _bad_answer(f"bad answer: {error}") from None
         if self.callback_failure is not None:
             failure, self.callback_failure = self.callback_failure, None
             raise failure
@@ -196,9 +194,7 @@ class Connection:
         try:
             return decoder.value(reply.get("ok"))
         except ProtocolError as error:
-            raise student_error(
-                {"types": ["ValueError"], "message": f"your result could not be read: {error}"}
-            ) from None
+            raise _bad_answer(f"your result could not be read: {error}") from None
 
     def _callback(self, message: dict[Any, Any]) -> dict[Any, Any]:
         """The student's code calls one of our objects (a player, ``input_fn``)."""
@@ -249,6 +245,12 @@ class Connection:
             if self.callback_failure is None and isinstance(error, AssertionError):
                 self.callback_failure = error
             return {"error": f"{type(error).__name__}: {error}"}
+
+
+def _bad_answer(message: str) -> StudentError:
+    """The error a test sees for an answer the grader cannot take: a ValueError of the
+    submission's, as if its code had raised it."""
+    return student_error({"types": ["ValueError"], "message": message})
 
 
 def _refuse(x: Any) -> dict[Any, Any]:

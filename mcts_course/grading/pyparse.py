@@ -9,8 +9,14 @@ is shared interpreter state.  Parsing is a tiny part of grading, so a lock costs
 from __future__ import annotations
 
 import ast
+import functools
+import hashlib
 import importlib.util
 import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _LOCK = threading.Lock()
 # Levels of nesting of a syntax tree the grader's static checks read (ast.unparse and the
@@ -23,6 +29,22 @@ MAX_DEPTH = 100
 # 2 MB notebook of one list literal took 1 GB (red team 23, 01).  The exercise files are about
 # 10,000 characters; a file 25 times that is no one's answer.
 PARSE_CAP = 256 << 10
+
+
+def once_per_text(function: Callable[[str], T]) -> Callable[[str], T]:
+    """``function`` of a student's text, its result kept by the text's sha256: every set and
+    phase of a submission checks the same files beside its code, and parsed them again each
+    time (red team 25, 05)."""
+    kept: dict[bytes, T] = {}
+
+    @functools.wraps(function)
+    def once(text: str) -> T:
+        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+        if key not in kept:
+            kept[key] = function(text)
+        return kept[key]
+
+    return once
 
 
 class TooDeep(SyntaxError):

@@ -12,7 +12,6 @@ curated message a student reads (the hint last, so that no cut output hides it).
 from __future__ import annotations
 
 import ast
-import hashlib
 import inspect
 import textwrap
 from collections.abc import Callable, Mapping
@@ -21,7 +20,7 @@ from typing import Any
 
 from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.delegation import library_delegation
-from mcts_course.grading.pyparse import TooBig, TooDeep, parse, python_text
+from mcts_course.grading.pyparse import TooBig, TooDeep, once_per_text, parse, python_text
 from mcts_course.grading.remote import (
     Connection,
     ImportFailed,
@@ -242,20 +241,20 @@ def unreadable(source: Source) -> str | None:
     return None
 
 
-_PARSED: dict[bytes, SyntaxError | None] = {}  # by the text's hash: what parsing it raised
+@once_per_text
+def _parse_error(text: str) -> SyntaxError | None:
+    """What :func:`parse` of ``text`` raised, if anything (the tree itself is not kept)."""
+    try:
+        parse(text)
+    except SyntaxError as error:
+        return error
+    return None
 
 
 def _parsed_once(text: str) -> None:
     """:func:`parse` of ``text``, its error (if any) remembered: every set of a submission
-    checks the same files beside its code (red team 25, 05); the tree itself is not kept."""
-    key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
-    if key not in _PARSED:
-        try:
-            parse(text)
-            _PARSED[key] = None
-        except SyntaxError as error:
-            _PARSED[key] = error
-    found = _PARSED[key]
+    checks the same files beside its code (red team 25, 05)."""
+    found = _parse_error(text)
     if found is not None:
         raise found
 

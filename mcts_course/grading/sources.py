@@ -133,13 +133,7 @@ def notebook_code(notebook: dict[Any, Any]) -> tuple[str, str, list[str]]:
     future: set[str] = set()
     defined: set[str] = set()
     read = 0  # characters of code so far
-    cells = notebook.get("cells", [])
-    cells = cells if isinstance(cells, list) else []
-    # a cell that is not a dict (a hand-edited or forged file) is not code: skipped
-    code_cells = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
-    for number, cell in enumerate(code_cells, 1):
-        text = cell.get("source", "")
-        text = "".join(map(str, text)) if isinstance(text, list) else str(text)
+    for number, text in enumerate(_code_cells(notebook), 1):
         lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in text.splitlines()]
         text = "\n".join(lines)
         read += len(text)
@@ -250,15 +244,16 @@ def _sets_in(path: Path, code: str) -> dict[str, int]:
     return found
 
 
-def _cells_text(notebook: dict[Any, Any]) -> str:
-    """The text of a notebook's code cells, unparsed."""
+def _code_cells(notebook: dict[Any, Any]) -> list[str]:
+    """The texts of a notebook's code cells, unparsed.  A cell that is not a dict (a
+    hand-edited or forged file) is not code: skipped."""
     cells = notebook.get("cells", [])
     texts = []
     for cell in cells if isinstance(cells, list) else []:
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             text = cell.get("source", "")
             texts.append("".join(map(str, text)) if isinstance(text, list) else str(text))
-    return "\n".join(texts)
+    return texts
 
 
 def read_source(path: str | Path) -> Source:
@@ -284,7 +279,7 @@ def read_source(path: str | Path) -> Source:
             return Source(path, "ipynb", "", [f"{path.name} is not a valid notebook: {error}"])
         if not isinstance(notebook, dict):
             return Source(path, "ipynb", "", [f"{path.name} is not a valid notebook"])
-        if not _may_hold_a_set(_cells_text(notebook)):  # its cells are not parsed either
+        if not _may_hold_a_set("\n".join(_code_cells(notebook))):  # its cells are not parsed either
             return Source(path, "ipynb", "")
         code, everything, notes = notebook_code(notebook)
         return Source(path, "ipynb", code, notes, _sets_in(path, everything), everything)

@@ -134,11 +134,9 @@ def test_05_each_file_beside_the_code_is_parsed_once(tmp_path, monkeypatch):
     (tmp_path / "ttt_mcts.py").write_text("def ucb1(w, n, parent, c):\n    return 0.0\n")
     (tmp_path / "shared_helper.py").write_text("HELPER = [" + "1, " * 2000 + "]\n")
     parsed: list[str] = []
-    real_parse, real_prints = runner.parse, copies._fingerprints
-    monkeypatch.setattr(runner, "parse", lambda text: parsed.append(text) or real_parse(text))
-    monkeypatch.setattr(
-        copies, "_fingerprints", lambda text: parsed.append(text) or real_prints(text)
-    )
+    real_parse = runner.parse
+    for module in (runner, copies):
+        monkeypatch.setattr(module, "parse", lambda text: parsed.append(text) or real_parse(text))
     for set_name in ("bandits", "ttt_mcts"):
         source = read_source(tmp_path / f"{set_name}.py")
         assert runner.unreadable(source) is None
