@@ -16,9 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from mcts_course.grading import public
+from mcts_course.grading.clock import TIMED_OUT
 from mcts_course.grading.process import (
     MissingDefinition,
     StudentError,
+    StudentGone,
     StudentProcess,
     student_error,
 )
@@ -51,6 +53,7 @@ class Connection:
     def __init__(self, transport: Any):  # a StudentProcess, or a notebook's NotebookTransport
         self.transport = transport
         self.budget = self.spent = 0.0
+        self.asked = 0
         self.out: list[str] = []
         self.called: set[str] = set()  # the student's functions that ran in this test
         self.direct: list[str] = []  # the functions the test called itself
@@ -61,6 +64,7 @@ class Connection:
     def begin_test(self, budget: float) -> None:
         self.budget, self.out, self.called, self.direct = budget, [], set(), []
         self.spent = 0.0  # seconds the student's code took in this test (round trips included)
+        self.asked = 0  # questions of this test
         self.lent, self.callback_failure, self.callback_values = {}, None, 0
         if self.transport.alive() and isinstance(self.transport, StudentProcess):
             self.request({"op": "release"}, "release")
@@ -91,6 +95,12 @@ class Connection:
 
     # -- requests --------------------------------------------------------------------------
     def request(self, message: dict[Any, Any], function: str) -> dict[Any, Any]:
+        if self.budget <= 0 and message.get("op") != "release":
+            # The test's time is used up: each question had at least 0.05 s, so a loop of
+            # quick ones (a select_child returning its own node to the grader's loop) ran until
+            # the whole set's CPU limit, 521 s for a test of 8 s
+            raise StudentGone(function, f"{TIMED_OUT}: {self.asked} questions", TIMED_OUT)
+        self.asked += 1
         budget = max(self.budget, 0.05) if message.get("op") != "release" else 5.0
         reply: dict[Any, Any]
         reply, seconds = self.transport.exchange(message, budget, self._callback, function)

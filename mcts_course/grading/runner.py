@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from mcts_course.grading.clock import UNDER_LOAD
+from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD
 from mcts_course.grading.delegation import library_delegation
 from mcts_course.grading.pyparse import TooBig, TooDeep, once_per_text, parse, python_text
 from mcts_course.grading.remote import (
@@ -344,7 +344,13 @@ def verdict(
     if isinstance(error, StudentGone):
         status = error.kind
         run.broken.setdefault(error.function, error.kind)
-        if error.kind == "timed out":
+        if error.kind == "timed out" and error.why != TIMED_OUT:  # many questions, each quick
+            message = (
+                f"stopped: your code used up this test's time limit of {budget:g} s over "
+                f"{error.why.removeprefix(TIMED_OUT + ': ')}, the last to your "
+                f"`{error.function}` (a function that never lets the search end?)"
+            )
+        elif error.kind == "timed out":
             message = (
                 f"stopped: your `{error.function}` did not return within this test's time "
                 f"limit of {budget:g} s (an infinite loop? e.g. `state.play(a)` without "
