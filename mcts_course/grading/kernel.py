@@ -30,7 +30,9 @@ So the child, before any student code exists in it (:func:`mcts_course.grading.s
   in a folder the sandbox shares with the machine (``/usr``, the set's copy of the package) is
   seen by whoever watches it (red team 13, 15 and 16); ``memfd_create`` and ``setsockopt``:
   memory no teaching assistant's sandbox caps (memfd files never mapped, socket buffers raised
-  to 4 MB each; red team 23, 07 and 14); ``ENOSYS`` to ``clone3`` (its flags lie
+  to 4 MB each; red team 23, 07 and 14), and ``memfd_secret`` likewise; ``fallocate``, which
+  reserves disk blocks beyond ``RLIMIT_FSIZE`` (red team 29, 04), and ``sync``/``syncfs``,
+  which flush the machine's writes; ``ENOSYS`` to ``clone3`` (its flags lie
   in memory a filter cannot read: the C library then falls back to ``clone``, whose flags it
   can).  A system call of another
   architecture's table (x32, i386 from a 64-bit process) kills the process.
@@ -87,7 +89,11 @@ DENIED = (
     # memory a teaching assistant's sandbox (no cgroup) would hold beyond RLIMIT_AS, in no
     # process's RSS: memfd files never mapped, socket buffers raised up to wmem_max (4 MB a
     # socket; red team 23, 07 and 14).  As root the cgroup counts both anyway.
-    "memfd_create setsockopt"
+    "memfd_create setsockopt "
+    # the same with a secret memfd (red team 29, 10); fallocate reserves blocks beyond
+    # RLIMIT_FSIZE (a file's size does not grow: red team 29, 04), and sync and syncfs
+    # flush the whole machine's or a file system's writes
+    "memfd_secret fallocate sync syncfs"
 ).split()
 # fcntl's commands that lock a file, ask about another process's lock, take a lease or watch a
 # folder (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE,
@@ -112,7 +118,8 @@ NUMBERS = {
         "setresuid": 117, "socket": 41, "socketpair": 53, "connect": 42, "bind": 49,
         "listen": 50, "accept": 43, "accept4": 288, "sendto": 44, "inotify_init": 253,
         "inotify_init1": 294, "fanotify_init": 300, "flock": 73, "fcntl": 72,
-        "rt_sigaction": 13, "memfd_create": 319, "setsockopt": 54,
+        "rt_sigaction": 13, "memfd_create": 319, "setsockopt": 54, "memfd_secret": 447,
+        "fallocate": 285, "sync": 162, "syncfs": 306,
     },
     "aarch64": {
         "add_key": 217, "request_key": 218, "keyctl": 219, "setns": 268, "mount": 40,
@@ -124,12 +131,14 @@ NUMBERS = {
         "setresuid": 147, "socket": 198, "socketpair": 199, "connect": 203, "bind": 200,
         "listen": 201, "accept": 202, "accept4": 242, "sendto": 206,
         "inotify_init1": 26, "fanotify_init": 262, "flock": 32, "fcntl": 25,
-        "rt_sigaction": 134, "memfd_create": 279, "setsockopt": 208,
+        "rt_sigaction": 134, "memfd_create": 279, "setsockopt": 208, "memfd_secret": 447,
+        "fallocate": 47, "sync": 81, "syncfs": 267,
     },
 }  # fmt: skip
 SUMMARY = (
     "seccomp filter (no kernel keys, no new namespaces, mounts, bpf, perf, io_uring or "
     "ptrace, no sockets but stream socket pairs, no socket addresses or options, no memfd, "
+    "no fallocate or sync, "
     "no file locks, leases or file-system watches, SIGCHLD's action kept), a keyring of its "
     "own, no capabilities"
 )

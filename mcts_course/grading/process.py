@@ -244,17 +244,32 @@ class StudentProcess:
         self.sequence = 0
         self.server_pid = -1
         self.init_pid = -1  # the first process of its pid namespace (the launcher's shell)
+        self.preparing = False
 
     # -- starting ------------------------------------------------------------------------------
     def start(self) -> str:
         """Start the process and run the student's file; return what it printed.  Raises
         ImportFailed with the reason, or SandboxError when the student's code cannot be confined
         (then no student code ran: grading must stop)."""
+        self.preparing = False  # the grader's own steps between reading the code and sending it
         try:
             return self._start()
         except (ImportFailed, SandboxError):
             self.kill()
             raise
+        except OSError as error:
+            self.kill()
+            if not self.preparing:
+                why = f"your file could not be loaded ({type(error).__name__})"
+                raise ImportFailed(why) from None
+            # the grader's own work on the machine (the sandbox's folders and copies, its
+            # pipes): a full disk or too many open files is not the student's 0, but a run
+            # to grade again (red team 29, 08: a neighbour filling the disk gave one, quietly)
+            raise ImportFailed(
+                f"the grader could not prepare the sandbox ({type(error).__name__}: "
+                f"{error.strerror or error}): this is not a grade, the instructor grades it again",
+                under_load=True,
+            ) from None
         except Exception as error:  # one broken submission never stops a batch
             self.kill()
             raise ImportFailed(f"your file could not be loaded ({type(error).__name__})") from None
@@ -265,6 +280,7 @@ class StudentProcess:
             if self.code_path is None:
                 raise ImportFailed("no code to run")
             code = python_text(read_regular(self.code_path))
+        self.preparing = True
         self.box = Sandbox(self.workdir, hide=EXTRA_PRIVATE, memory_mb=self.memory_mb)
         from_grader, to_child = os.pipe()  # (read end, write end)
         from_child, to_grader = os.pipe()
@@ -283,9 +299,7 @@ class StudentProcess:
         if self.box.cage is None and self.box.uid is not None:
             root = self.box.own_package(root)
         paths = [str(root)] + neutral_paths(student_paths())
-        # The child's output goes to an unnamed file: there is no path the student could swap
-        # for a link to something root would then read or change.
-        self.log = tempfile.TemporaryFile(prefix="mcts-log-")
+        self.log = _output_file()
         command = [sys.executable, "-I", "-S", "-c", BOOT.format(paths=paths)]
         if self.box.cage is not None:  # namespaces and cgroups: see confine.py
             command = self.box.cage.command(command, root)
@@ -321,6 +335,7 @@ class StudentProcess:
                 f"(student code never runs as root or unconfined): {str(why)[:500]}"
             )
         self.server_pid = self._server_pid()
+        self.preparing = False
         if not self._write({"code": code}, deadline):
             raise self._slow_import()
         message = self._wait(("ready", "import_error"), deadline)
@@ -676,6 +691,21 @@ class StudentProcess:
             )
         self.kill()
         raise StudentGone(where, why, kind)
+
+
+def _output_file() -> Any:
+    """The file the child's output (its stdout and stderr) goes to: unnamed, so there is no
+    path the student could swap for a link to something root would then read or change; and
+    in memory where the kernel allows (a memfd, whose pages the writer's cgroup pays for and
+    whose size RLIMIT_FSIZE caps), never on the machine's disk: through a disk file the student
+    took every free block with fallocate, starving a neighbour's run, and kept the disk busy
+    with synchronous writes (red team 29, 04, 05, 08 and 13)."""
+    if hasattr(os, "memfd_create"):
+        try:
+            return os.fdopen(os.memfd_create("mcts-log", os.MFD_CLOEXEC), "w+b")
+        except OSError:
+            pass
+    return tempfile.TemporaryFile(prefix="mcts-log-")
 
 
 def _children_cpu() -> float:

@@ -71,6 +71,15 @@ def is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data``: one ``os.write`` may write part of it (a nearly full disk) and
+    say so only in its count, which would leave a copy cut short with no error (red team 29,
+    08).  No room for the rest raises OSError."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 # -- reading what a student submitted, as root -------------------------------------------------
 def read_regular(
     path: str | Path,
@@ -810,7 +819,7 @@ class Sandbox:
                 flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                 fd = os.open(name, flags, 0o600, dir_fd=work)
                 try:
-                    os.write(fd, data)
+                    write_all(fd, data)
                     if self.uid is not None:
                         os.fchown(fd, self.uid, self.uid)
                 finally:

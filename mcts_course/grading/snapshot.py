@@ -203,7 +203,7 @@ class _Copier:
         try:
             fd = os.open(name, _WRITE, 0o600, dir_fd=dest_dir)
             try:
-                os.write(fd, data)
+                sandbox.write_all(fd, data)
             finally:
                 os.close(fd)
         finally:
