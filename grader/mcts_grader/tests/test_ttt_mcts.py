@@ -20,35 +20,14 @@ import random
 import pytest
 
 from mcts_course.games import TicTacToe
-from mcts_course.grading.public import Node
-from mcts_course.grading.tests.test_ttt_mcts import random_state
+from mcts_course.grading.tests.test_ttt_mcts import (
+    STEPS,
+    random_state,
+    search_with,
+    shape,
+    student_steps,
+)
 from mcts_grader.solutions import ttt_mcts as ref
-
-
-def _shape(node) -> dict:
-    """{action: (visits, wins, shape of the child)} of a tree, for comparing two trees."""
-    return {
-        a: (ch.visits, round(ch.wins, 6), _shape(ch)) for a, ch in sorted(node.children.items())
-    }
-
-
-STEPS = ("select_child", "expand", "simulate", "backpropagate")
-
-
-def search_with(steps: dict, state, iterations: int, c: float, threshold: int, rng) -> Node:
-    """The contract's loop of mcts_search, in the grader, with each of the four steps taken from
-    ``steps``: the reference's functions, or one of them replaced by the student's."""
-    root = Node(state)
-    for _ in range(iterations):
-        node, path = root, [root]
-        while not node.untried and node.children:
-            node = steps["select_child"](node, c)
-            path.append(node)
-        if node.untried and (node is root or node.visits >= threshold):
-            node = steps["expand"](node, rng)
-            path.append(node)
-        steps["backpropagate"](path, steps["simulate"](node.state, rng))
-    return root
 
 
 def steps_at_fault(
@@ -60,10 +39,10 @@ def steps_at_fault(
     culprits = []
     for name in STEPS:
         # (a step that raises here fails the test with its own traceback, which names it)
-        # .keeping: the step works on the loop's own rng and path, as the reference's would
-        steps = {**reference, name: getattr(student, name).keeping}
+        # the step works on the loop's own rng and path, as the reference's would
+        steps = {**reference, name: student_steps(student)[name]}
         root = search_with(steps, state, iterations, 1.0, threshold, random.Random(seed))
-        if _shape(root) != want:
+        if shape(root) != want:
             culprits.append(name)
     return culprits
 
@@ -85,9 +64,9 @@ def test_search_same_tree_as_reference(student, submission_seed):
         for threshold in (1, 2, 3)
     ]
     for state, iterations, threshold, seed in cases:
-        want_shape = _shape(ref.mcts_search(state, iterations, 1.0, threshold, random.Random(seed)))
+        want_shape = shape(ref.mcts_search(state, iterations, 1.0, threshold, random.Random(seed)))
         root = student.mcts_search(state, iterations, 1.0, threshold, random.Random(seed))
-        got_shape = _shape(root)
+        got_shape = shape(root)
         if got_shape == want_shape:
             continue
         # Which function is at fault: the reference's loop, run here with one of the student's

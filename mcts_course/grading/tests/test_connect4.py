@@ -25,6 +25,7 @@ from mcts_course.games.connect4 import four_in_a_row
 from mcts_course.grading.public import Node
 from mcts_course.grading.tests.test_ttt_mcts import (
     drew_for_the_tree,
+    grown_by_its_steps,
     selected_by_ucb1,
     visits_add_up,
 )
@@ -422,7 +423,7 @@ def assert_searched(student, asked: list | None = None, iterations: int = 0) -> 
     assert student.ran("mcts_search"), (
         "MCTSPlayer must choose its moves with your mcts_search (on Position(board, player))"
     )
-    for board, player, seed, column in asked or []:
+    for i, (board, player, seed, column) in enumerate(asked or []):
         rng = random.Random(seed)
         position = student.Position(copy.deepcopy(board), player)
         root = student.mcts_search.keeping(position, iterations, math.sqrt(2), 1, rng)
@@ -445,6 +446,9 @@ def assert_searched(student, asked: list | None = None, iterations: int = 0) -> 
         drew_for_the_tree(root, seed, rng)
         selected_by_ucb1(root, math.sqrt(2))
         visits_add_up(root, position_of(board, player))  # the grader's engine asks, not theirs
+        if i == 0:  # once a test: every step of it is a question
+            fresh = student.Position(copy.deepcopy(board), player)
+            grown_by_its_steps(student, fresh, iterations, math.sqrt(2), 1, seed, root)
 
 
 class _Random:

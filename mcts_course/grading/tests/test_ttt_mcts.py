@@ -429,6 +429,121 @@ def test_expand(student):
         assert child.parent is node, "the child's parent is wrong"
 
 
+STEPS = ("select_child", "expand", "simulate", "backpropagate")
+
+
+def search_with(steps: dict, state, iterations: int, c: float, threshold: int, rng) -> Node:
+    """The contract's loop of mcts_search, run by the grader, with each of the four steps taken
+    from ``steps`` (the student's, or the reference's in the grader's tests)."""
+    root = Node(state)
+    for _ in range(iterations):
+        node, path = root, [root]
+        while not node.untried and node.children:
+            node = steps["select_child"](node, c)
+            path.append(node)
+        if node.untried and (node is root or node.visits >= threshold):
+            node = steps["expand"](node, rng)
+            path.append(node)
+        steps["backpropagate"](path, steps["simulate"](node.state, rng))
+    return root
+
+
+def shape(node) -> dict:
+    """{action: (visits, wins, shape of the child)} of a tree, for comparing two trees."""
+    return {a: (ch.visits, round(ch.wins, 6), shape(ch)) for a, ch in sorted(node.children.items())}
+
+
+def _bare(node) -> Node:
+    """A copy of ``node``'s own fields: no parent, no children."""
+    copy = object.__new__(Node)
+    copy.state, copy.parent, copy.action, copy.player = node.state, None, node.action, node.player
+    copy.children, copy.untried = {}, list(node.untried)
+    copy.visits, copy.wins = node.visits, node.wins
+    return copy
+
+
+def _alone(node) -> Node:
+    """``node`` with its children, one level deep: what a step reads of a node, in a question
+    whose size does not grow with the tree (a whole tree in every question made a search of 300
+    iterations cost 12 ms a question)."""
+    top = _bare(node)
+    for action, child in node.children.items():
+        top.children[action] = kid = _bare(child)
+        kid.parent = top
+    return top
+
+
+def student_steps(student) -> dict:
+    """The student's four steps, each asked about the nodes it reads (:func:`_alone`), with
+    what it changed put back into the grader's own tree."""
+
+    def select_child(node, c):
+        chosen = student.select_child(_alone(node), c)
+        action = getattr(chosen, "action", None)
+        assert isinstance(chosen, Node) and action in node.children, (
+            f"select_child returned {chosen!r}, not a child of the node it was given"
+        )
+        return node.children[action]
+
+    def expand(node, rng):
+        alone = _alone(node)
+        child = student.expand.keeping(alone, rng)
+        action = getattr(child, "action", None)
+        assert isinstance(action, int) and alone.children.get(action) is child, (
+            f"expand returned {child!r}, not the child it added to the node"
+        )
+        node.untried = list(alone.untried)
+        for action in alone.children.keys() - node.children.keys():
+            node.children[action] = added = _bare(alone.children[action])
+            added.parent = node
+        return node.children[action]
+
+    def backpropagate(path, returns):
+        alone = [_bare(n) for n in path]
+        for above, below in zip(alone, alone[1:], strict=False):
+            below.parent = above  # as in the tree: a backpropagate may climb the parents
+        student.backpropagate.keeping(alone, returns)
+        for node, asked in zip(path, alone, strict=True):
+            node.visits, node.wins = asked.visits, asked.wins
+
+    return {
+        "select_child": select_child,
+        "expand": expand,
+        "simulate": student.simulate.keeping,
+        "backpropagate": backpropagate,
+    }
+
+
+# Iterations at most of a search grown again by the grader: every step is a question (about
+# 1 ms), so a longer search is asked again with this many iterations.
+REGROWN = 300
+
+
+def grown_by_its_steps(student, state, iterations: int, c: float, threshold: int, seed, root=None):
+    """The tree of the student's ``mcts_search(state, iterations, c, threshold,
+    random.Random(seed))`` (``root``, or asked here) must be the tree the contract's loop grows,
+    run here, with the student's own four steps and a generator of the same seed.  Every
+    property of a tree alone can be met by construction: counts and wins of playouts whose
+    results were made up, around a move a rule or a negamax chose, passed every check of its
+    statistics and draws (red team 28, 02-04); a tree its own steps grow again is a search."""
+    if root is None or iterations > REGROWN:
+        iterations = min(iterations, REGROWN)
+        root = student.mcts_search.keeping(state, iterations, c, threshold, random.Random(seed))
+    assert isinstance(root, Node), f"mcts_search returned {root!r}, not the root Node"
+    steps = student_steps(student)
+    again = search_with(steps, state, iterations, c, threshold, random.Random(seed))
+    got, want = shape(root), shape(again)
+    if got != want:
+        raise AssertionError(
+            f"your mcts_search({iterations} iterations, c={c:g}, expand_threshold={threshold}, "
+            f"random.Random({seed})) gave a root whose children have visits "
+            f"{ {a: v[0] for a, v in got.items()} }; the contract's loop run with your own "
+            "select_child, expand, simulate and backpropagate gives "
+            f"{ {a: v[0] for a, v in want.items()} }: mcts_search must grow its tree with "
+            "those four steps, as written"
+        )
+
+
 def judged(root, start) -> list[tuple[Any, Any, Any]]:
     """Every node below ``root`` with its position and its parent's, by the grader's engine:
     ``start`` (the grader's own state for the root) and each child's action played on its
@@ -539,9 +654,10 @@ def _chosen_last(child, action, scores: dict, before: int, c: float) -> bool:
 def test_search_counts(student, submission_seed):
     """mcts_search: root visits = iterations = sum of the children's visits, at every node"""
     rng = random.Random(submission_seed)
-    for _ in range(5):
+    for case in range(5):
         state = random_state(rng, 3)
-        root = student.mcts_search(state, 200, math.sqrt(2), 1, random.Random(rng.randrange(99)))
+        seed = rng.randrange(99)
+        root = student.mcts_search(state, 200, math.sqrt(2), 1, random.Random(seed))
         assert isinstance(root, Node), f"mcts_search returned {root!r}, not the root Node"
         total = sum(ch.visits for ch in root.children.values())
         assert root.visits == 200, f"root.visits is {root.visits} after 200 iterations"
@@ -552,6 +668,8 @@ def test_search_counts(student, submission_seed):
         )
         visits_add_up(root, state)
         selected_by_ucb1(root, math.sqrt(2))
+        if case == 0:
+            grown_by_its_steps(student, state, 200, math.sqrt(2), 1, seed, root)
 
 
 def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
@@ -569,6 +687,8 @@ def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
         visits_add_up(root, state)
         drew_for_the_tree(root, seed, rng)
         selected_by_ucb1(root, math.sqrt(2))
+        if seed == 0:
+            grown_by_its_steps(student, state, iterations, math.sqrt(2), 1, seed, root)
         assert got == target, (
             f"in\n{state}\n{state.PLAYER_NAMES[state.current_player]} should play "
             f"{state.action_to_string(target)}; after {iterations} iterations (seed {seed}) "
@@ -610,6 +730,8 @@ def test_search_expand_threshold(student):
     """mcts_search honours expand_threshold"""
     for threshold in (5, 20):
         root = student.mcts_search(TicTacToe(), 300, math.sqrt(2), threshold, random.Random(1))
+        if threshold == 5:  # the tree of a threshold its steps grow again too (red team 28, 02)
+            grown_by_its_steps(student, TicTacToe(), 300, math.sqrt(2), threshold, 1, root)
         stack = list(root.children.values())
         while stack:
             node = stack.pop()
@@ -689,7 +811,7 @@ def rows_searched(student, state, rows) -> None:
     and ``random.Random(seed)``, a search whose generator made the tree's draws: rows of a
     forged tree's counts (red-team 4 attack 07: a negamax behind a made-up tree, honest loops
     around it) are not a search's."""
-    for r in rows:
+    for i, r in enumerate(rows):
         seed = r["seed"]
         rng = random.Random(seed)
         root = student.mcts_search.keeping(
@@ -709,6 +831,9 @@ def rows_searched(student, state, rows) -> None:
         drew_for_the_tree(root, seed, rng)
         if r["expand_threshold"] == 1:
             selected_by_ucb1(root, r["c"])
+        if i == 0:
+            args = (r["iterations"], r["c"], r["expand_threshold"], seed, root)
+            grown_by_its_steps(student, state, *args)
 
 
 def symmetric(cells: list[int], turn: int, flip: bool) -> list[int]:
@@ -787,7 +912,9 @@ def drew_for_the_tree(root, seed: int, rng: random.Random) -> None:
         fresh.getrandbits(32)
 
 
-def assert_searched(student, first, iterations: int, c: float, seed: int) -> None:
+def assert_searched(
+    student, first, iterations: int, c: float, seed: int, regrow: bool = True
+) -> None:
     """The player's first move is what its contract makes it: ``best_action`` (the most
     visited child, ties to the smallest action) of the student's own ``mcts_search`` with the
     same parameters and a generator of the same seed, whose tree holds ``iterations`` visits.
@@ -803,6 +930,8 @@ def assert_searched(student, first, iterations: int, c: float, seed: int) -> Non
     visits_add_up(root, state)
     drew_for_the_tree(root, seed, rng)
     selected_by_ucb1(root, c)
+    if regrow:  # once a test: every step of it is a question
+        grown_by_its_steps(student, state, iterations, c, 1, seed, root)
     most = max(sorted(root.children), key=lambda a: root.children[a].visits)
     assert action == most, (
         f"MCTSPlayer(iterations={iterations}, c={c:g}, seed={seed}) first played {action} in\n"
@@ -844,7 +973,7 @@ def test_player_beats_random(student):
         returns = play(players)
         assert returns[me] >= 0, f"game {game}: your MCTS (player {me}) lost to random play"
         wins += returns[me] == 1
-        assert_searched(student, watched.first, 300, math.sqrt(2), game)
+        assert_searched(student, watched.first, 300, math.sqrt(2), game, regrow=game == 0)
     assert wins >= 7, f"your MCTS won only {wins} of 10 games against random play"
 
 
@@ -862,7 +991,7 @@ def test_player_draws_perfect_play(student):
         players[me] = watched = Watched(student.MCTSPlayer(iterations=2000, c=1.0, seed=game))
         returns = play(players)
         assert returns[me] >= 0, f"game {game}: your MCTS (player {me}) lost to perfect play"
-        assert_searched(student, watched.first, 2000, 1.0, game)
+        assert_searched(student, watched.first, 2000, 1.0, game, regrow=game == 0)
 
 
 class FirstLegal:
