@@ -7,12 +7,10 @@ grader's engine now judges every node, on the position its moves make."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from grading_fixtures.batches import graded_file
 from grading_fixtures.shared_folders import SOLUTIONS
 
-from mcts_course.cli import main
 from mcts_course.games import ConnectFour, Othello, TicTacToe
 from mcts_course.grading.protocol import ProtocolError, _slots, make_state
 from mcts_course.grading.public import Node
@@ -115,12 +113,9 @@ def test_04_connect_four_leaves_are_judged_by_the_grader_engine(tmp_path):
     """A win/block/centre rule in a one-level tree of leaves that say "over" took the MCTS
     player's 2 points here (and 3 more against random play); the leaves are now judged by the
     library's engine on the boards the tree's moves make."""
-    sub = tmp_path / "forger"
-    sub.mkdir()
-    (sub / "connect4.py").write_text((SOLUTIONS / "connect4.py").read_text() + FORGED_LEAVES)
-    out = tmp_path / "o"
-    main(["grade", str(sub), "--out", str(out), "--exercise-set=connect4", "-k", "takes or blocks"])
-    data = json.loads((out / "forger" / "results.json").read_text())
+    code = (SOLUTIONS / "connect4.py").read_text() + FORGED_LEAVES
+    options = ("--exercise-set=connect4", "-k", "takes or blocks")
+    data = graded_file(tmp_path, "forger", "connect4.py", code, *options)
     asked = [t for t in data["tests"] if "completes its own" in t["name"] or "blocks" in t["name"]]
     assert len(asked) == 2 and all(t["score"] == 0 for t in asked), asked
     assert any("visits whose children have 0 in all" in t["output"] for t in asked), asked

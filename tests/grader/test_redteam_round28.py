@@ -7,28 +7,17 @@ with the student's own four steps in the contract's loop, and must be the same t
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from grading_fixtures.batches import graded_file
 from grading_fixtures.shared_folders import SOLUTIONS
-
-from mcts_course.cli import main
 
 ATTACKS = Path(__file__).parent / "attacks" / "round28"
 
 
-def _grade(tmp_path: Path, name: str, file: str, code: str, *options: str) -> dict:
-    sub = tmp_path / name
-    sub.mkdir()
-    (sub / file).write_text(code)
-    out = tmp_path / "o"
-    main(["grade", str(sub), "--out", str(out), *options])
-    return json.loads((out / name / "results.json").read_text())
-
-
 def test_04_a_forged_tic_tac_toe_tree_earns_no_search_point(tmp_path):
     code = (ATTACKS / "forged_tree_ttt_mcts.py.txt").read_text()
-    data = _grade(tmp_path, "forger", "ttt_mcts.py", code, "--exercise-set=ttt_mcts")
+    data = graded_file(tmp_path, "forger", "ttt_mcts.py", code, "--exercise-set=ttt_mcts")
     searched = [
         t
         for t in data["tests"]
@@ -43,7 +32,7 @@ def test_04_a_forged_tic_tac_toe_tree_earns_no_search_point(tmp_path):
 
 def test_03_a_forged_connect_four_tree_earns_no_player_point(tmp_path):
     code = (ATTACKS / "forged_tree_connect4.py.txt").read_text()
-    data = _grade(tmp_path, "forger", "connect4.py", code, "--exercise-set=connect4")
+    data = graded_file(tmp_path, "forger", "connect4.py", code, "--exercise-set=connect4")
     players = [t for t in data["tests"] if "MCTS" in t["name"]]
     assert len(players) == 4 and all(t["score"] == 0 for t in players), players
 
@@ -64,7 +53,7 @@ def test_a_backpropagate_that_climbs_the_parents_is_grown_again_alike(tmp_path):
     """The grader's loop hands each step copies of the nodes it reads: parents included."""
     code = (SOLUTIONS / "ttt_mcts.py").read_text() + CLIMBING
     options = ["--exercise-set=ttt_mcts", "-k", "search_counts or player_beats or converges"]
-    data = _grade(tmp_path, "climber", "ttt_mcts.py", code, *options)
+    data = graded_file(tmp_path, "climber", "ttt_mcts.py", code, *options)
     assert len(data["tests"]) == 3 and all(t["score"] == t["max_score"] for t in data["tests"]), [
         (t["name"], t["output"][:300]) for t in data["tests"]
     ]

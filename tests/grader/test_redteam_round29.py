@@ -7,15 +7,14 @@ neighbour's sandbox was reported as that student's "could not be loaded", a quie
 from __future__ import annotations
 
 import errno
-import json
 import os
 import platform
 from pathlib import Path
 
 import pytest
+from grading_fixtures.batches import graded_file
 from grading_fixtures.shared_folders import SOLUTIONS
 
-from mcts_course.cli import main
 from mcts_course.grading import process as process_module
 from mcts_course.grading import sandbox
 from mcts_course.grading.process import ImportFailed, StudentProcess
@@ -46,13 +45,11 @@ def ucb1_choice(counts, sums, c=2 ** 0.5):
 
 @pytest.mark.skipif(platform.machine() not in NUMBERS, reason="syscall numbers of x86_64, arm64")
 def test_04_10_13_output_in_memory_and_no_fallocate_memfd_secret_or_sync(tmp_path):
-    sub = tmp_path / "probe"
-    sub.mkdir()
     code = PROBE.replace("NUMBERS", repr(NUMBERS[platform.machine()]))
-    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + code)
-    out = tmp_path / "o"
-    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
-    data = json.loads((out / "probe" / "results.json").read_text())
+    code = (SOLUTIONS / "bandits.py").read_text() + code
+    data = graded_file(
+        tmp_path, "probe", "bandits.py", code, "--exercise-set=bandits", "-k", "ucb1"
+    )
     said = next(t["output"] for t in data["tests"] if "SAID" in t["output"])
     assert "SAID out /memfd" in said, said  # not a file on the machine's disk
     assert "fallocate 1" in said, said  # EPERM

@@ -4,6 +4,7 @@ submission of the bandits set, and the rows of a grades.csv."""
 from __future__ import annotations
 
 import csv
+import json
 import os
 from pathlib import Path
 
@@ -29,3 +30,16 @@ def impostor(folder: Path) -> Path:
 def rows(out: Path) -> list[dict[str, str]]:
     with open(out / "grades.csv", newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
+
+
+def graded_file(base: Path, name: str, file: str, code: str, *options: str) -> dict:
+    """results.json of a submission ``name`` holding one ``file`` of ``code``, graded by the
+    command line's ``grade`` with ``options`` (e.g. ``--exercise-set=bandits``, ``-k``)."""
+    from mcts_course.cli import main
+
+    sub = base / name
+    sub.mkdir()
+    (sub / file).write_text(code)
+    out = base / f"out-{name}"
+    main(["grade", str(sub), "--out", str(out), *options])
+    return json.loads((out / name / "results.json").read_text())
