@@ -499,12 +499,15 @@ def student_steps(student) -> dict:
         return node.children[action]
 
     def backpropagate(path, returns):
-        alone = [_bare(n) for n in path]
+        pairs = [(node, _bare(node)) for node in path]
+        alone = [asked for _, asked in pairs]
         for above, below in zip(alone, alone[1:], strict=False):
             below.parent = above  # as in the tree: a backpropagate may climb the parents
         student.backpropagate.keeping(alone, returns)
-        for node, asked in zip(path, alone, strict=True):
+        for node, asked in pairs:
             node.visits, node.wins = asked.visits, asked.wins
+        mine = {id(asked): node for node, asked in pairs}
+        path[:] = [mine.get(id(x), x) for x in alone]  # a change to the list itself, too
 
     return {
         "select_child": select_child,
