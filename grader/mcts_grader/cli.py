@@ -48,6 +48,10 @@ class _GradeParser(argparse.ArgumentParser):
             head, tail = arg_strings[:cut], arg_strings[cut + 1 :]
         namespace, extras = super().parse_known_args(head, namespace)
         namespace.words = list(head)  # the words before "--", as the shell gave them
+        # a student's folder named "--", first in `grade --out DIR *`, was taken for the end of
+        # options and left out with exit 0 (red team 30, 16): "--" given once, and such a
+        # folder here, is a word no one can read for sure
+        namespace.dashes = "--" in arg_strings and "--" not in tail and os.path.lexists("--")
         namespace.submissions = [*(namespace.submissions or []), *tail]
         return namespace, extras
 
@@ -194,6 +198,12 @@ def _run(args: argparse.Namespace) -> int:
 
     # first: a word the shell made of a student's folder decides nothing, reads nothing
     refused = next((w for w in args.words or () if refused_word(w, args.submissions)), None)
+    if getattr(args, "dashes", False):
+        raise UsageError(
+            "a file or folder named '--' is here, and the command line cannot tell it from the "
+            "'--' that ends the options: give the submissions after -- (grade --out DIR -- *), "
+            "where it is read as a name, or as DIR/* (or rename that folder)"
+        )
     if refused is not None:
         what = (
             "is an option and also a file or folder here"

@@ -751,8 +751,18 @@ def pytest_collection_modifyitems(
 
 
 def _held_back(item: pytest.Item) -> bool:
+    return stage(item) > 0
+
+
+def stage(item: pytest.Item) -> int:
+    """0 for a visible test, 1 for a test shown later (after_due_date, after_published), 2 for
+    a hidden one: the order the tests run in, and each stage has processes of its own."""
     points = item.stash.get(POINTS, None)
-    return isinstance(points, Points) and points.visibility != "visible"
+    return _stage(points.visibility) if isinstance(points, Points) else 0
+
+
+def _stage(visibility: str) -> int:
+    return {"visible": 0, "hidden": 2}.get(visibility, 1)
 
 
 def _set_of(item: pytest.Item) -> str | None:
@@ -762,11 +772,12 @@ def _set_of(item: pytest.Item) -> str | None:
 
 def held_back_last(items: list[pytest.Item]) -> list[pytest.Item]:
     """The items with every held-back test (hidden, after_due_date, after_published) after
-    every visible one, stable within each.  The student's process answers a set's tests one
-    after the other and may remember the arguments it was called with: a held-back test run
-    before a visible one would hand its inputs to code whose errors and prints the visible
-    test shows."""
-    return sorted(items, key=_held_back)
+    every visible one, and the hidden ones last, stable within each.  The student's process
+    answers a set's tests one after the other and may remember the arguments it was called
+    with: a held-back test run before a visible one would hand its inputs to code whose errors
+    and prints the visible test shows; a hidden test's, to a test shown after the due date (red
+    team 30, 02), so each stage has a process of its own (:meth:`SetRun.student`)."""
+    return sorted(items, key=stage)
 
 
 def _is_graded(item: pytest.Item) -> bool:
@@ -819,7 +830,7 @@ def student(request: pytest.FixtureRequest) -> Any:
     from mcts_course.grading.sandbox import SandboxError
 
     try:
-        answering, connection = run.student(points.timeout, points.visibility != "visible")
+        answering, connection = run.student(points.timeout, _stage(points.visibility))
     except SandboxError as error:  # fail closed: no grade rather than unconfined student code
         grading.refused = str(error)
         pytest.exit(f"refused to grade: {error}", returncode=REFUSED)

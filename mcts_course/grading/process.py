@@ -52,6 +52,9 @@ LINE_CAP = 8 << 20  # bytes of one answer (the largest honest one, a search tree
 # lines read in one question (stack reports, stray output, callbacks, the answer): a question
 # of an honest search sends a few hundred (red team 25, 04: 330,000 lines of "{}")
 QUESTION_LINES = 100_000
+# Characters of the lines of one question that answer nothing (stack reports, stray lines): each
+# is parsed in the grader's own process (8 MB of them cost it 6 s; red team 30, 10)
+STRAY_CAP = 1 << 20
 LOG_CAP = 1500  # characters of a dead process's output quoted in the report
 NAMES_CAP = 5000  # names a submission may define (the rest are ignored)
 EXTRA_PRIVATE: list[str] = []  # an instructor's hidden tests, hidden from the child as well
@@ -128,15 +131,18 @@ class _Lines:
     """Lines from a pipe, with a deadline."""
 
     def __init__(self, fd: int):
-        self.fd, self.buffer = fd, b""  # the start of a line not ended yet
+        self.fd = fd
+        self.parts: list[bytes] = []  # the start of a line not ended yet, chunk by chunk
+        self.size = 0  # bytes in parts
         self.ready: collections.deque[bytes] = collections.deque()  # whole lines, in order
         self.overlong = False
 
     def read(self, timeout: float) -> str | None | Literal[False]:
         """A line; None at end of file (or an overlong line); False when the timeout passes.
-        Each chunk is split once: taking one line at a time off the front of the buffer copied
-        the rest for every line, a megabyte of short lines 10 s of the grader's CPU (red team
-        25, 04)."""
+        Each chunk is looked at once: taking one line at a time off the front of the buffer
+        copied the rest for every line, a megabyte of short lines 10 s of the grader's CPU (red
+        team 25, 04), and joining each chunk to the unfinished line before splitting again made
+        one long line in 4 KB chunks quadratic, 2.2 s for 4 MB (red team 30, 14)."""
         deadline = time.monotonic() + timeout
         while not self.ready:
             left = deadline - time.monotonic()
@@ -148,13 +154,25 @@ class _Lines:
                 return None
             if not chunk:
                 return None
-            *whole, self.buffer = (self.buffer + chunk).split(b"\n")
-            self.ready.extend(whole)
-            if len(self.buffer) > LINE_CAP or any(len(line) > LINE_CAP for line in whole):
-                self.overlong, self.buffer = True, b""  # never held: the grader stays small
+            if not self._take(chunk):
+                self.overlong, self.parts, self.size = True, [], 0  # never held: stays small
                 self.ready.clear()
                 return None
         return self.ready.popleft().decode("utf-8", errors="replace")
+
+    def _take(self, chunk: bytes) -> bool:
+        """Add a chunk; False when a line is longer than LINE_CAP."""
+        if b"\n" not in chunk:
+            self.parts.append(chunk)
+            self.size += len(chunk)
+            return self.size <= LINE_CAP
+        first, *whole, rest = chunk.split(b"\n")
+        if self.size + len(first) > LINE_CAP or any(len(line) > LINE_CAP for line in whole):
+            return False
+        self.ready.append(b"".join([*self.parts, first]))
+        self.ready.extend(whole)
+        self.parts, self.size = [rest], len(rest)
+        return self.size <= LINE_CAP
 
 
 def _parse(line: str) -> dict[str, Any] | None:
@@ -587,6 +605,7 @@ class StudentProcess:
             if not self._write(message, clock.write_deadline()):
                 self._overrun(function, budget, clock, written=False)
             read = 0  # lines of this question: a flood of them must not hold the grader
+            stray = 0  # characters of its lines that answered nothing
             while True:
                 line = self.lines.read(clock.wait())
                 if line is False:
@@ -610,6 +629,13 @@ class StudentProcess:
                 if reply is None:
                     self.kill()
                     raise StudentGone(function, "your process sent garbage", "crashed")
+                answers = reply.get("id") == self.sequence or reply.get("op") == "cb"
+                if not answers:  # a stack report, or a line that answers nothing
+                    stray += len(line)
+                    if stray > STRAY_CAP:  # each is parsed in the grader's own process
+                        self.kill()
+                        why = f"your process sent over {STRAY_CAP >> 10} KB that answered nothing"
+                        raise StudentGone(function, why, "crashed")
                 if "stack" in reply:
                     continue
                 if reply.get("op") == "cb":

@@ -134,7 +134,9 @@ def run_notes(
     files out (``cut``)."""
     notes = sorted(set(choices))
     if helpers:
-        notes.append(HELPERS_NOTE + ", ".join(sorted(set(helpers))))
+        # names the student chose, escaped: a newline in one appended lines of its own to the
+        # feedback, e.g. a made-up points table (red team 30, 04)
+        notes.append(HELPERS_NOTE + ", ".join(sorted({one_line(h) for h in helpers})))
     if killed_visible:
         notes.append(KILLED_NOTE)
     if under_load:

@@ -131,6 +131,7 @@ class SetRun:
         # Once a held-back test asks, the process answering is one whose imports say nothing
         # the student may read: which helpers it loads can encode what it was asked.
         self.held_back = False
+        self.stage = 0  # of the tests asked so far: visible, later-shown, hidden
         self.outside = False  # a process was killed by a SIGKILL the grader did not send
         self.outside_visible = False  # ... one answering visible tests (the student is told)
         self.broken: dict[str, str] = {}  # function -> "timed out" / "crashed"
@@ -155,14 +156,15 @@ class SetRun:
         return None
 
     def student(
-        self, budget: float, held_back: bool = False
+        self, budget: float, stage: int = 0
     ) -> tuple[Student | DeadStudent, Connection | None]:
         """The student as a test sees it, with ``budget`` seconds of the student's time;
-        ``held_back`` for a hidden or later-shown test: from then on the helpers the set's
-        processes import are not reported (see :meth:`imported`)."""
-        if held_back and not self.held_back:
-            self.close()  # the visible tests' process (closed by then anyway: held_back_last)
-            self.held_back = True
+        ``stage`` 1 for a later-shown test, 2 for a hidden one (:func:`plugin.stage`): each
+        stage gets a process of its own, and from stage 1 on the helpers the set's processes
+        import are not reported (see :meth:`imported`)."""
+        if stage > self.stage:
+            self.close()  # the earlier stage's process: it may remember what it was asked
+            self.stage, self.held_back = stage, True
         if self.start is None:
             return DeadStudent(self.why), None
         if self.transport is None or not self.transport.alive():

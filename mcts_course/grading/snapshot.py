@@ -182,7 +182,20 @@ class _Copier:
             self.cut(f"the copy stopped at {FILES:,} files: later files were not read")
             return
         cap = NOTEBOOK_CAP if name.endswith(".ipynb") else FILE_CAP
+        too_big = f"the copy stopped at its {TOTAL_BYTES >> 20} MB: some files were not read"
         try:
+            # the size first, from the file's entry: sparse 20 MB notebooks were each read
+            # whole before the total was checked, and notebooks have no count cap (red team
+            # 30, 11); read_regular checks the file it opens again
+            if (
+                os.stat(name, dir_fd=src_dir, follow_symlinks=False).st_size
+                > TOTAL_BYTES - self.bytes
+            ):
+                self.snap.refused[dest] = (
+                    f"{name} was not read: the submission exceeds its size cap"
+                )
+                self.cut(too_big)
+                return
             data = read_regular(name, cap, dir_fd=src_dir, owner=self.owner, one_name=self.links)
         except NotRegularFile as error:
             self.snap.refused[dest] = str(error)
@@ -191,6 +204,7 @@ class _Copier:
             return
         if self.bytes + len(data) > TOTAL_BYTES:
             self.snap.refused[dest] = f"{name} was not read: the submission exceeds its size cap"
+            self.cut(too_big)
             return
         self.files += 1
         self.bytes += len(data)
