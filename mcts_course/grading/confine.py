@@ -39,6 +39,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 
@@ -83,6 +84,10 @@ while [ "$1" != -- ]; do
     add) if [ -e "$2/$3" ]; then bind "$2/$3"; fi; shift 3 ;;
     tmp) mkdir -p "$R$2"
          mount -t tmpfs -o "size=$3m,mode=1777,$FS" mcts-tmp "$R$2"; shift 3 ;;
+    mask) if [ -L "$R$2" ]; then :
+          elif [ -d "$R$2" ]; then mount -t tmpfs -o "size=4k,mode=555,$FS" mcts-mask "$R$2"
+          elif [ -e "$R$2" ]; then mount --bind -o ro /dev/null "$R$2"; fi
+          shift 2 ;;
     *) echo "confine: bad argument $1" >&2; exit 97 ;;
     esac
 done
@@ -281,9 +286,13 @@ def site_folders() -> list[str]:
     return sorted(p for p in found if os.path.isdir(p))
 
 
-def visible(public_root: Path | None = None, extra: list[str] | None = None) -> list[str]:
+def visible(
+    public_root: Path | None = None, extra: list[str] | None = None, masked: Iterable[str] = ()
+) -> list[str]:
     """The setup arguments that make the student's root: what is shown (read-only), which
-    package folders are emptied, what goes back in them, and the private temporary folders."""
+    package folders are emptied, what goes back in them, the private temporary folders, and
+    ``masked``: files and folders inside what is shown that the student must not see (an
+    instructor's hidden tests under ``/usr``: red team 31, 09), covered last."""
     shown = list(SYSTEM) + list(ETC)
     real_prefix = os.path.realpath(sys.base_prefix)
     shown.append(real_prefix)
@@ -308,6 +317,8 @@ def visible(public_root: Path | None = None, extra: list[str] | None = None) -> 
             continue
         for top in tops:
             args += ["add", site, top]
+    for path in masked:
+        args += ["mask", path]
     return args
 
 
@@ -407,8 +418,11 @@ class Cage:
     def describe(self) -> str:
         return describe(self.mode, bool(self.cgroups), self.owner)
 
-    def command(self, argv: list[str], public_root: Path | None) -> list[str]:
-        launcher = _launcher(self.root, self.work, self.owner, self.memory_mb, visible(public_root))
+    def command(
+        self, argv: list[str], public_root: Path | None, masked: Iterable[str] = ()
+    ) -> list[str]:
+        shown = visible(public_root, masked=masked)
+        launcher = _launcher(self.root, self.work, self.owner, self.memory_mb, shown)
         argv = [os.path.realpath(argv[0]), *argv[1:]]
         if not self.cgroups:
             return launcher + argv

@@ -112,6 +112,9 @@ OUTPUT_CAP = 20_000  # characters of one test's feedback (a message may quote st
 # before any held-back one (mcts_grader.batch)
 PHASES = ("visible", "held-back")
 REFUSED = 75  # the exit status of a run that refused to grade (student code not confinable)
+# The instructor's hidden tests as given to ``grade`` (the runs grade with a copy): hidden from
+# the student's process as well (red team 31, 09), set by mcts_grader.batch
+ORIGINALS_ENV = "MCTS_ORIGINAL_TESTS"
 SCALE_ENV = "MCTS_TIMEOUT_SCALE"  # the default of --timeout-scale
 PUBLIC_ENV = "MCTS_GRADING_PUBLIC"  # a batch's public copy of the package, made once by grade()
 
@@ -735,7 +738,8 @@ def pytest_collection_modifyitems(
         # The folders given on the command line go too (a hidden test's helpers and data), but
         # not one holding this package or the interpreter (`pytest . --submission ...`).
         hidden = {str(i.path) for i in collected if not is_shipped(Path(str(i.path)))}
-        for arg in config.args:
+        originals = [o for o in os.environ.get(ORIGINALS_ENV, "").split(os.pathsep) if o]
+        for arg in [*config.args, *originals]:
             path = Path(arg.split("::")[0]).resolve()
             needed = (
                 *(f.parent for f in SHIPPED),

@@ -13,6 +13,7 @@ failure is a failed test, never a grader crash.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from mcts_course.grading import public
@@ -181,10 +182,22 @@ class Connection:
         called = reply.get("called", [])
         if isinstance(called, list):
             self.called |= {str(c) for c in called[:50]}
+        began = time.thread_time()
+        try:
+            return self._decoded(reply, encoder, originals, keep)
+        finally:  # the grader's CPU decoding it is the test's time too (red team 31, 07)
+            self.budget -= time.thread_time() - began
+
+    def _decoded(
+        self, reply: dict[Any, Any], encoder: Encoder, originals: list[Any], keep: bool
+    ) -> Any:
         decoder = self.decoder(encoder.nodes, keep)
         try:
             decoder.table(reply.get("nodes", []))  # the student's changes to our trees
-            calls = decoder.value(reply.get("calls", []))
+            sent = reply.get("calls", [])
+            if not isinstance(sent, list) or len(sent) > len(originals):  # before decoding
+                raise ProtocolError(f"changes to {len(sent)} calls, not {len(originals)}")
+            calls = decoder.value(sent) if keep else []
             seen: set[int] = set()
             for (args, kwargs), data in zip(
                 originals if keep else [], calls if isinstance(calls, list) else [], strict=False

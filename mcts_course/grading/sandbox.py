@@ -775,8 +775,11 @@ class Sandbox:
         self.uid: int | None = allocate_uid() if is_root() else None
         self.folder: Path | None = None
         self.package: Path | None = None  # own_package's copy, without namespaces
+        self.masked: list[str] = []
         if self.mode in ("namespaces", "userns"):
-            self.expose, self.hide = [], []  # nothing to hide: the new root shows none of it
+            self.expose, self.hide = [], []  # the new root shows only what it binds, and
+            # covers what of ``hide`` lies in that (confine.visible's "mask")
+            self.masked = [os.path.realpath(p) for p in hide or []]
             if self.uid is not None:  # in the batch's folder, removed with it
                 self.folder = Path(tempfile.mkdtemp(prefix="box-", dir=_base()))  # 0700, root's
             else:  # in the temporary folder: held, so that a sweep finds it if this run is killed
