@@ -191,7 +191,7 @@ def test_grade_adds_hidden_tests(tmp_path, hidden):
     results = json.loads((out / "sub" / "results.json").read_text())
     # no --due: the hidden tests are their points only (names, outputs held back)
     held = [t for t in results["tests"] if t["name"] == HELD_BACK]
-    greedy, extra = held
+    extra, greedy = held  # the hidden test last, in a process of its own (red team 30, 02)
     assert (greedy["score"], greedy["max_score"], greedy["visibility"]) == (2, 2, "hidden")
     assert (extra["score"], extra["max_score"], extra["visibility"]) == (1, 1, "after_due_date")
     assert extra["extra_data"]["exercise"] == "bandits_extra"
