@@ -12,6 +12,13 @@ is stopped by a wall-clock backstop, :data:`BACKSTOP` times the budget (plus
 grading the instructor must look at (the batch's row is not "graded" and ``grade`` exits 1).
 Without namespaces (one submission in a container of its own, Gradescope's) the budget is
 wall seconds, as the student's process has no neighbour there.
+
+Reading the disk costs a machine more than CPU shows: a process reading with ``O_DIRECT``, or
+after dropping a file from the page cache, waits on the device and uses almost no CPU (3.7 GB
+in 3 s for 0.38 s of CPU: red team 31, 05), and no cgroup of a teaching assistant's run caps
+I/O.  So where CPU seconds count, so do the bytes the submission's processes made the kernel
+fetch from storage: :data:`DISK_MB_PER_SECOND` of them cost a second of the budget
+(:func:`student_seconds`).  An exercise reads nothing from the disk once its imports are done.
 """
 
 from __future__ import annotations
@@ -24,6 +31,15 @@ BACKSTOP_FLOOR = 2.0  # wall seconds added: a tiny budget still allows the round
 POLL = 0.1  # seconds between two readings of the CPU time while a question runs
 TIMED_OUT = "timed out"
 UNDER_LOAD = "timed out under load"  # the backstop fired: the grading is in doubt
+DISK_MB_PER_SECOND = 100  # MB read from storage that cost one second of a question's budget
+
+
+def student_seconds(cpu: float | None, disk_bytes: float | None) -> float | None:
+    """A submission's time so far: its CPU seconds, and its reads from storage at
+    :data:`DISK_MB_PER_SECOND` (None when its CPU time is not known)."""
+    if cpu is None:
+        return None
+    return cpu + (disk_bytes or 0.0) / (DISK_MB_PER_SECOND << 20)
 
 
 class QuestionClock:

@@ -17,7 +17,7 @@ A student's process starts through a small launcher (:meth:`Cage.command`):
 So the student's code sees no file of the grader, no hidden test, no other process (its pid
 namespace), no network (an empty network namespace: not even loopback is up), no System V IPC
 of anyone else (its IPC namespace, removed with its last process), and shares no temporary
-folder.  The launcher's shell is process 1 of the pid namespace: when it ends (the student's
+folder.  The launcher's :data:`INIT` is process 1 of the pid namespace: when it ends (the student's
 process ended, or the grader killed the launcher), the kernel kills every process of the
 namespace, detached daemons included.  The cgroup caps memory (shared memory and tmpfs files
 included) and processes for the whole submission, and is frozen between questions.
@@ -33,6 +33,7 @@ import functools
 import glob
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -109,10 +110,65 @@ pivot_root . .
 umount -l .
 cd "$W"
 PATH=$GIVEN_PATH
-set +e
-"$@" &
-wait $!
-exit $?
+exec "$INIT_PYTHON" -I -S -c "$INIT" "$@"
+"""
+# The namespace's first process, once the root is built: it runs the student's command as its
+# child and waits for it (orphans come to it too).  Without a cgroup freezer the grader asks it
+# to stop or continue every other process of the namespace: it writes "s" or "c" on a pipe
+# only this process holds (``INIT_FD_ENV`` names it) and sends SIGUSR1, and the last request
+# read is carried out with one kill(-1), which reaches a process forking at that moment and
+# its child alike, where a scan of /proc from outside does not (a chain of processes that fork
+# and exit at once ran on between questions: red team 31, 08; see
+# :func:`mcts_course.grading.pidns.stop_from_inside`).  Requests, not two signals: a pending
+# "continue" and a new "stop" would run in the signals' order, not the order they were sent.
+# Python, not the shell: dash runs a trap only once no child has ended for a while, and the
+# orphans of such a chain end all the time.  Nothing of the namespace can signal this process
+# but with SIGUSR1 (the kernel drops any signal to a namespace's first process from inside it
+# that has no handler), which only makes it read requests, nor renice it or read its files
+# (it keeps the capabilities the student's process drops).  The child gets every signal's
+# default action back (the interpreter ignores SIGPIPE and SIGXFSZ, and exec keeps that).
+INIT_FD_ENV = "MCTS_INIT_FD"
+INIT = f"""
+import os, signal, sys
+
+given = os.environ.pop("{INIT_FD_ENV}", "")
+control = int(given) if given.isdigit() else -1
+if control >= 0:
+    os.set_inheritable(control, False)
+    os.set_blocking(control, False)
+
+def asked(number, frame):
+    wanted = b""
+    while control >= 0:
+        try:
+            got = os.read(control, 256)
+        except OSError:
+            break
+        if not got:
+            break
+        wanted = got[-1:]
+    if wanted in (b"s", b"c"):
+        try:
+            os.kill(-1, signal.SIGSTOP if wanted == b"s" else signal.SIGCONT)
+        except OSError:
+            pass
+
+signal.signal(signal.SIGUSR1, asked)
+child = os.fork()
+if child == 0:
+    for number in (signal.SIGUSR1, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
+        signal.signal(number, signal.SIG_DFL)
+    try:
+        os.execvp(sys.argv[1], sys.argv[1:])
+    finally:
+        os._exit(127)
+while True:
+    try:
+        pid, status = os.waitpid(-1, 0)
+    except ChildProcessError:
+        os._exit(1)
+    if pid == child:
+        os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 """
 
 
@@ -127,7 +183,7 @@ def _root() -> bool:
 
 def unshare_command(user: bool) -> list[str]:
     """``unshare`` into the namespaces (``user``: through a user namespace, as an ordinary
-    user), its child (the setup shell, then the student's process) killed if it dies."""
+    user), its child (the setup shell, then :data:`INIT`) killed if it dies."""
     tool = shutil.which("unshare") or "/usr/bin/unshare"
     command = [tool, *(f"--{n}" for n in NAMESPACES), "--fork", "--kill-child=SIGKILL"]
     command += ["--propagation", "private"]
@@ -328,7 +384,9 @@ def _launcher(
     """The command (without the student's own) that builds the root and runs in it."""
     user = not _root()
     pages = max(1, memory_mb << 8)  # System V shared memory: at most the memory cap, in pages
-    setup = f"WORK_MB={WORK_MB}m DEVICES='{' '.join(DEVICES)}'\n{SETUP}"
+    python = shlex.quote(os.path.realpath(sys.executable))
+    setup = f"WORK_MB={WORK_MB}m DEVICES='{' '.join(DEVICES)}' INIT_PYTHON={python}\n"
+    setup += f"INIT={shlex.quote(INIT)}\n{SETUP}"
     command = unshare_command(user) + ["/bin/sh", "-c", setup, "mcts-confine"]
     command += [str(root), str(work), str(0 if owner is None else owner), str(pages)]
     command += shown + ["--"]

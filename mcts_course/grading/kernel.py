@@ -32,7 +32,10 @@ So the child, before any student code exists in it (:func:`mcts_course.grading.s
   memory no teaching assistant's sandbox caps (memfd files never mapped, socket buffers raised
   to 4 MB each; red team 23, 07 and 14), and ``memfd_secret`` likewise; ``fallocate``, which
   reserves disk blocks beyond ``RLIMIT_FSIZE`` (red team 29, 04), and ``sync``/``syncfs``,
-  which flush the machine's writes; ``ENOSYS`` to ``clone3`` (its flags lie
+  which flush the machine's writes; ``fadvise64`` (dropping a shared file from the page cache
+  makes everyone read it from the device again) and ``ioprio_set``, and ``setpriority`` but of
+  the process itself (``PRIO_USER`` reaches every process of the user id, the grader's as a
+  teaching assistant); ``ENOSYS`` to ``clone3`` (its flags lie
   in memory a filter cannot read: the C library then falls back to ``clone``, whose flags it
   can).  A system call of another
   architecture's table (x32, i386 from a 64-bit process) kills the process.
@@ -93,7 +96,12 @@ DENIED = (
     # the same with a secret memfd (red team 29, 10); fallocate reserves blocks beyond
     # RLIMIT_FSIZE (a file's size does not grow: red team 29, 04), and sync and syncfs
     # flush the whole machine's or a file system's writes
-    "memfd_secret fallocate sync syncfs"
+    "memfd_secret fallocate sync syncfs "
+    # what the disk does for others: dropping a file every sandbox shares (/usr's) from the
+    # page cache, so that others read it from the device again, and I/O priorities, which
+    # ioprio_set also changes for every process of the user id (the grader's, as a teaching
+    # assistant); red team 31, 05
+    "fadvise64 ioprio_set"
 ).split()
 # fcntl's commands that lock a file, ask about another process's lock, take a lease or watch a
 # folder (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE,
@@ -119,7 +127,8 @@ NUMBERS = {
         "listen": 50, "accept": 43, "accept4": 288, "sendto": 44, "inotify_init": 253,
         "inotify_init1": 294, "fanotify_init": 300, "flock": 73, "fcntl": 72,
         "rt_sigaction": 13, "memfd_create": 319, "setsockopt": 54, "memfd_secret": 447,
-        "fallocate": 285, "sync": 162, "syncfs": 306,
+        "fallocate": 285, "sync": 162, "syncfs": 306, "fadvise64": 221, "ioprio_set": 251,
+        "setpriority": 141,
     },
     "aarch64": {
         "add_key": 217, "request_key": 218, "keyctl": 219, "setns": 268, "mount": 40,
@@ -132,13 +141,14 @@ NUMBERS = {
         "listen": 201, "accept": 202, "accept4": 242, "sendto": 206,
         "inotify_init1": 26, "fanotify_init": 262, "flock": 32, "fcntl": 25,
         "rt_sigaction": 134, "memfd_create": 279, "setsockopt": 208, "memfd_secret": 447,
-        "fallocate": 47, "sync": 81, "syncfs": 267,
+        "fallocate": 47, "sync": 81, "syncfs": 267, "fadvise64": 223, "ioprio_set": 30,
+        "setpriority": 140,
     },
 }  # fmt: skip
 SUMMARY = (
     "seccomp filter (no kernel keys, no new namespaces, mounts, bpf, perf, io_uring or "
     "ptrace, no sockets but stream socket pairs, no socket addresses or options, no memfd, "
-    "no fallocate or sync, "
+    "no fallocate, sync, fadvise or I/O priorities, no other process's priority, "
     "no file locks, leases or file-system watches, SIGCHLD's action kept), a keyring of its "
     "own, no capabilities"
 )
@@ -222,6 +232,17 @@ def program(arch: str) -> bytes:
             _op(RET, deny),
             _op(RET, RET_ALLOW),
         ]
+    code += [  # setpriority: of the process itself only (PRIO_PROCESS, 0), as os.nice does;
+        # PRIO_USER reniced every process of the user id, the grader's own as a teaching
+        # assistant, and PRIO_PGRP the namespace's first process (confine.INIT)
+        _op(JEQ, numbers["setpriority"], jf=6),
+        _op(LD_W_ABS, OFFSET_ARG0),
+        _op(JEQ, 0, jf=3),
+        _op(LD_W_ABS, OFFSET_ARG1),
+        _op(JEQ, 0, jf=1),
+        _op(RET, RET_ALLOW),
+        _op(RET, deny),
+    ]
     code += [_op(JEQ, numbers["socket"], jf=1), _op(RET, deny)]
     code += [  # socketpair: a stream pair only (whatever its NONBLOCK and CLOEXEC flags)
         _op(JEQ, numbers["socketpair"], jf=5),

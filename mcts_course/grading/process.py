@@ -31,9 +31,17 @@ from pathlib import Path
 from typing import Any, Literal, NoReturn
 
 from mcts_course.grading.childpath import neutral_paths
-from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD, QuestionClock
+from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD, QuestionClock, student_seconds
+from mcts_course.grading.confine import INIT_FD_ENV
+from mcts_course.grading.pidns import (
+    CONTINUE,
+    ask_init,
+    disk_bytes,
+    forget,
+    signal_namespace,
+    stop_from_inside,
+)
 from mcts_course.grading.pidns import cpu_seconds as namespace_cpu_seconds
-from mcts_course.grading.pidns import forget, signal_namespace
 from mcts_course.grading.protocol import MAX_VALUES
 from mcts_course.grading.pyparse import python_text
 from mcts_course.grading.sandbox import (
@@ -256,12 +264,14 @@ class StudentProcess:
         self.box: Sandbox | None = None
         self.log: Any = None
         self.to_child = self.from_child = -1
+        self.to_init = -1  # requests to the namespace's first process (confine.INIT)
         self.names: set[str] = set()
         self.helpers: set[str] = set()  # the submission's other files it imported while loading
         self.outside = False  # killed by a SIGKILL neither the grader nor a cap sent
         self.sequence = 0
         self.server_pid = -1
-        self.init_pid = -1  # the first process of its pid namespace (the launcher's shell)
+        self.init_pid = -1  # the first process of its pid namespace (confine.INIT)
+        self.signalled = False  # the last pause stopped it by signals (no freezer)
         self.preparing = False
 
     # -- starting ------------------------------------------------------------------------------
@@ -321,21 +331,30 @@ class StudentProcess:
         command = [sys.executable, "-I", "-S", "-c", BOOT.format(paths=paths)]
         if self.box.cage is not None:  # namespaces and cgroups: see confine.py
             command = self.box.cage.command(command, root, self.box.masked)
+        env, fds = _child_env(job, str(self.box.work)), [from_grader, to_grader]
+        from_grader_init = to_init = -1
+        if self.box.cage is not None:  # the requests to its namespace's first process
+            from_grader_init, to_init = os.pipe()
+            env[INIT_FD_ENV] = str(from_grader_init)
+            fds.append(from_grader_init)
         self.proc = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
             stdout=self.log,
             stderr=subprocess.STDOUT,
-            pass_fds=(from_grader, to_grader),
+            pass_fds=fds,
             cwd="/",
-            env=_child_env(job, str(self.box.work)),
+            env=env,
             start_new_session=True,  # its own process group: stopped and killed as one
         )
         if self.box.cage is not None:  # all its processes' CPU seconds, at every moment
             self.box.cage.watch_cpu(self.cpu_seconds)
         os.close(from_grader)
         os.close(to_grader)
-        os.set_blocking(to_child, False)
+        if to_init >= 0:
+            os.close(from_grader_init)
+            os.set_blocking(to_init, False)
+            self.to_init = to_init
         self.to_child, self.from_child = to_child, from_child
         self.lines = _Lines(from_child)
         # the grader's own server starting in the sandbox, before any student code: a busy
@@ -362,7 +381,7 @@ class StudentProcess:
         # (red team 23, 08).  The backstop, as a question's: 4 x the limit + 2 s of wall time.
         backstop = deadline + 3 * IMPORT_TIMEOUT + 2
         while message is None and time.monotonic() < backstop:
-            used = self.cpu_used() if self._counts_cpu() else None
+            used = self.time_used() if self._counts_cpu() else None
             if used is None or used >= IMPORT_TIMEOUT or self.proc is None:
                 break
             if self.proc.poll() is not None:
@@ -387,8 +406,9 @@ class StudentProcess:
 
     def _server_pid(self) -> int:
         """The pid of the process running the student's code.  In namespaces the launcher
-        (``unshare``) forks the namespace's first process (a shell), whose one child at this
-        point (no student code has run yet) is the server; otherwise the process itself."""
+        (``unshare``) forks the namespace's first process (``confine.INIT``), whose one child
+        at this point (no student code has run yet) is the server; otherwise the process
+        itself."""
         assert self.proc is not None
         if self.box is None or self.box.cage is None:
             return self.proc.pid
@@ -443,6 +463,10 @@ class StudentProcess:
         stop is asynchronous; wait (a little, bounded) until the kernel shows it."""
         if self.box is not None and self.box.cage is not None and self.box.cage.freeze():
             return  # every process of the submission, also those that left its group
+        self.signalled = True
+        if self.proc is not None and self.init_pid > 0 and self.to_init >= 0:
+            if stop_from_inside(self.init_pid, self.proc.pid, self.to_init):
+                return  # every process but the namespace's first, which runs no student code
         self._signal(signal.SIGSTOP)
         if self.box is not None and self.box.cage is not None and self.proc is not None:
             signal_namespace(self.proc.pid, signal.SIGSTOP)  # setsid daemons too (no freezer)
@@ -464,6 +488,10 @@ class StudentProcess:
             if self.proc is not None:
                 signal_namespace(self.proc.pid, signal.SIGCONT)
         self._signal(signal.SIGCONT)
+        if self.signalled and self.proc is not None and self.init_pid > 0 and self.to_init >= 0:
+            # after the signals above, which also continue the namespace's first process if
+            # the scan stopped it: a stop it carries out late is then undone too
+            ask_init(self.init_pid, self.proc.pid, self.to_init, CONTINUE)
 
     def _signal(self, sig: int) -> None:
         if self.proc is not None and self.proc.returncode is None:
@@ -505,13 +533,13 @@ class StudentProcess:
             forget(self.proc.pid)
         if self.box is not None:
             self.box.close()
-        for fd in (self.to_child, self.from_child):
+        for fd in (self.to_child, self.from_child, self.to_init):
             if fd >= 0:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-        self.to_child = self.from_child = -1
+        self.to_child = self.from_child = self.to_init = -1
 
     def _tail(self) -> str:
         """The end of what the process printed (read from our own handle of its output)."""
@@ -600,7 +628,7 @@ class StudentProcess:
         self.sequence += 1
         message = dict(message, id=self.sequence)
         self._resume()
-        clock = QuestionClock(budget, self.cpu_used if self._counts_cpu() else None)
+        clock = QuestionClock(budget, self.time_used if self._counts_cpu() else None)
         try:
             if not self._write(message, clock.write_deadline()):
                 self._overrun(function, budget, clock, written=False)
@@ -672,7 +700,7 @@ class StudentProcess:
         """Loading ran out of its wall-clock time: the file's fault if its processes used
         much of that time in CPU, else the machine's (stopped, starved): then not a grade."""
         why = f"loading your file took longer than {IMPORT_TIMEOUT:g} s"
-        used = self.cpu_used() if self.init_pid > 0 else None
+        used = self.time_used() if self.init_pid > 0 else None
         if used is not None and used < IMPORT_TIMEOUT:  # the backstop, not the CPU limit
             return ImportFailed(
                 f"{why} of wall time with only {used:.1f} s of CPU used: the machine was too "
@@ -709,6 +737,11 @@ class StudentProcess:
             return None
         used = cage.cpu_seconds()
         return used if used is not None else namespace_cpu_seconds(self.init_pid)
+
+    def time_used(self) -> float | None:
+        """What a question's budget counts: CPU seconds, and reads from the disk (see
+        :mod:`mcts_course.grading.clock`)."""
+        return student_seconds(self.cpu_used(), disk_bytes(self.init_pid))
 
     def _overrun(
         self, function: str, budget: float, clock: QuestionClock, written: bool = True
