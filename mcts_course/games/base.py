@@ -41,6 +41,8 @@ from typing import ClassVar, SupportsIndex, TypeVar
 S = TypeVar("S", bound="GameState")
 
 Returns = tuple[int, int]
+WIN_RETURNS: tuple[Returns, Returns] = ((1, -1), (-1, 1))  # player 0 or player 1 has won
+DRAW: Returns = (0, 0)
 Board = tuple[tuple[int, ...], ...]  # rows of cells: -1 empty, 0 or 1 the owner
 Weights = tuple[tuple[int, ...], ...]  # one number per cell, rows like a Board
 
@@ -296,6 +298,14 @@ class StoredOutcome(GameState):
         state._returns = returns
         state._over = over
         return state
+
+    @staticmethod
+    def _outcome(first_won: bool, second_won: bool, full: bool) -> tuple[Returns, bool]:
+        """The returns and whether the game is over, from the board's own lines
+        (:meth:`_rederive`): a win, else a draw once the board is full, else play goes on."""
+        if first_won or second_won:
+            return WIN_RETURNS[0 if first_won else 1], True
+        return DRAW, full
 
     def is_terminal(self) -> bool:
         return self._over

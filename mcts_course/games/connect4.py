@@ -37,6 +37,8 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
+from mcts_course.games.base import DRAW as _DRAW
+from mcts_course.games.base import WIN_RETURNS as _WIN_RETURNS
 from mcts_course.games.base import Board, IllegalActionError, Returns, StoredOutcome
 
 _WIDTH, _HEIGHT = 7, 6
@@ -53,8 +55,6 @@ _LEGAL = {
     )
     for full in range(1 << _WIDTH)
 }
-_WIN_RETURNS = ((1, -1), (-1, 1))  # when player 0 or player 1 has just won
-_DRAW = (0, 0)
 _GLYPHS = ("X", "O")
 
 
@@ -109,10 +109,9 @@ class ConnectFour(StoredOutcome):
             raise ValueError("a Connect Four state's discs and player must be integers")
         if d0 & ~_FULL or d1 & ~_FULL or d0 & d1 or d0 < 0 or d1 < 0:
             raise ValueError("a Connect Four state's discs must be cells of the grid, one each")
-        if four_in_a_row(d0) or four_in_a_row(d1):
-            self._returns, self._over = _WIN_RETURNS[0 if four_in_a_row(d0) else 1], True
-        else:
-            self._returns, self._over = _DRAW, d0 | d1 == _FULL
+        self._returns, self._over = self._outcome(
+            four_in_a_row(d0), four_in_a_row(d1), d0 | d1 == _FULL
+        )
 
     # -- the protocol ------------------------------------------------------------------------
     def legal_actions(self) -> list[int]:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
+from mcts_course.games.base import DRAW as _DRAW
+from mcts_course.games.base import WIN_RETURNS as _WIN_RETURNS
 from mcts_course.games.base import Board, IllegalActionError, Returns, StoredOutcome
 
 _FULL = 0b111_111_111
@@ -41,8 +43,6 @@ _WINS = tuple(any(mask & line == line for line in _LINE_MASKS) for mask in range
 _CELLS = tuple(tuple(c for c in range(9) if empty >> c & 1) for empty in range(512))
 _CELL_BITS = tuple(tuple(1 << c for c in cells) for cells in _CELLS)
 # The returns when player 0 or player 1 has just won.
-_WIN_RETURNS = ((1, -1), (-1, 1))
-_DRAW = (0, 0)
 _GLYPHS = ("X", "O")
 
 
@@ -106,10 +106,7 @@ class TicTacToe(StoredOutcome):
             raise ValueError("a tic-tac-toe state's board and player must be small integers")
         if not (0 <= x <= _FULL and 0 <= o <= _FULL) or x & o:
             raise ValueError("a tic-tac-toe state's marks must be 9 cells, never both players'")
-        if _WINS[x] or _WINS[o]:
-            self._returns, self._over = _WIN_RETURNS[0 if _WINS[x] else 1], True
-        else:
-            self._returns, self._over = _DRAW, x | o == _FULL
+        self._returns, self._over = self._outcome(_WINS[x], _WINS[o], x | o == _FULL)
 
     # -- the protocol ------------------------------------------------------------------------
     def legal_actions(self) -> list[int]:

@@ -170,6 +170,14 @@ class _Copier:
         if why not in self.snap.cut:
             self.snap.cut.append(why)
 
+    def _over_total(self, size: int, name: str, dest: Path) -> bool:
+        """Whether ``size`` more bytes pass the copy's total (the file is then refused)."""
+        if self.bytes + size <= TOTAL_BYTES:
+            return False
+        self.snap.refused[dest] = f"{name} was not read: the submission exceeds its size cap"
+        self.cut(f"the copy stopped at its {TOTAL_BYTES >> 20} MB: some files were not read")
+        return True
+
     def file(
         self, src_dir: int, name: str, dest_dir: int | None, dest: Path, beyond: str = ""
     ) -> None:
@@ -182,19 +190,13 @@ class _Copier:
             self.cut(f"the copy stopped at {FILES:,} files: later files were not read")
             return
         cap = NOTEBOOK_CAP if name.endswith(".ipynb") else FILE_CAP
-        too_big = f"the copy stopped at its {TOTAL_BYTES >> 20} MB: some files were not read"
         try:
             # the size first, from the file's entry: sparse 20 MB notebooks were each read
             # whole before the total was checked, and notebooks have no count cap (red team
             # 30, 11); read_regular checks the file it opens again
-            if (
-                os.stat(name, dir_fd=src_dir, follow_symlinks=False).st_size
-                > TOTAL_BYTES - self.bytes
+            if self._over_total(
+                os.stat(name, dir_fd=src_dir, follow_symlinks=False).st_size, name, dest
             ):
-                self.snap.refused[dest] = (
-                    f"{name} was not read: the submission exceeds its size cap"
-                )
-                self.cut(too_big)
                 return
             data = read_regular(name, cap, dir_fd=src_dir, owner=self.owner, one_name=self.links)
         except NotRegularFile as error:
@@ -202,9 +204,7 @@ class _Copier:
             return
         except OSError:
             return
-        if self.bytes + len(data) > TOTAL_BYTES:
-            self.snap.refused[dest] = f"{name} was not read: the submission exceeds its size cap"
-            self.cut(too_big)
+        if self._over_total(len(data), name, dest):  # the file grew since
             return
         self.files += 1
         self.bytes += len(data)
