@@ -372,7 +372,8 @@ def grade_one(
     top-level output shows what the student may see before the ``due`` date
     (:mod:`mcts_grader.feedback`)."""
     with _batch_env() as (private, env):
-        tests = _hide_originals(list(tests), env)
+        tests = list(tests)
+        _hide_originals(tests, env)
         tests = hidden_copy(tests, private / "hidden")
         vet(tests, options, env, private)
         path = Path(submission)
@@ -475,7 +476,8 @@ def grade(
             # Before any student code runs, or any file is written: the options, and every
             # hidden test (whatever --exercise or -k keep of them), on the reference; the runs
             # grade with the very copies checked.
-            tests = _hide_originals(list(tests), env)
+            tests = list(tests)
+            _hide_originals(tests, env)
             tests = hidden_copy(tests, private / "hidden")
             if check_tests:
                 vet(tests, options, env, private)
@@ -667,15 +669,14 @@ class OutLock:
                 self.out_dir.rmdir()
 
 
-def _hide_originals(tests: list[str | Path], env: dict[str, str]) -> list[str | Path]:
-    """``tests``, unchanged; the runs are told to hide these originals from the student's
-    process too (:data:`~mcts_course.grading.plugin.ORIGINALS_ENV`): the runs grade with a
-    copy, but an instructor's folder under a path every sandbox shows (``/usr``, the
-    interpreter's prefix) was readable by every student's code (red team 31, 09)."""
+def _hide_originals(tests: list[str | Path], env: dict[str, str]) -> None:
+    """Tell the runs to hide ``tests``, the instructor's originals, from the student's process
+    too (:data:`~mcts_course.grading.plugin.ORIGINALS_ENV`): the runs grade with a copy, but
+    an instructor's folder under a path every sandbox shows (``/usr``, the interpreter's
+    prefix) was readable by every student's code (red team 31, 09)."""
     from mcts_course.grading.plugin import ORIGINALS_ENV
 
     env[ORIGINALS_ENV] = os.pathsep.join(os.path.abspath(t) for t in tests)
-    return tests
 
 
 @contextlib.contextmanager

@@ -116,9 +116,10 @@ def student_error(data: Any) -> StudentError:
 class StudentGone(Exception):
     """The student's process can answer no more (it overran a time limit, or died)."""
 
-    def __init__(self, function: str, why: str, kind: str):
+    def __init__(self, function: str, why: str, kind: str, questions: int = 0):
         super().__init__(why)
         self.function, self.why, self.kind = function, why, kind  # kind: "timed out"/"crashed"
+        self.questions = questions  # > 0: the test's time ran out over this many questions
 
 
 class ImportFailed(Exception):

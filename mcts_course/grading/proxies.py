@@ -100,7 +100,8 @@ class Connection:
             # The test's time is used up: each question had at least 0.05 s, so a loop of
             # quick ones (a select_child returning its own node to the grader's loop) ran until
             # the whole set's CPU limit, 521 s for a test of 8 s
-            raise StudentGone(function, f"{TIMED_OUT}: {self.asked} questions", TIMED_OUT)
+            why = f"{TIMED_OUT}: {self.asked} questions"
+            raise StudentGone(function, why, TIMED_OUT, questions=self.asked)
         self.asked += 1
         budget = max(self.budget, 0.05) if message.get("op") != "release" else 5.0
         reply: dict[Any, Any]

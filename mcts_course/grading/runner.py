@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD
+from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.delegation import library_delegation
 from mcts_course.grading.pyparse import TooBig, TooDeep, once_per_text, parse, python_text
 from mcts_course.grading.remote import (
@@ -128,9 +128,6 @@ class SetRun:
         self.transport: Any = None
         self.names: set[str] = set()
         self.helpers: set[str] = set()  # other files of the submission its process imported
-        # Once a held-back test asks, the process answering is one whose imports say nothing
-        # the student may read: which helpers it loads can encode what it was asked.
-        self.held_back = False
         self.stage = 0  # of the tests asked so far: visible, later-shown, hidden
         self.outside = False  # a process was killed by a SIGKILL the grader did not send
         self.outside_visible = False  # ... one answering visible tests (the student is told)
@@ -138,6 +135,13 @@ class SetRun:
         self.failed: set[str] = set()  # functions whose own test failed
         self.reported = False  # why the set cannot answer was told in full in a test above
         self.load_under_load = False  # loading ran out of time on a busy machine: no grade
+
+    @property
+    def held_back(self) -> bool:
+        """Whether a held-back test has asked: the process answering is then one whose imports
+        say nothing the student may read (which helpers it loads can encode what it was
+        asked)."""
+        return self.stage > 0
 
     def unusable(self) -> str | None:
         """Why a test of a set that cannot answer (no file, a syntax error...) is not run, once
@@ -164,7 +168,7 @@ class SetRun:
         import are not reported (see :meth:`imported`)."""
         if stage > self.stage:
             self.close()  # the earlier stage's process: it may remember what it was asked
-            self.stage, self.held_back = stage, True
+            self.stage = stage
         if self.start is None:
             return DeadStudent(self.why), None
         if self.transport is None or not self.transport.alive():
@@ -346,10 +350,10 @@ def verdict(
     if isinstance(error, StudentGone):
         status = error.kind
         run.broken.setdefault(error.function, error.kind)
-        if error.kind == "timed out" and error.why != TIMED_OUT:  # many questions, each quick
+        if error.kind == "timed out" and error.questions:  # many questions, each quick
             message = (
                 f"stopped: your code used up this test's time limit of {budget:g} s over "
-                f"{error.why.removeprefix(TIMED_OUT + ': ')}, the last to your "
+                f"{error.questions} questions, the last to your "
                 f"`{error.function}` (a function that never lets the search end?)"
             )
         elif error.kind == "timed out":

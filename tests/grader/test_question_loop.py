@@ -37,6 +37,7 @@ def test_a_test_asks_no_more_once_its_time_is_used_up():
         connection.request({"op": "call"}, "select_child")
     assert stopped.value.kind == TIMED_OUT and transport.asked == 4
     assert stopped.value.function == "select_child" and "4 questions" in stopped.value.why
+    assert stopped.value.questions == 4  # what the message says (runner.verdict)
     connection.begin_test(1.0)  # the next test has its own time
     connection.request({"op": "call"}, "select_child")
     assert transport.asked == 5
