@@ -125,7 +125,7 @@ def student_output(data: dict[str, Any], now: datetime, due: datetime | None) ->
     return text
 
 
-HELD_BACK = "a test shown after the due date"  # the name of a held-back test's entry
+HELD_BACK = "a held-back test"  # the name of an after_due_date or hidden test's entry
 
 
 def held_back(test: dict[str, Any]) -> dict[str, Any]:

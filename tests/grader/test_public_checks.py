@@ -1,7 +1,7 @@
 """The public checks (``mcts_course/grading/tests``) are trustworthy without the reference: the
 library's engine they use agrees with the reference on their questions, and the grader's runs
-hold every test exactly once.  (They record no answers any more: a recording answers fixed
-questions, and a submission can replay it; red team 20, 13.)"""
+hold every test exactly once; the grader's working of the contracts (``mcts_grader/tests``: a
+student's install holds none of it, red team 32, 03 and 07) agrees with the reference too."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ import random
 
 from grading_fixtures.points import marks, modules
 from mcts_grader.solutions import alphabeta, bandits, connect4, learning
+from mcts_grader.tests import test_bandits as grader_bandits
+from mcts_grader.tests import test_learning as grader_learning
 
 from mcts_course.grading import invocation
 from mcts_course.grading.public import disc_difference, weighted
 from mcts_course.grading.sets import SETS
 from mcts_course.grading.tests import test_alphabeta as public_alphabeta
-from mcts_course.grading.tests import test_bandits as public_bandits
 from mcts_course.grading.tests import test_connect4 as public_connect4
-from mcts_course.grading.tests import test_learning as public_learning
 
 
 def test_the_connect4_engine_agrees_with_the_reference_rules():
@@ -33,22 +33,22 @@ def test_the_bandit_contracts_agree_with_the_reference():
     """the grader's working of monte_carlo_move and compare_policies (drawn seeds)"""
     rng = random.Random(2)
     for _ in range(20):
-        state, seed = public_bandits.random_state(rng), rng.randrange(2**31)
-        for name, policy in public_bandits.CONTRACT_POLICIES.items():
+        state, seed = grader_bandits.random_state(rng), rng.randrange(2**31)
+        for name, policy in grader_bandits.CONTRACT_POLICIES.items():
             mine, theirs = random.Random(seed), random.Random(seed)
             want = bandits.monte_carlo_move(state, 30, bandits.make_policy(name), theirs)
-            assert public_bandits.contract_move(state, 30, policy, mine)[0] == want
+            assert grader_bandits.contract_move(state, 30, policy, mine)[0] == want
             assert mine.getstate() == theirs.getstate()
     for playouts, games in ((2, 8), (5, 5), (20, 4)):
         seed = rng.randrange(2**31)
         policies = ("ucb1", "uniform")
         want = bandits.compare_policies(policies, playouts=playouts, games=games, seed=seed)
-        assert public_bandits.contract_scores(policies, playouts, games, seed) == want
-        first, again = public_bandits.Scripted(), public_bandits.Scripted()
+        assert grader_bandits.contract_scores(policies, playouts, games, seed) == want
+        first, again = grader_bandits.Scripted(), grader_bandits.Scripted()
         want = bandits.compare_policies(
             policies, playouts=3, games=games, seed=seed, opponent=first
         )
-        got = public_bandits.contract_scores(policies, 3, games, seed, opponent=again)
+        got = grader_bandits.contract_scores(policies, 3, games, seed, opponent=again)
         assert got == want and first.turns == again.turns
 
 
@@ -71,15 +71,15 @@ def test_the_minimax_engine_agrees_with_the_reference():
 def test_the_learning_definitions_agree_with_the_reference():
     rng = random.Random(1)
     for _ in range(500):
-        visits = public_learning.root_visits(rng, most=rng.choice([12, 400, 2000]))
+        visits = grader_learning.root_visits(rng, most=rng.choice([12, 400, 2000]))
         for temperature in (0.0, 0.01, 0.5, 1.0, 3.0):
             want = learning.policy_target(visits, temperature)
-            got = public_learning.target_shares(visits, temperature)
+            got = grader_learning.target_shares(visits, temperature)
             assert all(math.isclose(got[a], want[a], abs_tol=1e-12) for a in visits)
     for _ in range(200):
-        root, priors = public_learning.tree_with_priors(rng, shuffle=True)
+        root, priors = grader_learning.tree_with_priors(rng, shuffle=True)
         want = learning.puct_select(root, priors, 1.5, 0.5).action
-        assert public_learning.highest_puct(root, priors, 1.5, 0.5) == want
+        assert grader_learning.highest_puct(root, priors, 1.5, 0.5) == want
 
 
 def test_every_set_has_public_checks_and_no_test_twice():
