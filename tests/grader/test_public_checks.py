@@ -18,6 +18,7 @@ from mcts_course.grading.public import disc_difference, weighted
 from mcts_course.grading.sets import SETS
 from mcts_course.grading.tests import test_alphabeta as public_alphabeta
 from mcts_course.grading.tests import test_connect4 as public_connect4
+from mcts_course.grading.tests import test_learning as public_learning
 
 
 def test_the_connect4_engine_agrees_with_the_reference_rules():
@@ -80,6 +81,18 @@ def test_the_learning_definitions_agree_with_the_reference():
         root, priors = grader_learning.tree_with_priors(rng, shuffle=True)
         want = learning.puct_select(root, priors, 1.5, 0.5).action
         assert grader_learning.highest_puct(root, priors, 1.5, 0.5) == want
+
+
+def test_the_recorded_learning_answers_are_the_reference_s():
+    """the public learning checks' answers, recorded for fixed questions"""
+    for visits, temperature, want in public_learning.TARGETS:
+        got = learning.policy_target(visits, temperature)
+        assert set(got) == set(want) and all(math.isclose(got[a], want[a]) for a in want)
+    for game, moves, want in public_learning.GAMES:
+        positions, final = public_learning._record(game, moves)
+        assert final.is_terminal() and learning.value_targets(positions, final) == want
+    for args, want in public_learning.UNVISITED.items():
+        assert math.isclose(learning.puct_score(*args), want)
 
 
 def test_every_set_has_public_checks_and_no_test_twice():
