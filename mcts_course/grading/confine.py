@@ -126,11 +126,20 @@ exec "$INIT_PYTHON" -I -S -c "$INIT" "$@"
 # but with SIGUSR1 (the kernel drops any signal to a namespace's first process from inside it
 # that has no handler), which only makes it read requests, nor renice it or read its files
 # (it keeps the capabilities the student's process drops).  The child gets every signal's
-# default action back (the interpreter ignores SIGPIPE and SIGXFSZ, and exec keeps that).
+# default action back (the interpreter ignores SIGPIPE and SIGXFSZ, and exec keeps that).  Its
+# oom_score_adj, 1000, goes to every process of the namespace: on a machine short of memory
+# the kernel killed the grader first, and a submission that kept its processes small lived on
+# holding the memory (red team 33, 04); the student's process cannot lower it (no
+# CAP_SYS_RESOURCE, and Landlock refuses its writes outside its own folders).
 INIT_FD_ENV = "MCTS_INIT_FD"
 INIT = f"""
 import os, signal, sys
 
+try:  # the first the kernel kills when memory runs out, before the grader (red team 33, 04)
+    with open("/proc/self/oom_score_adj", "w") as f:
+        f.write("1000")
+except OSError:
+    pass
 given = os.environ.pop("{INIT_FD_ENV}", "")
 control = int(given) if given.isdigit() else -1
 if control >= 0:
@@ -419,6 +428,19 @@ def _threads_of(uid: int) -> int:
 
 
 # -- one student process's cage -------------------------------------------------------------------
+def _dies_with_this_thread() -> list[str]:
+    """A prefix that kills the launcher when the thread starting it ends: a grading run killed
+    by SIGKILL left its sandbox running, with no cgroup for the next grader to sweep as a
+    teaching assistant, its student code spawning a daemon every 30 s (red team 33, 03); the
+    launcher's death kills the namespace's first process (``unshare --kill-child``), whose
+    death ends the namespace.  Only from the main thread: the kernel's parent-death signal
+    follows the thread that forked, and another thread may end before the run does."""
+    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+    if threading.current_thread() is not threading.main_thread() or not os.path.exists(setpriv):
+        return []
+    return [setpriv, "--pdeathsig", "KILL"]
+
+
 class Cage:
     """The namespaces and cgroups of one student process.  ``root`` is an empty folder of the
     grader's (the new root is mounted on it, inside the namespace only); ``work`` the folder
@@ -482,11 +504,11 @@ class Cage:
         shown = visible(public_root, masked=masked)
         launcher = _launcher(self.root, self.work, self.owner, self.memory_mb, shown)
         argv = [os.path.realpath(argv[0]), *argv[1:]]
-        if not self.cgroups:
-            return launcher + argv
-        join = 'while [ "$1" != -- ]; do echo $$ > "$1"; shift; done; shift; exec "$@"'
-        procs = [str(folder / "cgroup.procs") for folder in self.cgroups.values()]
-        return ["/bin/sh", "-c", join, "mcts-join", *procs, "--", *launcher, *argv]
+        if self.cgroups:
+            join = 'while [ "$1" != -- ]; do echo $$ > "$1"; shift; done; shift; exec "$@"'
+            procs = [str(folder / "cgroup.procs") for folder in self.cgroups.values()]
+            launcher = ["/bin/sh", "-c", join, "mcts-join", *procs, "--", *launcher]
+        return _dies_with_this_thread() + launcher + argv
 
     # -- between questions, and at the end ---------------------------------------------------
     def _freezer(self) -> Path | None:

@@ -114,6 +114,28 @@ def _state(pid: int) -> bytes | None:
         return None
 
 
+def _stopped(pid: int) -> bool:
+    """Whether ``pid`` runs no code of its own until continued: stopped or ended, or asleep
+    in the kernel (``D``) with the stop pending, which it takes on its way out: a process
+    waiting for its ``vfork`` child, stopped, stays there, and every pause waited out
+    :data:`STOP_WAIT` for it (red team 33, 05)."""
+    state = _state(pid)
+    if state in STOPPED_STATES or state is None:
+        return True
+    if state != b"D":
+        return False
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return True  # gone
+    pending = 0
+    for line in lines:
+        if line.startswith((b"SigPnd:", b"ShdPnd:")):
+            pending |= int(line.split()[1], 16)
+    return bool(pending >> (signal.SIGSTOP - 1) & 1)
+
+
 def ask_init(init: int, launcher: int, control: int, request: bytes) -> bool:
     """Ask the namespace's first process ``init`` to carry out ``request``: written on its
     pipe ``control``, then SIGUSR1; only while ``init`` is still the child of ``launcher`` (a
@@ -136,8 +158,7 @@ def stop_from_inside(init: int, launcher: int, control: int) -> bool:
         return False
     deadline = time.monotonic() + STOP_WAIT
     while time.monotonic() < deadline:
-        others = [pid for pid in members(namespace) if pid != init]
-        if all(_state(pid) in STOPPED_STATES for pid in others):
+        if all(_stopped(pid) for pid in members(namespace) if pid != init):
             return True
         time.sleep(0.001)
     return False
