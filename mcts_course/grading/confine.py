@@ -126,8 +126,8 @@ exec "$INIT_PYTHON" -I -S -c "$INIT" "$@"
 # but with SIGUSR1 (the kernel drops any signal to a namespace's first process from inside it
 # that has no handler), which only makes it read requests, nor renice it or read its files
 # (it keeps the capabilities the student's process drops).  The child gets every signal's
-# default action back (the interpreter ignores SIGPIPE and SIGXFSZ, and exec keeps that).  Its
-# oom_score_adj, 1000, goes to every process of the namespace: on a machine short of memory
+# default action back (the interpreter ignores SIGPIPE and SIGXFSZ, and exec keeps that), and
+# an oom_score_adj of 1000, which its every process inherits: on a machine short of memory
 # the kernel killed the grader first, and a submission that kept its processes small lived on
 # holding the memory (red team 33, 04); the student's process cannot lower it (no
 # CAP_SYS_RESOURCE, and Landlock refuses its writes outside its own folders).
@@ -135,11 +135,6 @@ INIT_FD_ENV = "MCTS_INIT_FD"
 INIT = f"""
 import os, signal, sys
 
-try:  # the first the kernel kills when memory runs out, before the grader (red team 33, 04)
-    with open("/proc/self/oom_score_adj", "w") as f:
-        f.write("1000")
-except OSError:
-    pass
 given = os.environ.pop("{INIT_FD_ENV}", "")
 control = int(given) if given.isdigit() else -1
 if control >= 0:
@@ -167,6 +162,11 @@ child = os.fork()
 if child == 0:
     for number in (signal.SIGUSR1, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
         signal.signal(number, signal.SIG_DFL)
+    try:  # the first the kernel kills when memory runs out, before the grader (red team 33, 04)
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
     try:
         os.execvp(sys.argv[1], sys.argv[1:])
     finally:

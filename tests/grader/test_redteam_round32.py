@@ -29,7 +29,8 @@ def test_03_07_the_public_checks_work_out_no_contract():
 def _entry(folder: Path | None, text: str | None = None):
     if text is None:
         text = json.dumps({"url": folder.as_uri(), "dir_info": {}}) if folder else None
-    return SimpleNamespace(dist=SimpleNamespace(read_text=lambda _: text), value="mcts_grader.tests")
+    dist = SimpleNamespace(read_text=lambda _: text)
+    return SimpleNamespace(dist=dist, value="mcts_grader.tests")
 
 
 def test_08_the_folder_the_grader_was_installed_from_is_hidden(tmp_path, monkeypatch):
