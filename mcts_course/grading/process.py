@@ -352,6 +352,7 @@ class StudentProcess:
             self.box.cage.watch_cpu(self.cpu_seconds)
         os.close(from_grader)
         os.close(to_grader)
+        os.set_blocking(to_child, False)
         if to_init >= 0:
             os.close(from_grader_init)
             os.set_blocking(to_init, False)
