@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
-from mcts_course.grading import confine
+from mcts_course.grading import confine, sandbox
+from mcts_course.grading.process import StudentProcess
 
 
 @pytest.fixture
@@ -18,3 +22,25 @@ def no_namespaces(monkeypatch) -> Iterator[None]:
     yield
     monkeypatch.delenv(confine.NO_NAMESPACES_ENV)
     confine.namespaces_allowed.cache_clear()
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], StudentProcess]]:
+    """Start a student process for ``code`` without cgroups, as a teaching assistant's (no
+    freezer, no CPU quota: the namespace's processes are stopped by signals); each is killed
+    at the end."""
+    monkeypatch.setattr(confine, "cgroups_allowed", lambda: False)
+    public = sandbox.public_package(Path(tempfile.mkdtemp(prefix="public-", dir="/tmp")))
+    public.chmod(0o755)
+    made: list[StudentProcess] = []
+
+    def start(code: str) -> StudentProcess:
+        process = StudentProcess(None, "probe.py", None, ["f"], public, code=code)
+        made.append(process)
+        process.start()
+        return process
+
+    yield start
+    for process in made:
+        process.kill()
+    shutil.rmtree(public, ignore_errors=True)

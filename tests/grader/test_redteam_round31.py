@@ -12,19 +12,18 @@ import os
 import platform
 import shutil
 import sys
-import tempfile
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from grading_fixtures.asking import CALL, namespaced
 from grading_fixtures.batches import graded_file
 from grading_fixtures.shared_folders import SOLUTIONS
 
-from mcts_course.grading import confine, pidns, sandbox
+from mcts_course.grading import pidns
 from mcts_course.grading.clock import TIMED_OUT
-from mcts_course.grading.process import StudentGone, StudentProcess
+from mcts_course.grading.process import StudentGone
 
 HIDDEN = '''
 import pytest
@@ -107,35 +106,6 @@ def test_05_no_page_cache_drops_io_priorities_or_others_priorities(tmp_path):
     for refused in ("fadvise 1", "user 1", "group 1", "ioprio -1 1"):  # EPERM
         assert refused in said, said
     assert "nice ok" in said, said  # its own priority, as os.nice sets it
-
-
-CALL = {"op": "call", "name": "f", "many": False, "calls": [[[1], {"$d": []}]], "nodes": []}
-namespaced = pytest.mark.skipif(
-    sandbox.confinement_mode() not in ("namespaces", "userns"),
-    reason="needs the namespace sandbox (a pid namespace per submission)",
-)
-
-
-@pytest.fixture
-def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
-    """A started student process for ``code`` without cgroups, as a teaching assistant's
-    (no freezer, no CPU quota: the namespace's processes are stopped by signals), killed at
-    the end."""
-    monkeypatch.setattr(confine, "cgroups_allowed", lambda: False)
-    public = sandbox.public_package(Path(tempfile.mkdtemp(prefix="public-", dir="/tmp")))
-    public.chmod(0o755)
-    made: list[StudentProcess] = []
-
-    def start(code: str) -> StudentProcess:
-        process = StudentProcess(None, "probe.py", None, ["f"], public, code=code)
-        made.append(process)
-        process.start()
-        return process
-
-    yield start
-    for process in made:
-        process.kill()
-    shutil.rmtree(public, ignore_errors=True)
 
 
 DIRECT_READER = """

@@ -13,40 +13,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from grading_fixtures.asking import CALL, namespaced
 from test_pidns_pause import alive, identity
 
-from mcts_course.grading import confine, pidns, sandbox
-from mcts_course.grading.process import StudentProcess
-
-CALL = {"op": "call", "name": "f", "many": False, "calls": [[[1], {"$d": []}]], "nodes": []}
-namespaced = pytest.mark.skipif(
-    sandbox.confinement_mode() not in ("namespaces", "userns"),
-    reason="needs the namespace sandbox (a pid namespace per submission)",
-)
-
-
-@pytest.fixture
-def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
-    monkeypatch.setattr(confine, "cgroups_allowed", lambda: False)
-    public = sandbox.public_package(Path(tempfile.mkdtemp(prefix="public-", dir="/tmp")))
-    public.chmod(0o755)
-    made: list[StudentProcess] = []
-
-    def start(code: str) -> StudentProcess:
-        process = StudentProcess(None, "probe.py", None, ["f"], public, code=code)
-        made.append(process)
-        process.start()
-        return process
-
-    yield start
-    for process in made:
-        process.kill()
-    shutil.rmtree(public, ignore_errors=True)
-
+from mcts_course.grading import pidns, sandbox
 
 OOM = """
 def f(x):
