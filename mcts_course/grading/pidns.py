@@ -106,7 +106,8 @@ STOPPED_STATES = (b"T", b"t", b"Z", b"X")
 STOP_WAIT = 1.0  # seconds to wait for the stop to show; the scan is the fallback
 
 
-def _state(pid: int) -> bytes | None:
+def state(pid: int) -> bytes | None:
+    """``pid``'s state letter in ``/proc/PID/stat`` (None: no such process, or no /proc)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             return f.read().rsplit(b")", 1)[1].split()[0]
@@ -119,10 +120,10 @@ def _stopped(pid: int) -> bool:
     in the kernel (``D``) with the stop pending, which it takes on its way out: a process
     waiting for its ``vfork`` child, stopped, stays there, and every pause waited out
     :data:`STOP_WAIT` for it (red team 33, 05)."""
-    state = _state(pid)
-    if state in STOPPED_STATES or state is None:
+    letter = state(pid)
+    if letter in STOPPED_STATES or letter is None:
         return True
-    if state != b"D":
+    if letter != b"D":
         return False
     try:
         with open(f"/proc/{pid}/status", "rb") as f:

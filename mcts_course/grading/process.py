@@ -35,6 +35,7 @@ from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD, QuestionClock, stud
 from mcts_course.grading.confine import INIT_FD_ENV
 from mcts_course.grading.pidns import (
     CONTINUE,
+    STOPPED_STATES,
     ask_init,
     disk_bytes,
     forget,
@@ -42,6 +43,7 @@ from mcts_course.grading.pidns import (
     stop_from_inside,
 )
 from mcts_course.grading.pidns import cpu_seconds as namespace_cpu_seconds
+from mcts_course.grading.pidns import state as process_state
 from mcts_course.grading.protocol import MAX_VALUES
 from mcts_course.grading.pyparse import python_text
 from mcts_course.grading.sandbox import (
@@ -475,12 +477,8 @@ class StudentProcess:
         if self.proc is None:
             return
         for _ in range(500):
-            try:
-                with open(f"/proc/{self.proc.pid}/stat", "rb") as f:
-                    state = f.read().rsplit(b")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                return  # no /proc (not Linux), or the process is gone
-            if state in (b"T", b"t", b"Z", b"X"):
+            state = process_state(self.proc.pid)
+            if state is None or state in STOPPED_STATES:  # None: no /proc, or it is gone
                 return
             time.sleep(0.001)
 
