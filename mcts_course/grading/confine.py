@@ -44,7 +44,7 @@ from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 
-from mcts_course.grading import leftovers
+from mcts_course.grading import checkouts, leftovers
 
 NAMESPACES = ("mount", "ipc", "net", "pid", "uts")
 TMP_MB = {"/tmp": 64, "/var/tmp": 16, "/dev/shm": 64, "/run/lock": 1}  # private tmpfs sizes
@@ -357,7 +357,9 @@ def visible(
     """The setup arguments that make the student's root: what is shown (read-only), which
     package folders are emptied, what goes back in them, the private temporary folders, and
     ``masked``: files and folders inside what is shown that the student must not see (an
-    instructor's hidden tests under ``/usr``: red team 31, 09), covered last."""
+    instructor's hidden tests under ``/usr``: red team 31, 09), and the copies of this
+    repository there (:mod:`~mcts_course.grading.checkouts`), covered last, all but what the
+    student's process needs in them (:func:`_cover`)."""
     shown = list(SYSTEM) + list(ETC)
     real_prefix = os.path.realpath(sys.base_prefix)
     shown.append(real_prefix)
@@ -373,18 +375,48 @@ def visible(
         args += ["ro", path]
     allowed = allowed_entries()
     sites = site_folders()
+    keep = [*shown, os.path.join(os.path.realpath(sys.prefix), "pyvenv.cfg")]
     for site in sites:
-        inside = any(site == s or site.startswith(s.rstrip("/") + "/") for s in shown)
-        if inside or site in allowed:
+        if any(_within(site, s) for s in shown) or site in allowed:
             args += ["site", site]
+            keep.append(site)
     for site, tops in allowed.items():
         if site not in sites:
             continue
         for top in tops:
             args += ["add", site, top]
-    for path in masked:
-        args += ["mask", path]
+            keep.append(os.path.join(site, top))
+    for path in dict.fromkeys([*masked, *checkouts.copies(whole_trees())]):
+        for covered in _cover(os.path.realpath(path), keep, shown):
+            args += ["mask", covered]
     return args
+
+
+def whole_trees() -> tuple[str, ...]:
+    """The folders every student's root shows whole (their site folders aside): the system's
+    and the interpreter's prefix."""
+    prefix = os.path.realpath(sys.base_prefix)
+    return tuple(dict.fromkeys(p for p in [*SYSTEM, prefix] if os.path.isdir(p)))
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _cover(path: str, keep: list[str], shown: list[str]) -> list[str]:
+    """What to mask so that the student sees nothing of ``path`` but what ``keep`` holds: the
+    path itself, or, for a folder holding something kept (a checkout's virtual environment, the
+    interpreter's prefix), each of its other entries, down to the kept ones; only what a shown
+    tree holds (a mask elsewhere covers nothing)."""
+    if path in keep:
+        return []
+    if not any(_within(k, path) for k in keep):
+        return [path] if any(_within(path, s) for s in shown) else []
+    try:
+        entries = sorted(os.listdir(path))
+    except OSError:
+        return []
+    return [c for e in entries for c in _cover(os.path.join(path, e), keep, shown)]
 
 
 def _launcher(

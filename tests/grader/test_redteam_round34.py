@@ -1,0 +1,120 @@
+"""Red team round 34: a checkout of this repository under ``/usr``, which every namespace
+sandbox shows whole, gave the reference solutions to a submission holding no exercise code:
+through ``.git``'s objects (02, 08: 100 of 100 points), ``grader/build/lib`` (02) and, with the
+grader installed from a wheel, ``grader/mcts_grader`` itself (05).  Inside a run, the
+checkout's in-tree ``.egg-info`` shadowed the distribution that records where the grader was
+installed from, so the earlier mask never applied to an editable install (02)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from grading_fixtures.asking import CALL, namespaced
+
+from mcts_course.grading import checkouts, confine
+
+
+def _checkout(top: Path) -> dict[str, Path]:
+    """A checkout's parts that hold the reference solutions, and its virtual environment."""
+    parts = {
+        "object": top / ".git" / "objects" / "ab" / "cdef0123",
+        "package": top / "grader" / "mcts_grader" / "solutions" / "bandits.py",
+        "build": top / "grader" / "build" / "lib" / "mcts_grader" / "solutions" / "bandits.py",
+        "site": top / ".venv" / "lib" / "python3.11" / "site-packages",
+    }
+    for name, path in parts.items():
+        if name == "site":
+            path.mkdir(parents=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"SECRET-{name}\n")
+    (top / "pyproject.toml").write_text("[project]\nname = 'mcts-course'\n")
+    (top / "grader" / "pyproject.toml").write_text("[project]\nname = 'mcts-course-grader'\n")
+    return parts
+
+
+def test_a_checkout_in_a_shown_tree_is_covered_all_but_its_environment(tmp_path):
+    tree = tmp_path / "usr"
+    top = tree / "local" / "src" / "course"
+    parts = _checkout(top)
+    found = checkouts.find([str(tree)])
+    assert str(top) in found
+    site = str(parts["site"])
+    masks: list[str] = []
+    for path in found:
+        masks += confine._cover(path, [str(tree), site], [str(tree)])
+    for name in ("object", "package", "build"):
+        assert any(confine._within(str(parts[name]), m) for m in masks), (name, masks)
+    assert not any(confine._within(site, m) for m in masks), masks  # the environment stays
+    assert confine._cover(str(top), [str(tree), site], ["/elsewhere"]) == []  # not shown
+
+
+def _dist(location: Path, url: str | None) -> SimpleNamespace:
+    text = json.dumps({"url": url, "dir_info": {}}) if url else None
+    return SimpleNamespace(
+        metadata={"Name": "mcts-course-grader"},
+        locate_file=lambda _: location,
+        read_text=lambda _: text,
+    )
+
+
+def test_02_every_distribution_of_the_grader_is_an_anchor(tmp_path, monkeypatch):
+    top = tmp_path / "checkout"
+    _checkout(top)
+    wheel = tmp_path / "other" / "dist" / "mcts_course_grader-0.1-py3-none-any.whl"
+    wheel.parent.mkdir(parents=True)
+    (tmp_path / "other" / "pyproject.toml").write_text("")
+    # the run finds the in-tree .egg-info first, which records nothing of where it came from
+    dists = [_dist(top / "grader", None), _dist(tmp_path / "site", wheel.as_uri())]
+    monkeypatch.setattr(checkouts.metadata, "distributions", lambda: dists)
+    found = checkouts.find([])
+    assert str(top) in found and str(tmp_path / "other") in found, found
+
+
+def test_grade_hands_the_copies_to_its_runs(tmp_path, monkeypatch):
+    _checkout(tmp_path / "course")
+    env: dict[str, str] = {}
+    checkouts.for_runs(env, [str(tmp_path)])
+    monkeypatch.setenv(checkouts.COPIES_ENV, env[checkouts.COPIES_ENV])
+    checkouts.copies.cache_clear()
+    try:
+        assert str(tmp_path / "course") in checkouts.copies(("/nowhere",))
+    finally:
+        checkouts.copies.cache_clear()
+
+
+READER = """
+PATHS = {paths!r}
+
+def f(x):
+    found = []
+    for path in PATHS:
+        try:
+            found.append(open(path).read().strip())
+        except OSError as error:
+            found.append(type(error).__name__)
+    return " ".join(found)
+"""
+
+
+@namespaced
+@pytest.mark.skipif(os.geteuid() != 0, reason="writes under /usr/local/src")
+def test_02_05_08_a_checkout_under_usr_shows_nothing_to_the_student(started):
+    top = Path("/usr/local/src") / f"mcts-rt34-{uuid.uuid4().hex[:8]}"
+    parts = _checkout(top)
+    checkouts.copies.cache_clear()
+    try:
+        paths = [str(parts[name]) for name in ("object", "package", "build")]
+        process = started(READER.format(paths=paths))
+        reply, _ = process.exchange(CALL, 5.0, lambda m: {}, "f")
+        assert "SECRET" not in str(reply), reply
+        assert "ok" in reply, reply
+    finally:
+        checkouts.copies.cache_clear()
+        shutil.rmtree(top)
