@@ -43,44 +43,15 @@ def test_folders(reference: bool = True) -> tuple[Path, ...]:
 
 def grader_packages() -> tuple[Path, ...]:
     """The folders of the top-level packages that declare reference tests (the grader's
-    ``mcts_grader``: reference solutions and tests), which the student's process must not read,
-    and the folders the grader was installed from (:func:`installed_from`); none without the
-    grader."""
+    ``mcts_grader``: reference solutions and tests), which the student's process must not read;
+    none without the grader.  The checkouts they came from are
+    :mod:`~mcts_course.grading.checkouts`' to cover."""
     folders: list[Path] = []
     for name in reference_test_packages():
         spec = importlib.util.find_spec(name.split(".")[0])
         if spec is not None and spec.submodule_search_locations:
             folders.extend(Path(p).resolve() for p in spec.submodule_search_locations)
-    return tuple(folders) + installed_from()
-
-
-def installed_from() -> tuple[Path, ...]:
-    """The local folders the grader's distributions were installed from, as pip records them
-    (PEP 610's ``direct_url.json``): after ``pip install ./grader`` the checkout's copy of the
-    reference solutions stays on the disk, and setuptools' ``build/lib`` copy beside it, which
-    every sandbox showed when the checkout lay under ``/usr`` (``/usr/local/src``, a Docker
-    image's ``/usr/src/app``: red team 32, 08).  A folder holding the interpreter is left out
-    (the sandbox needs it), and so is one that is not a folder any more."""
-    import json
-    import sys
-    from urllib.parse import unquote, urlparse
-
-    found: list[Path] = []
-    prefixes = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
-    for entry in entry_points(group=TESTS_ENTRY_POINTS):
-        dist = getattr(entry, "dist", None)
-        try:
-            text = dist.read_text("direct_url.json") if dist is not None else None
-            url = urlparse(json.loads(text).get("url", "")) if text else None
-        except (OSError, ValueError, AttributeError):
-            continue
-        if url is None or url.scheme != "file":
-            continue
-        folder = Path(unquote(url.path)).resolve()
-        if folder.is_dir() and folder not in found:
-            if not any(p == folder or p.is_relative_to(folder) for p in prefixes):
-                found.append(folder)
-    return tuple(found)
+    return tuple(folders)
 
 
 def pytest_args(

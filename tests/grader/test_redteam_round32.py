@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from mcts_course.grading import invocation
+from mcts_course.grading import checkouts, confine, invocation
 
 PUBLIC = Path(invocation.__file__).resolve().parent / "tests"
 # what each exercise function's working looked like in the public checks before
@@ -26,31 +26,33 @@ def test_03_07_the_public_checks_work_out_no_contract():
         assert not defined & set(workings), (name, defined & set(workings))
 
 
-def _entry(folder: Path | None, text: str | None = None):
+def _dist(url: str | None, text: str | None = None) -> SimpleNamespace:
     if text is None:
-        text = json.dumps({"url": folder.as_uri(), "dir_info": {}}) if folder else None
-    dist = SimpleNamespace(read_text=lambda _: text)
-    return SimpleNamespace(dist=dist, value="mcts_grader.tests")
+        text = json.dumps({"url": url, "dir_info": {}}) if url else None
+    return SimpleNamespace(
+        metadata={"Name": "mcts-course-grader"},
+        locate_file=lambda _: Path("/nonexistent-site"),
+        read_text=lambda _: text,
+    )
 
 
-def test_08_the_folder_the_grader_was_installed_from_is_hidden(tmp_path, monkeypatch):
+def test_08_the_folder_the_grader_was_installed_from_is_covered(tmp_path, monkeypatch):
     source = tmp_path / "checkout" / "grader"
     (source / "mcts_grader" / "solutions").mkdir(parents=True)
-    entries = [
-        _entry(source),
-        _entry(None),  # installed from an index: nothing recorded
-        _entry(None, "not json"),
-        _entry(None, json.dumps({"url": "https://example.org/grader.tar.gz"})),
-        _entry(tmp_path / "gone"),
+    (source.parent / ".git").mkdir()
+    dists = [
+        _dist(source.as_uri()),
+        _dist(None),  # installed from an index: nothing recorded
+        _dist(None, "not json"),
+        _dist("https://example.org/grader.tar.gz"),
     ]
-    monkeypatch.setattr(invocation, "entry_points", lambda group: entries)
-    assert invocation.installed_from() == (source.resolve(),)
-    assert source.resolve() in invocation.grader_packages()
+    monkeypatch.setattr(checkouts.metadata, "distributions", lambda: dists)
+    assert str(source.parent.resolve()) in checkouts.find([])
 
 
-def test_08_a_folder_holding_the_interpreter_stays(tmp_path, monkeypatch):
-    import sys
-
-    prefix = Path(sys.prefix).resolve()
-    monkeypatch.setattr(invocation, "entry_points", lambda group: [_entry(prefix.parent)])
-    assert invocation.installed_from() == ()
+def test_08_a_folder_holding_the_interpreter_stays(tmp_path):
+    prefix = tmp_path / "prefix"
+    (prefix / "bin").mkdir(parents=True)
+    (tmp_path / "solutions.py").write_text("")
+    masks = confine._cover(str(tmp_path), [str(prefix)], [str(tmp_path)])
+    assert masks == [str(tmp_path / "solutions.py")]
