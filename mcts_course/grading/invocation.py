@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any, cast
 
 PACKAGE = "mcts_course.grading"  # --pyargs PACKAGE collects its tests/ folder: the public checks
 TESTS_ENTRY_POINTS = "mcts_course.grading_tests"  # the grader's test packages, by entry point
+CONTRACTS_ENTRY_POINTS = "mcts_course.grading_contracts"  # the grader's loops of the contracts
 # In a process that imported mcts_course before pytest started (check, a notebook), pytest's
 # assertion rewriting of its plugin's package warns; the grading tests are not rewritten anyway.
 REWRITE_WARNING = "ignore::pytest.PytestAssertRewriteWarning"
@@ -28,6 +30,23 @@ def reference_test_packages() -> tuple[str, ...]:
     order; none when the grader is not installed (a student's environment)."""
     names = sorted({entry.value for entry in entry_points(group=TESTS_ENTRY_POINTS)})
     return tuple(name for name in names if importlib.util.find_spec(name) is not None)
+
+
+def contract(name: str) -> Callable[..., Any] | None:
+    """The grader's working of the contract ``name`` (the loop of ``mcts_search``), which the
+    public checks run with a student's own steps; None in a student's environment (no grader).
+    A grader without it is an install older than its tests: RuntimeError, not a check that
+    quietly does less."""
+    for entry in entry_points(group=CONTRACTS_ENTRY_POINTS, name=name):
+        loaded = entry.load()
+        if callable(loaded):
+            return cast("Callable[..., Any]", loaded)
+    if reference_test_packages():
+        raise RuntimeError(
+            f"the grader declares no {name!r} in {CONTRACTS_ENTRY_POINTS!r}: reinstall it "
+            "(pip install ./grader)"
+        )
+    return None
 
 
 def test_folders(reference: bool = True) -> tuple[Path, ...]:

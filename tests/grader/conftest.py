@@ -9,8 +9,27 @@ from pathlib import Path
 
 import pytest
 
-from mcts_course.grading import confine, sandbox
+from mcts_course.grading import checkouts, confine, sandbox
 from mcts_course.grading.process import StudentProcess
+
+
+@pytest.fixture(autouse=True, scope="session")
+def copies_found_once() -> Iterator[None]:
+    """The copies of the repository the sandboxes cover, found once for the session and handed
+    to every pytest run these tests start, as ``grade`` hands them to its runs: a walk of
+    ``/usr`` takes about a second, and hundreds of runs start here.  (The walk itself is
+    tested with the variable removed: test_redteam_round34.)"""
+    import os
+
+    env: dict[str, str] = {}
+    checkouts.for_runs(env, confine.whole_trees())
+    before = os.environ.get(checkouts.COPIES_ENV)
+    os.environ.update(env)
+    yield
+    if before is None:
+        os.environ.pop(checkouts.COPIES_ENV, None)
+    else:
+        os.environ[checkouts.COPIES_ENV] = before
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from mcts_course.grading import checkouts, confine, invocation
 
 PUBLIC = Path(invocation.__file__).resolve().parent / "tests"
@@ -16,6 +18,7 @@ PUBLIC = Path(invocation.__file__).resolve().parent / "tests"
 WORKINGS = {
     "test_bandits.py": ("contract_move", "contract_ucb1", "contract_scores"),
     "test_learning.py": ("target_shares", "puct_formula", "highest_puct"),
+    "test_ttt_mcts.py": ("search_with",),  # mcts_search's loop (found after red team 34)
 }
 
 
@@ -56,3 +59,21 @@ def test_08_a_folder_holding_the_interpreter_stays(tmp_path):
     (tmp_path / "solutions.py").write_text("")
     masks = confine._cover(str(tmp_path), [str(prefix)], [str(tmp_path)])
     assert masks == [str(tmp_path / "solutions.py")]
+
+
+def test_the_loop_of_mcts_search_is_the_graders(monkeypatch):
+    """The public checks regrow a search's tree with the grader's loop (an entry point of the
+    grader's distribution); without the grader there is none, and a grader that lacks it is
+    an error, not a check that quietly does less."""
+    loop = invocation.contract("mcts_search")
+    assert loop is not None and loop.__module__ == "mcts_grader.contracts"
+    real = invocation.entry_points
+
+    def without_contracts(group, **selection):
+        return [] if group == invocation.CONTRACTS_ENTRY_POINTS else real(group=group)
+
+    monkeypatch.setattr(invocation, "entry_points", without_contracts)
+    with pytest.raises(RuntimeError, match="reinstall"):
+        invocation.contract("mcts_search")
+    monkeypatch.setattr(invocation, "reference_test_packages", lambda: ())
+    assert invocation.contract("mcts_search") is None

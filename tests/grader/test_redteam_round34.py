@@ -104,10 +104,12 @@ def f(x):
 
 
 @namespaced
-@pytest.mark.skipif(os.geteuid() != 0, reason="writes under /usr/local/src")
-def test_02_05_08_a_checkout_under_usr_shows_nothing_to_the_student(started):
-    top = Path("/usr/local/src") / f"mcts-rt34-{uuid.uuid4().hex[:8]}"
+@pytest.mark.skipif(os.geteuid() != 0, reason="writes under /usr/local/share")
+def test_02_05_08_a_checkout_under_usr_shows_nothing_to_the_student(started, monkeypatch):
+    # under /usr/share, which nothing covers whole: the walk must find it
+    top = Path("/usr/local/share") / f"mcts-rt34-{uuid.uuid4().hex[:8]}"
     parts = _checkout(top)
+    monkeypatch.delenv(checkouts.COPIES_ENV, raising=False)  # this process walks
     checkouts.copies.cache_clear()
     try:
         paths = [str(parts[name]) for name in ("object", "package", "build")]

@@ -23,10 +23,10 @@ from mcts_course.games import TicTacToe
 from mcts_course.grading.tests.test_ttt_mcts import (
     STEPS,
     random_state,
-    search_with,
     shape,
     student_steps,
 )
+from mcts_grader.contracts import search_with
 from mcts_grader.solutions import ttt_mcts as ref
 
 

@@ -23,6 +23,7 @@ import pytest
 
 from mcts_course.agents.bandits import ucb1
 from mcts_course.games import TicTacToe
+from mcts_course.grading import invocation
 from mcts_course.grading.public import Node
 
 
@@ -432,22 +433,6 @@ def test_expand(student):
 STEPS = ("select_child", "expand", "simulate", "backpropagate")
 
 
-def search_with(steps: dict, state, iterations: int, c: float, threshold: int, rng) -> Node:
-    """The contract's loop of mcts_search, run by the grader, with each of the four steps taken
-    from ``steps`` (the student's, or the reference's in the grader's tests)."""
-    root = Node(state)
-    for _ in range(iterations):
-        node, path = root, [root]
-        while not node.untried and node.children:
-            node = steps["select_child"](node, c)
-            path.append(node)
-        if node.untried and (node is root or node.visits >= threshold):
-            node = steps["expand"](node, rng)
-            path.append(node)
-        steps["backpropagate"](path, steps["simulate"](node.state, rng))
-    return root
-
-
 def shape(node) -> dict:
     """{action: (visits, wins, shape of the child)} of a tree, for comparing two trees."""
     return {a: (ch.visits, round(ch.wins, 6), shape(ch)) for a, ch in sorted(node.children.items())}
@@ -525,7 +510,9 @@ REGROWN = 300
 def grown_by_its_steps(student, state, iterations: int, c: float, threshold: int, seed, root=None):
     """The tree of the student's ``mcts_search(state, iterations, c, threshold,
     random.Random(seed))`` (``root``, or asked here) must be the tree the contract's loop grows,
-    run here, with the student's own four steps and a generator of the same seed.  Every
+    run here, with the student's own four steps and a generator of the same seed.  The loop is
+    the grader's (:func:`invocation.contract`): written out, it is ``mcts_search``'s answer, so
+    a student's own check, without the grader, does not regrow the tree.  Every
     property of a tree alone can be met by construction: counts and wins of playouts whose
     results were made up, around a move a rule or a negamax chose, passed every check of its
     statistics and draws (red team 28, 02-04); a tree its own steps grow again is a search."""
@@ -533,6 +520,9 @@ def grown_by_its_steps(student, state, iterations: int, c: float, threshold: int
         iterations = min(iterations, REGROWN)
         root = student.mcts_search.keeping(state, iterations, c, threshold, random.Random(seed))
     assert isinstance(root, Node), f"mcts_search returned {root!r}, not the root Node"
+    search_with = invocation.contract("mcts_search")
+    if search_with is None:  # a student's own check: the loop is mcts_search's answer
+        return
     steps = student_steps(student)
     again = search_with(steps, state, iterations, c, threshold, random.Random(seed))
     got, want = shape(root), shape(again)
