@@ -120,3 +120,19 @@ def test_02_05_08_a_checkout_under_usr_shows_nothing_to_the_student(started, mon
     finally:
         checkouts.copies.cache_clear()
         shutil.rmtree(top)
+
+
+def test_a_worktree_s_objects_are_covered_where_they_are(tmp_path):
+    """A worktree's ``.git`` is a file naming its folder in the main checkout's ``.git``, whose
+    ``commondir`` holds the objects: both are covered, wherever they lie."""
+    main = tmp_path / "elsewhere" / "main"
+    folder = main / ".git" / "worktrees" / "w"
+    (main / ".git" / "objects").mkdir(parents=True)
+    folder.mkdir(parents=True)
+    (folder / "commondir").write_text("../..\n")
+    tree = tmp_path / "usr"
+    worktree = tree / "src" / "w"
+    worktree.mkdir(parents=True)
+    (worktree / ".git").write_text(f"gitdir: {folder}\n")
+    found = checkouts.find([str(tree)])
+    assert {str(worktree), str(folder), str(main / ".git")} <= set(found), found
