@@ -114,7 +114,7 @@ exec "$INIT_PYTHON" -I -S -c "$INIT" "$@"
 """
 # The namespace's first process, once the root is built: it runs the student's command as its
 # child and waits for it (orphans come to it too).  Without a cgroup freezer the grader asks it
-# to stop or continue every other process of the namespace: it writes "s" or "c" on a pipe
+# to stop or continue every other process of the namespace: it writes "s" or "c" on a socket
 # only this process holds (``INIT_FD_ENV`` names it) and sends SIGUSR1, and the last request
 # read is carried out with one kill(-1), which reaches a process forking at that moment and
 # its child alike, where a scan of /proc from outside does not (a chain of processes that fork
@@ -132,6 +132,10 @@ exec "$INIT_PYTHON" -I -S -c "$INIT" "$@"
 # holding the memory (red team 33, 04); the student's process cannot lower it (no
 # CAP_SYS_RESOURCE, and Landlock refuses its writes outside its own folders).
 INIT_FD_ENV = "MCTS_INIT_FD"
+# What INIT writes back on its socket when the student's process has ended, just before it
+# ends too: a launcher whose INIT wrote nothing was killed from outside (``unshare`` then
+# exits 1, "sigprocmask unblock failed", as if the student's code had called ``os._exit(1)``).
+ENDED = b"e"
 INIT = f"""
 import os, signal, sys
 
@@ -177,6 +181,10 @@ while True:
     except ChildProcessError:
         os._exit(1)
     if pid == child:
+        try:  # the grader's proof that this process lived to see the end
+            os.write(control, {ENDED!r})
+        except OSError:
+            pass
         os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 """
 

@@ -139,14 +139,14 @@ def _stopped(pid: int) -> bool:
 
 def ask_init(init: int, launcher: int, control: int, request: bytes) -> bool:
     """Ask the namespace's first process ``init`` to carry out ``request``: written on its
-    pipe ``control``, then SIGUSR1; only while ``init`` is still the child of ``launcher`` (a
+    socket ``control``, then SIGUSR1; only while ``init`` is still the child of ``launcher`` (a
     pid freed by a run that ended may already be another program's)."""
     if _parent(str(init)) != launcher:
         return False
     try:
         os.write(control, request)
         os.kill(init, signal.SIGUSR1)
-    except OSError:  # a full pipe (the process starved), or gone
+    except OSError:  # a full socket (the process starved), or gone
         return False
     return True
 

@@ -22,6 +22,7 @@ import os
 import resource
 import select
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -32,7 +33,7 @@ from typing import Any, Literal, NoReturn
 
 from mcts_course.grading.childpath import neutral_paths
 from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD, QuestionClock, student_seconds
-from mcts_course.grading.confine import INIT_FD_ENV
+from mcts_course.grading.confine import ENDED, INIT_FD_ENV
 from mcts_course.grading.pidns import (
     CONTINUE,
     STOPPED_STATES,
@@ -336,8 +337,10 @@ class StudentProcess:
             command = self.box.cage.command(command, root, self.box.masked)
         env, fds = _child_env(job, str(self.box.work)), [from_grader, to_grader]
         from_grader_init = to_init = -1
-        if self.box.cage is not None:  # the requests to its namespace's first process
-            from_grader_init, to_init = os.pipe()
+        if self.box.cage is not None:  # the requests to its namespace's first process, and
+            # its word that it saw the student's process end (confine.ENDED)
+            first, second = socket.socketpair()
+            from_grader_init, to_init = first.detach(), second.detach()
             env[INIT_FD_ENV] = str(from_grader_init)
             fds.append(from_grader_init)
         self.proc = subprocess.Popen(
@@ -566,7 +569,10 @@ class StudentProcess:
             return "your process closed its channel to the grader"
         reaped_cpu = _children_cpu() - before if reaped else None
         if self.box is not None and self.box.cage is not None and 128 < code < 128 + 65:
-            code = 128 - code  # the namespace's shell reports its child's signal as 128 + n
+            code = 128 - code  # the namespace's first process reports its child's signal as 128 + n
+        if self.to_init >= 0 and not self._init_saw_the_end():
+            # killed from outside: the kernel then kills every process of the namespace
+            code = -signal.SIGKILL
         cage = self.box.cage if self.box is not None else None
         exceeded = cage.cpu_exceeded if cage is not None else None
         if exceeded is not None:  # the cage's watcher killed every process of the submission
@@ -594,6 +600,22 @@ class StudentProcess:
             reason += f" (out of memory: the cap is {self.memory_mb} MB)"
         self.kill()
         return reason + (f"\nLast output:\n{tail}" if tail else "")
+
+    def _init_saw_the_end(self) -> bool:
+        """Whether the namespace's first process wrote that the student's process ended (it has
+        ended too: the launcher was waited for)."""
+        said = b""
+        while True:
+            try:
+                got = os.read(self.to_init, 64)
+            except BlockingIOError:
+                break
+            except OSError:
+                return False
+            if not got:
+                break
+            said += got
+        return ENDED in said
 
     def _capped(self, reaped_cpu: float | None) -> bool:
         """Whether a SIGKILL may have come from the submission's own caps: its memory cgroup's
