@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from mcts_course.grading import checkouts, confine, invocation, leftovers, phases, sandbox
+from mcts_course.grading import confine, invocation, leftovers, phases, sandbox
 from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
 from mcts_course.grading.report import (
@@ -712,7 +712,7 @@ def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
             phases.make(shared)
             env[phases.PHASES_ENV] = str(shared)
             env[sandbox.BATCH_ENV] = private
-            checkouts.for_runs(env, confine.whole_trees())
+            confine.for_runs(env)  # what the sandboxes show and cover, once
             if is_root():
                 env[sandbox.BASE_ENV] = str(sandbox._base())
                 from mcts_course.grading import sweep

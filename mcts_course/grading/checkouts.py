@@ -1,22 +1,22 @@
-"""Copies of this repository inside the trees the namespace sandbox shows whole.
+"""Copies of this repository inside the folders the namespace sandbox shows whole.
 
-The student's root shows the system's ``/usr`` (and the interpreter's prefix) read-only, whole:
-the interpreter and its libraries live there.  A checkout of this repository under it (an
-instructor's ``/usr/local/src/mcts-course``, a Docker image's ``/usr/src/app``) holds the
-reference solutions three ways: ``grader/mcts_grader``, setuptools' ``grader/build/lib``, and
-every version of them in ``.git``'s objects, which a short pure-Python git reader turned into
-100 of 100 points (red team 34, 02, 05, 08).  The sandbox covers each such copy
-(:func:`confine.visible`), all but what the student's process needs of it (a virtual
-environment inside the checkout).
+The student's root shows, read-only, the interpreter's standard library and the folders of
+the shared libraries it loads (:func:`confine.system_view`), not ``/usr`` whole any more: a
+checkout, a bare clone or an archive of this repository anywhere in ``/usr`` had shown the
+reference solutions to every submission (red teams 34 and 35: 100 of 100 points from a
+checkout's ``.git`` objects, from a tarball).  What remains shown whole can still hold a copy
+(an instructor's checkout inside the interpreter's own folder): the sandbox covers each copy
+found there (:func:`confine.visible`), all but what the student's process needs of it.
 
 The copies are found two ways, once per batch (``grade`` hands them to its runs in
 :data:`COPIES_ENV`): from where this package, the grader's package and their distributions
 are (walking up to the checkout's root: its ``.git``, else its top ``pyproject.toml``; pip's
 ``direct_url.json`` names the folder or wheel installed from), and by a walk of the shown
-trees for what marks a copy (a ``.git``, a ``mcts_grader`` folder, a ``mcts_course_grader``
-wheel, archive or metadata folder).  ``/usr/src`` and ``/usr/local/src``, the system's places
-for source code, go whole.  Nothing is looked for where no grader is installed: a student's
-own machine holds nothing of it to hide.
+folders for what marks a copy (a ``.git``, a ``mcts_grader`` folder, a ``mcts_course_grader``
+wheel, archive or metadata folder) and for folders the walk cannot list (a teaching
+assistant's walk cannot list a 711 folder whose files the student's code, with the same
+permissions, opens by name: red team 35, 03).  Nothing is looked for where no grader is
+installed: a student's own machine holds nothing of it to hide.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from urllib.parse import unquote, urlparse
 COPIES_ENV = "MCTS_REPOSITORY_COPIES"  # a JSON list, set by grade: its runs walk nothing
 DISTRIBUTIONS = ("mcts-course", "mcts-course-grader")
 PACKAGES = ("mcts_course", "mcts_grader")
-SOURCES = ("/usr/src", "/usr/local/src")  # source code, never needed to run anything
 MARKS = (".git", "mcts_grader")  # names that mark a copy wherever they are
 MARK_PREFIX = "mcts_course_grader"  # the grader's wheel, sdist, .egg-info, .dist-info
 
@@ -107,10 +106,19 @@ def git_folders(root: Path) -> list[Path]:
 def marked(trees: Iterable[str]) -> Iterator[Path]:
     """Every copy a walk of ``trees`` finds by its marks: a folder holding a ``.git`` (the
     checkout, and the folders a ``.git`` file names), a ``mcts_grader`` folder, an entry
-    named like the grader's distribution.  No link is followed, no marked folder entered; a
-    checkout's other folders are (a copy may lie in a checkout that holds the interpreter)."""
+    named like the grader's distribution, and every folder the walk cannot list.  No link is
+    followed, no marked folder entered; a checkout's other folders are (a copy may lie in a
+    checkout that holds the interpreter)."""
+    unlisted: list[Path] = []
+
+    def refused(error: OSError) -> None:
+        if error.filename:
+            unlisted.append(Path(error.filename))
+
     for tree in trees:
-        for folder, dirs, files in os.walk(tree, onerror=lambda error: None):
+        for folder, dirs, files in os.walk(tree, onerror=refused):
+            yield from unlisted
+            unlisted.clear()
             here = Path(folder)
             if ".git" in dirs or ".git" in files:
                 yield here
@@ -119,6 +127,8 @@ def marked(trees: Iterable[str]) -> Iterator[Path]:
                 if name in MARKS or name.startswith(MARK_PREFIX):
                     yield here / name
             dirs[:] = [d for d in dirs if d not in MARKS and not d.startswith(MARK_PREFIX)]
+        yield from unlisted
+        unlisted.clear()
 
 
 def grader_installed() -> bool:
@@ -142,7 +152,6 @@ def find(trees: Iterable[str]) -> tuple[str, ...]:
         else:
             found.add(anchor.resolve())  # a wheel's install: the package folder alone
     found.update(marked(sorted(set(trees))))
-    found.update(Path(s) for s in SOURCES)
     return tuple(sorted({os.path.realpath(p) for p in found if os.path.lexists(p)}))
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import fcntl
 import functools
 import glob
+import json
 import os
 import re
 import shlex
@@ -51,7 +52,8 @@ TMP_MB = {"/tmp": 64, "/var/tmp": 16, "/dev/shm": 64, "/run/lock": 1}  # private
 WORK_MB = 64  # the work folder (home, current folder): a tmpfs too
 DEVICES = ("null", "zero", "full", "random", "urandom")
 ETC = ("/etc/ld.so.cache", "/etc/localtime")  # the dynamic linker's cache: numpy's libraries
-SYSTEM = ("/usr", "/bin", "/lib", "/lib32", "/lib64", "/libx32", "/sbin")
+LOCALES = "/usr/lib/locale"  # C.UTF-8, where the C library does not hold it
+VIEW_ENV = "MCTS_SYSTEM_VIEW"  # a JSON list, set by grade: its runs compute no view
 CPU_SHARE = 1.0  # cores a submission may use at once, all its processes together
 # cpuacct counts the CPU time of all the submission's processes together (a daemon that
 # setsid()s and forks again before its RLIMIT_CPU included): see Cage.cpu_seconds.
@@ -107,9 +109,10 @@ echo "$SHMPAGES" > "$R/proc/sys/kernel/shmall" 2>/dev/null || true
 mount -o remount,ro,bind "$R"
 cd "$R"
 pivot_root . .
-umount -l .
-cd "$W"
+# The old root, stacked on the new one, is unmounted by INIT, then INIT enters the work
+# folder: the new root holds no umount, nor any program but the interpreter.
 PATH=$GIVEN_PATH
+export MCTS_INIT_WORK="$W"
 exec "$INIT_PYTHON" -I -S -c "$INIT" "$@"
 """
 # The namespace's first process, once the root is built: it runs the student's command as its
@@ -137,8 +140,13 @@ INIT_FD_ENV = "MCTS_INIT_FD"
 # exits 1, "sigprocmask unblock failed", as if the student's code had called ``os._exit(1)``).
 ENDED = b"e"
 INIT = f"""
-import os, signal, sys
+import ctypes, os, signal, sys
 
+# the old root, stacked on the new one at ".", goes (MNT_DETACH); then the work folder
+if ctypes.CDLL(None, use_errno=True).umount2(b".", 2) != 0:
+    print("confine: the old root cannot be unmounted", file=sys.stderr)
+    os._exit(97)
+os.chdir(os.environ.pop("MCTS_INIT_WORK"))
 given = os.environ.pop("{INIT_FD_ENV}", "")
 control = int(given) if given.isdigit() else -1
 if control >= 0:
@@ -222,7 +230,9 @@ def namespaces_allowed() -> bool:
         (probe / "work").mkdir()
         (probe / "root").mkdir()
         command = _launcher(probe / "root", probe / "work", None, 1, visible())
-        command += ["/bin/sh", "-c", "test -r /proc/self/status && ! test -e /root/.probe"]
+        check = "import os; os._exit(0 if os.access('/proc/self/status', os.R_OK) and "
+        check += "not os.path.exists('/root/.probe') else 1)"
+        command += [os.path.realpath(sys.executable), "-I", "-S", "-c", check]
         try:
             done = subprocess.run(command, capture_output=True, timeout=20, env=_clean_env())
         except (OSError, subprocess.TimeoutExpired):
@@ -368,12 +378,7 @@ def visible(
     instructor's hidden tests under ``/usr``: red team 31, 09), and the copies of this
     repository there (:mod:`~mcts_course.grading.checkouts`), covered last, all but what the
     student's process needs in them (:func:`_cover`)."""
-    shown = list(SYSTEM) + list(ETC)
-    real_prefix = os.path.realpath(sys.base_prefix)
-    shown.append(real_prefix)
-    executable = os.path.realpath(sys.executable)
-    if not executable.startswith(real_prefix + os.sep):
-        shown.append(executable)
+    shown = list(system_view())
     for path in [*(extra or []), *([str(public_root)] if public_root else [])]:
         shown.append(os.path.realpath(path))
     args: list[str] = []
@@ -401,10 +406,95 @@ def visible(
 
 
 def whole_trees() -> tuple[str, ...]:
-    """The folders every student's root shows whole (their site folders aside): the system's
-    and the interpreter's prefix."""
-    prefix = os.path.realpath(sys.base_prefix)
-    return tuple(dict.fromkeys(p for p in [*SYSTEM, prefix] if os.path.isdir(p)))
+    """The folders every student's root shows whole (their site folders aside)."""
+    return tuple(p for p in system_view() if os.path.isdir(p) and not os.path.islink(p))
+
+
+def for_runs(env: dict[str, str]) -> None:
+    """Work out once, for every run of a batch, what each sandbox shows of the system and the
+    copies of the repository to cover in it (``ldd`` and a walk: a second or so each)."""
+    env[VIEW_ENV] = json.dumps(list(system_view()))
+    checkouts.for_runs(env, whole_trees())
+
+
+@functools.lru_cache(maxsize=1)
+def system_view() -> tuple[str, ...]:
+    """What of the machine every student's root shows, read-only: the interpreter, its
+    standard library, the folders of the shared libraries that it, its extension modules and
+    the allowed packages' load (as the dynamic linker finds them: ``ldd``), the linker's cache,
+    the local time, and the symbolic links on the way to each; :data:`VIEW_ENV`'s when
+    ``grade`` gave it.  Not ``/usr`` whole: a copy of this repository anywhere in it (a
+    checkout, a bare clone, an archive, an instructor's hidden tests) was readable by every
+    submission (red teams 34 and 35)."""
+    given = os.environ.get(VIEW_ENV)
+    if given is not None:
+        paths = json.loads(given)
+        if isinstance(paths, list) and all(isinstance(p, str) for p in paths):
+            return tuple(paths)
+        raise ValueError(f"{VIEW_ENV} is not a list of paths")
+    executable = os.path.realpath(sys.executable)
+    stdlib = os.path.dirname(os.path.realpath(os.__file__))
+    dynload = [os.path.realpath(p) for p in sys.path if os.path.basename(p) == "lib-dynload"]
+    binaries = [executable]
+    for folder in [
+        *dynload,
+        *(os.path.join(s, t) for s, ts in allowed_entries().items() for t in ts),
+    ]:
+        for where, _, names in os.walk(folder):
+            binaries += [os.path.join(where, n) for n in names if ".so" in n]
+    links: list[str] = []
+    folders = [stdlib, *(d for d in dynload if os.path.isdir(d))]
+    folders += [LOCALES] if os.path.isdir(LOCALES) else []
+    for library in _libraries(binaries):
+        met, real = _links_to(library)
+        links += met
+        folders.append(os.path.dirname(real))
+    files = []
+    for path in [*ETC, executable]:
+        if os.path.lexists(path):
+            met, real = _links_to(path)
+            links += met
+            files.append(real)
+    sites = site_folders()
+    shown: list[str] = []
+    for folder in sorted(set(folders), key=len):  # the widest first: each once
+        if not any(_within(folder, s) for s in [*shown, *sites]):
+            shown.append(folder)
+    outside = [p for p in dict.fromkeys([*links, *files]) if not any(_within(p, s) for s in shown)]
+    return tuple(outside + shown)
+
+
+def _libraries(binaries: list[str]) -> list[str]:
+    """The shared libraries ``binaries`` load, by the paths the dynamic linker finds them at."""
+    ldd = shutil.which("ldd", path="/usr/bin:/bin")
+    if ldd is None or not binaries:
+        return []
+    done = subprocess.run(
+        [ldd, *binaries], capture_output=True, text=True, env=_clean_env(), timeout=300
+    )
+    found = []
+    for line in done.stdout.splitlines():
+        path = line.split("=>", 1)[1] if "=>" in line else line
+        path = path.split(" (", 1)[0].strip()
+        if path.startswith("/") and os.path.exists(path):
+            found.append(path)
+    return sorted(set(found))
+
+
+def _links_to(path: str) -> tuple[list[str], str]:
+    """The symbolic links met on the way to ``path`` (``/lib64``, the linker's
+    ``ld-linux-x86-64.so.2``), which the root must hold as links, and the real path."""
+    links: list[str] = []
+    current, rest = "/", list(Path(path).parts[1:])
+    while rest:
+        step = os.path.join(current, rest.pop(0))
+        if os.path.islink(step) and len(links) < 40:
+            links.append(step)
+            target = os.path.normpath(os.path.join(current, os.readlink(step)))
+            current, rest = "/", [*Path(target).parts[1:], *rest]
+        else:
+            current = step
+    return links, current
 
 
 def _within(path: str, folder: str) -> bool:

@@ -9,27 +9,28 @@ from pathlib import Path
 
 import pytest
 
-from mcts_course.grading import checkouts, confine, sandbox
+from mcts_course.grading import confine, sandbox
 from mcts_course.grading.process import StudentProcess
 
 
 @pytest.fixture(autouse=True, scope="session")
 def copies_found_once() -> Iterator[None]:
-    """The copies of the repository the sandboxes cover, found once for the session and handed
-    to every pytest run these tests start, as ``grade`` hands them to its runs: a walk of
-    ``/usr`` takes about a second, and hundreds of runs start here.  (The walk itself is
-    tested with the variable removed: test_redteam_round34.)"""
+    """What the sandboxes show of the system and the copies of the repository they cover,
+    worked out once for the session and handed to every pytest run these tests start, as
+    ``grade`` hands them to its runs (``ldd`` and a walk take a second or so, and hundreds of
+    runs start here).  (Both are tested with the variables removed: test_redteam_round34.)"""
     import os
 
     env: dict[str, str] = {}
-    checkouts.for_runs(env, confine.whole_trees())
-    before = os.environ.get(checkouts.COPIES_ENV)
+    confine.for_runs(env)
+    before = {name: os.environ.get(name) for name in env}
     os.environ.update(env)
     yield
-    if before is None:
-        os.environ.pop(checkouts.COPIES_ENV, None)
-    else:
-        os.environ[checkouts.COPIES_ENV] = before
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -103,23 +104,65 @@ def f(x):
 """
 
 
+def _shown_tree() -> Path:
+    """A folder every sandbox shows whole (the interpreter's, the shared libraries')."""
+    return Path(confine.whole_trees()[-1])
+
+
 @namespaced
-@pytest.mark.skipif(os.geteuid() != 0, reason="writes under /usr/local/share")
-def test_02_05_08_a_checkout_under_usr_shows_nothing_to_the_student(started, monkeypatch):
-    # under /usr/share, which nothing covers whole: the walk must find it
-    top = Path("/usr/local/share") / f"mcts-rt34-{uuid.uuid4().hex[:8]}"
+@pytest.mark.skipif(os.geteuid() != 0, reason="writes under /usr and the interpreter's folder")
+@pytest.mark.parametrize("where", ["usr", "shown"])
+def test_02_05_08_a_checkout_shows_nothing_to_the_student(started, monkeypatch, where):
+    """Under /usr (not shown: red team 35's unmarked copies, a tarball among them, 02) and
+    inside a folder the sandbox shows whole, where the walk finds it and the mask covers it."""
+    parent = Path("/usr/local/share") if where == "usr" else _shown_tree()
+    top = parent / f"mcts-rt34-{uuid.uuid4().hex[:8]}"
     parts = _checkout(top)
+    (top / "main.tar.gz").write_text("SECRET-archive\n")  # no name the walk knows
     monkeypatch.delenv(checkouts.COPIES_ENV, raising=False)  # this process walks
+    monkeypatch.delenv(confine.VIEW_ENV, raising=False)  # and works out the view
     checkouts.copies.cache_clear()
+    confine.system_view.cache_clear()
     try:
         paths = [str(parts[name]) for name in ("object", "package", "build")]
+        if where == "usr":
+            paths.append(str(top / "main.tar.gz"))
         process = started(READER.format(paths=paths))
         reply, _ = process.exchange(CALL, 5.0, lambda m: {}, "f")
         assert "SECRET" not in str(reply), reply
         assert "ok" in reply, reply
     finally:
         checkouts.copies.cache_clear()
+        confine.system_view.cache_clear()
         shutil.rmtree(top)
+
+
+def test_03_a_folder_the_walk_cannot_list_is_covered(tmp_path, monkeypatch):
+    """A teaching assistant's walk cannot list a 711 folder, whose files the student's code
+    (with the same permissions) opens by name (red team 35, 03): such a folder is covered."""
+    closed = tmp_path / "tree" / "closed"
+    (closed / "checkout").mkdir(parents=True)
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path) == str(closed):
+            raise PermissionError(13, "Permission denied", str(closed))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert str(closed) in checkouts.find([str(tmp_path / "tree")])
+
+
+def test_the_system_is_shown_by_what_the_interpreter_loads():
+    """The view holds the interpreter, its standard library and its libraries' folders, and
+    neither /usr whole nor any folder above the interpreter's standard library."""
+    view = confine.system_view()
+    assert not {"/usr", "/usr/local", "/usr/share", "/usr/local/src", "/bin"} & set(view)
+    stdlib = os.path.dirname(os.path.realpath(os.__file__))
+    assert any(confine._within(stdlib, p) for p in view)
+    assert os.path.realpath(sys.executable) in view or any(
+        confine._within(os.path.realpath(sys.executable), p) for p in view
+    )
 
 
 def test_a_worktree_s_objects_are_covered_where_they_are(tmp_path):

@@ -149,7 +149,7 @@ def test_04_07_10_11_a_real_batch_flags_look_alikes_and_refuses_spaces(tmp_path,
 
 
 def student_sleeps() -> bool:
-    found = subprocess.run(["pgrep", "-x", "-f", "sleep 307"], capture_output=True)
+    found = subprocess.run(["pgrep", "-f", r"time\.sleep\(307\)"], capture_output=True)
     return bool(found.stdout.strip())
 
 
@@ -159,7 +159,9 @@ def test_09_a_signal_leaves_every_row_the_summary_and_no_folder(tmp_path, sig):
     honest(base / "a-honest")
     (base / "b-sleeper").mkdir()
     (base / "b-sleeper" / "bandits.py").write_text(
-        "import subprocess, time\nsubprocess.Popen(['sleep', '307'])\ntime.sleep(300)\n"
+        "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(307)'])\n"
+        "time.sleep(300)\n"
     )
     honest(base / "c-honest")
     out = tmp_path / "out"
