@@ -110,7 +110,7 @@ mount -o remount,ro,bind "$R"
 cd "$R"
 pivot_root . .
 # The old root, stacked on the new one, is unmounted by INIT, then INIT enters the work
-# folder: the new root holds no umount, nor any program but the interpreter.
+# folder: the new root holds no umount, no program but the interpreter and TOOLS.
 PATH=$GIVEN_PATH
 export MCTS_INIT_WORK="$W"
 exec "$INIT_PYTHON" -I -S -c "$INIT" "$@"
@@ -435,7 +435,8 @@ def system_view() -> tuple[str, ...]:
     executable = os.path.realpath(sys.executable)
     stdlib = os.path.dirname(os.path.realpath(os.__file__))
     dynload = [os.path.realpath(p) for p in sys.path if os.path.basename(p) == "lib-dynload"]
-    binaries = [executable]
+    tools = [_tool(name) for name in TOOLS if os.path.isabs(_tool(name))]
+    binaries = [executable, *tools]
     for folder in [
         *dynload,
         *(os.path.join(s, t) for s, ts in allowed_entries().items() for t in ts),
@@ -450,7 +451,7 @@ def system_view() -> tuple[str, ...]:
         links += met
         folders.append(os.path.dirname(real))
     files = []
-    for path in [*ETC, executable]:
+    for path in [*ETC, executable, *tools]:
         if os.path.lexists(path):
             met, real = _links_to(path)
             links += met
@@ -517,6 +518,15 @@ def _cover(path: str, keep: list[str], shown: list[str]) -> list[str]:
     return [c for e in entries for c in _cover(os.path.join(path, e), keep, shown)]
 
 
+# The programs a teaching assistant's launcher runs inside the new root, before the student's
+# code (its own caps: no cgroup, no capability): the root shows them (system_view).
+TOOLS = ("prlimit", "setpriv")
+
+
+def _tool(name: str) -> str:
+    return os.path.realpath(shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin") or name)
+
+
 def _launcher(
     root: Path, work: Path, owner: int | None, memory_mb: int, shown: list[str]
 ) -> list[str]:
@@ -534,10 +544,8 @@ def _launcher(
 
         # No cgroup for an ordinary user: RLIMIT_NPROC counts all of this user's threads, so
         # the cap is what runs now plus the sandbox's share.
-        prlimit = shutil.which("prlimit") or "/usr/bin/prlimit"
-        command += [prlimit, f"--nproc={_threads_of(os.getuid()) + NPROC}"]
-        setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
-        command += [setpriv, "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
+        command += [_tool("prlimit"), f"--nproc={_threads_of(os.getuid()) + NPROC}"]
+        command += [_tool("setpriv"), "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
     return command
 
 
