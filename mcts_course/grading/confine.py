@@ -7,12 +7,13 @@ A student's process starts through a small launcher (:meth:`Cage.command`):
 2. ``unshare`` (util-linux) into new mount, IPC, network, UTS and pid namespaces (through a user
    namespace when the grader is not root), where
 3. :data:`SETUP` (a shell script) builds a new root on an empty tmpfs: read-only bind mounts of
-   what the interpreter needs (``/usr``, ``/lib``..., the interpreter's own folder, the public
-   copy of the package) with every ``site-packages`` replaced by a folder holding only the
-   student package's dependencies; a size-capped tmpfs each for ``/tmp``, ``/var/tmp``,
-   ``/dev/shm``, ``/run/lock`` and the work folder (the submission's copy); a few device nodes;
-   a fresh ``/proc`` of the new pid namespace.  It switches to that root (``pivot_root``) and
-   runs the student's process as its child.
+   what the interpreter loads (:func:`system_view`: the interpreter, its standard library, its
+   shared libraries' folders; not ``/usr`` whole) and of the public copy of the package, with
+   every ``site-packages`` replaced by a folder holding only the student package's
+   dependencies; a size-capped tmpfs each for ``/tmp``, ``/var/tmp``, ``/dev/shm``,
+   ``/run/lock`` and the work folder (the submission's copy); a few device nodes; a fresh
+   ``/proc`` of the new pid namespace.  It switches to that root (``pivot_root``) and execs
+   :data:`INIT`, which unmounts the old root and runs the student's process as its child.
 
 So the student's code sees no file of the grader, no hidden test, no other process (its pid
 namespace), no network (an empty network namespace: not even loopback is up), no System V IPC
