@@ -61,6 +61,7 @@ import pytest
 
 from mcts_course.grading.invocation import (
     PACKAGE,
+    contract,
     grader_packages,
     reference_test_packages,
     test_folders,
@@ -616,6 +617,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.timeout_scale = _scale_from_environment()
     if config.getoption("timeout_scale") <= 0:
         raise pytest.UsageError("--timeout-scale must be positive")
+    try:  # a grader older than its tests would blame every student for its missing loop
+        if submission is not None:
+            contract("mcts_search")
+    except RuntimeError as error:
+        raise pytest.UsageError(str(error)) from None
     if config.getoption("unconfined"):
         from mcts_course.grading.sandbox import UNCONFINED_ENV
 

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from mcts_course.grading import checkouts, confine, invocation
+from mcts_course.grading.invocation import PACKAGE
 
 PUBLIC = Path(invocation.__file__).resolve().parent / "tests"
 # what each exercise function's working looked like in the public checks before
@@ -77,3 +78,19 @@ def test_the_loop_of_mcts_search_is_the_graders(monkeypatch):
         invocation.contract("mcts_search")
     monkeypatch.setattr(invocation, "reference_test_packages", lambda: ())
     assert invocation.contract("mcts_search") is None
+
+
+def test_a_grader_without_the_loop_refuses_to_grade(tmp_path, monkeypatch):
+    """A grader installed before its tests had the loop (an editable install not reinstalled)
+    must not blame every student for it: the graded run stops with a usage error."""
+    from mcts_course.grading import plugin
+
+    def missing(name):
+        raise RuntimeError(f"the grader declares no {name!r}: reinstall it")
+
+    monkeypatch.setattr(plugin, "contract", missing)
+    (tmp_path / "bandits.py").write_text("")
+    code = pytest.main(
+        ["-p", "no:cacheprovider", "-q", "--co", "--pyargs", PACKAGE, f"--submission={tmp_path}"]
+    )
+    assert code == pytest.ExitCode.USAGE_ERROR
