@@ -179,3 +179,14 @@ def test_a_worktree_s_objects_are_covered_where_they_are(tmp_path):
     (worktree / ".git").write_text(f"gitdir: {folder}\n")
     found = checkouts.find([str(tree)])
     assert {str(worktree), str(folder), str(main / ".git")} <= set(found), found
+
+
+def test_without_ldd_the_view_holds_the_libraries_this_process_loaded(monkeypatch):
+    real = confine.shutil.which
+    monkeypatch.setattr(
+        confine.shutil, "which", lambda name, path=None: None if name == "ldd" else real(name)
+    )
+    with open("/proc/self/maps") as maps:
+        libc = next(m.split()[-1] for m in maps if "/libc.so" in m or "/libc-" in m)
+    folders = {os.path.dirname(os.path.realpath(p)) for p in confine._libraries([sys.executable])}
+    assert os.path.dirname(os.path.realpath(libc)) in folders, folders
