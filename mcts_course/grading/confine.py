@@ -347,12 +347,24 @@ def allowed_entries() -> dict[str, list[str]]:
         if key not in names:
             continue
         site = os.path.realpath(str(dist.locate_file("")))
-        for file in dist.files or []:
-            top = file.parts[0] if file.parts else ""
+        for top in _tops(dist, site):
             # not the shared __pycache__ (other modules' bytecode), nor .pth hooks (-S)
             if top and top not in ("..", ".", "__pycache__") and not top.endswith(".pth"):
                 entries.setdefault(site, set()).add(top)
     return {site: sorted(tops) for site, tops in entries.items()}
+
+
+def _tops(dist: metadata.Distribution, site: str) -> list[str]:
+    """The first part of each path ``dist`` installed, by its file list; without one (Debian
+    installs its packages with no RECORD), by its ``top_level.txt``: a library missing from the
+    sandbox cost a correct submission that imports it every point (red team 37, 06)."""
+    if dist.files is not None:
+        return [file.parts[0] if file.parts else "" for file in dist.files]
+    names = (dist.read_text("top_level.txt") or "").split()
+    found = []
+    for name in names:
+        found += [n for n in (name, f"{name}.py", f"{name}.libs") if os.path.exists(f"{site}/{n}")]
+    return found
 
 
 def site_folders() -> list[str]:

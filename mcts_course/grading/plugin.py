@@ -543,6 +543,38 @@ def _refuse_collected_args(config: pytest.Config) -> None:
             raise pytest.UsageError(_collecting_the_submission(path, config))
 
 
+def _refuse_shown_tests(config: pytest.Config) -> None:
+    """Stop a grading run whose instructor's tests (a positional path, or an original the batch
+    graded a copy of) lie in a folder every namespace sandbox shows whole (the interpreter's):
+    the test given is covered there, but not its neighbours, next week's tests and the data
+    they load (red teams 35, 04 and 37, 03)."""
+    from mcts_course.grading import confine, sandbox
+
+    if sandbox.confinement_mode() not in ("namespaces", "userns"):
+        return
+    originals = [o for o in os.environ.get(ORIGINALS_ENV, "").split(os.pathsep) if o]
+    given = [config.invocation_params.dir / a.split("::")[0] for a in config.args] + [
+        Path(o) for o in originals
+    ]
+    trees, sites = confine.whole_trees(), confine.site_folders()
+    for path in given:
+        if not path.exists() or is_shipped(path.resolve()):
+            continue
+        real = os.path.realpath(path)
+        if any(confine._within(real, t) for t in trees) and not any(
+            confine._within(real, s) for s in sites
+        ):
+            raise pytest.UsageError(
+                f"{path}: the tests lie in {_shown_folder(real, trees)}, a folder every "
+                "student's sandbox shows (the interpreter's or its libraries'): its other "
+                "files would be readable by students' code; move the tests elsewhere"
+            )
+
+
+def _shown_folder(path: str, trees: tuple[str, ...]) -> str:
+    return max((t for t in trees if path == t or path.startswith(t.rstrip("/") + "/")), key=len)
+
+
 def _stop_collecting(path: Path, config: pytest.Config) -> None:
     """The second line of :func:`_refuse_collected_args`: a path pytest reaches while it
     collects (an entry of a folder it walks, a file, a module) that lies in the submission
@@ -613,6 +645,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if submission is not None and not Path(submission).exists():
         raise pytest.UsageError(f"--submission={submission}: no such file or folder")
     _refuse_collected_args(config)
+    if submission is not None:
+        _refuse_shown_tests(config)
+        # no compiled copy of a hidden test beside it, written while this run collects it
+        sys.dont_write_bytecode = True
     if config.getoption("timeout_scale") is None:  # a notebook's check() has no option
         config.option.timeout_scale = _scale_from_environment()
     if config.getoption("timeout_scale") <= 0:
@@ -737,7 +773,7 @@ def pytest_collection_modifyitems(
             later.add(set_name)
     grading.boundary = {nodeid: s for s, nodeid in visible.items() if s in later}
     if grading.submission is not None:
-        from mcts_course.grading import process
+        from mcts_course.grading import process, sandbox
 
         # The instructor's test files are hidden from the student's process like the package's
         # own tests (a mount over them, as root): no permission of theirs is changed.
@@ -754,6 +790,10 @@ def pytest_collection_modifyitems(
             )
             if path.exists() and not any(n.is_relative_to(path) for n in needed):
                 hidden.add(str(path))
+        # and their compiled copies beside them (an earlier run's pytest left them 0644, the
+        # constants of a hidden test's inputs in them: red team 37, 04 and 07)
+        files = [Path(h) for h in hidden if h.endswith(".py")]
+        hidden.update(str(twin) for twin in sandbox.compiled_twins(files))
         # The grader's package (reference solutions, its tests) goes whole: a checkout's copy
         # is readable by every user, and the student's code may know its path.
         hidden.update(str(folder) for folder in grader_packages())

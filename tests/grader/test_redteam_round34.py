@@ -190,3 +190,32 @@ def test_without_ldd_the_view_holds_the_libraries_this_process_loaded(monkeypatc
         libc = next(m.split()[-1] for m in maps if "/libc.so" in m or "/libc-" in m)
     folders = {os.path.dirname(os.path.realpath(p)) for p in confine._libraries([sys.executable])}
     assert os.path.dirname(os.path.realpath(libc)) in folders, folders
+
+
+@namespaced
+@pytest.mark.skipif(os.geteuid() != 0, reason="writes in the interpreter's folder")
+def test_hidden_tests_in_a_shown_folder_are_refused(tmp_path):
+    """Red teams 35, 04 and 37, 03: an instructor's test given alone is covered, but not its
+    neighbours (next week's tests, the data it loads): grade refuses such a folder."""
+    import subprocess
+
+    folder = _shown_tree() / f"mcts-rt37-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    try:
+        test = folder / "test_hidden.py"
+        test.write_text("import pytest\n\n\n@pytest.mark.points(1, exercise='ucb1')\n")
+        (folder / "test_week2.py").write_text("# next week\n")
+        submission = tmp_path / "sub"
+        submission.mkdir()
+        (submission / "bandits.py").write_text("")
+        done = subprocess.run(
+            [sys.executable, "-m", "mcts_course", "grade", "--exercise-set=bandits"]
+            + ["--out", str(tmp_path / "out"), "--tests", str(test), "--", str(submission)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 2, done.stderr
+        assert "move the tests elsewhere" in done.stderr, done.stderr
+    finally:
+        shutil.rmtree(folder)
