@@ -35,7 +35,10 @@ So the child, before any student code exists in it (:func:`mcts_course.grading.s
   which flush the machine's writes; ``fadvise64`` (dropping a shared file from the page cache
   makes everyone read it from the device again) and ``ioprio_set``, and ``setpriority`` but of
   the process itself (``PRIO_USER`` reaches every process of the user id, the grader's as a
-  teaching assistant); ``ENOSYS`` to ``clone3`` (its flags lie
+  teaching assistant); ``io_setup`` (the machine's asynchronous I/O contexts, red team 36, 01),
+  and ``timer_create``, ``mq_notify`` and ``fcntl``'s ``F_SETSIG``, through which a process
+  stopped between a teaching assistant's questions had the kernel send it ``SIGCONT`` (red
+  team 36, 04 and 05); ``ENOSYS`` to ``clone3`` (its flags lie
   in memory a filter cannot read: the C library then falls back to ``clone``, whose flags it
   can).  A system call of another
   architecture's table (x32, i386 from a 64-bit process) kills the process.
@@ -101,13 +104,19 @@ DENIED = (
     # page cache, so that others read it from the device again, and I/O priorities, which
     # ioprio_set also changes for every process of the user id (the grader's, as a teaching
     # assistant); red team 31, 05
-    "fadvise64 ioprio_set"
+    "fadvise64 ioprio_set "
+    # the machine's asynchronous I/O contexts (fs.aio-max-nr), which one submission took all of
+    # for its run: every other program's io_setup failed (red team 36, 01); and the two ways a
+    # process has the kernel send it a signal of its choice later, SIGCONT among them, which
+    # woke a daemon stopped between a teaching assistant's questions (red team 36, 04 and 05;
+    # fcntl's F_SETSIG, the third, is below)
+    "io_setup timer_create mq_notify"
 ).split()
 # fcntl's commands that lock a file, ask about another process's lock, take a lease or watch a
 # folder (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE,
 # F_GETLEASE, F_NOTIFY): a lock on a file the sandbox shares with others (the set's copy of the
 # package, /usr) is a message any process that tries the same lock reads (red team 13, 15)
-FCNTL_DENIED = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
+FCNTL_DENIED = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026, 10)  # and F_SETSIG (red team 36, 04)
 # A process whose parent ignores SIGCHLD (or sets SA_NOCLDWAIT) is reaped by the kernel and its
 # CPU time is added to no one's: a teaching assistant's runs (no cgroup) count the pid
 # namespace's processes, and children that burnt CPU and ended that way went uncounted (red team
@@ -128,7 +137,7 @@ NUMBERS = {
         "inotify_init1": 294, "fanotify_init": 300, "flock": 73, "fcntl": 72,
         "rt_sigaction": 13, "memfd_create": 319, "setsockopt": 54, "memfd_secret": 447,
         "fallocate": 285, "sync": 162, "syncfs": 306, "fadvise64": 221, "ioprio_set": 251,
-        "setpriority": 141,
+        "setpriority": 141, "io_setup": 206, "timer_create": 222, "mq_notify": 244,
     },
     "aarch64": {
         "add_key": 217, "request_key": 218, "keyctl": 219, "setns": 268, "mount": 40,
@@ -142,13 +151,14 @@ NUMBERS = {
         "inotify_init1": 26, "fanotify_init": 262, "flock": 32, "fcntl": 25,
         "rt_sigaction": 134, "memfd_create": 279, "setsockopt": 208, "memfd_secret": 447,
         "fallocate": 47, "sync": 81, "syncfs": 267, "fadvise64": 223, "ioprio_set": 30,
-        "setpriority": 140,
+        "setpriority": 140, "io_setup": 0, "timer_create": 107, "mq_notify": 184,
     },
 }  # fmt: skip
 SUMMARY = (
     "seccomp filter (no kernel keys, no new namespaces, mounts, bpf, perf, io_uring or "
     "ptrace, no sockets but stream socket pairs, no socket addresses or options, no memfd, "
     "no fallocate, sync, fadvise or I/O priorities, no other process's priority, "
+    "no asynchronous I/O contexts, POSIX timers, queue notices or F_SETSIG, "
     "no file locks, leases or file-system watches, SIGCHLD's action kept), a keyring of its "
     "own, no capabilities"
 )

@@ -1,0 +1,49 @@
+"""Red team round 36: a submission took the machine's asynchronous I/O contexts for its run
+(01), and, graded by a teaching assistant, a daemon stopped between questions had the kernel
+wake it with SIGCONT from a POSIX timer (04), making every pause wait out its limit (05)."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+
+import pytest
+
+UNDER = """
+import ctypes, errno, fcntl, os
+from mcts_course.grading import kernel
+
+def call(name, *args):
+    return "ok" if kernel.syscall(name, *args) >= 0 else errno.errorcode[ctypes.get_errno()]
+
+if __name__ == "__main__":
+    context = ctypes.c_ulong(0)
+    timer = ctypes.c_int(0)
+    before = [call("io_setup", 1, ctypes.addressof(context))]
+    before.append(call("timer_create", 1, 0, ctypes.addressof(timer)))
+    assert kernel.install_filter()
+    after = [
+        call("io_setup", 1, ctypes.addressof(context)),
+        call("timer_create", 1, 0, ctypes.addressof(timer)),
+        call("mq_notify", -1, 0),
+    ]
+    read, write = os.pipe()
+    try:
+        fcntl.fcntl(read, 10, 0)  # F_SETSIG
+        after.append("ok")
+    except OSError as error:
+        after.append(errno.errorcode[error.errno])
+    print(repr((before, after)))
+"""
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "aarch64"), reason="syscall numbers")
+def test_01_04_aio_contexts_timers_and_chosen_signals_are_refused(tmp_path):
+    script = tmp_path / "under.py"
+    script.write_text(UNDER)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    before, after = eval(done.stdout.strip())  # noqa: S307 (our own script's repr)
+    assert before == ["ok", "ok"], before  # the calls work where no filter is
+    assert after == ["EPERM"] * 4, after
