@@ -336,6 +336,9 @@ class StudentProcess:
         if self.box.cage is not None:  # namespaces and cgroups: see confine.py
             command = self.box.cage.command(command, root, self.box.masked)
         env, fds = _child_env(job, str(self.box.work)), [from_grader, to_grader]
+        # the same paths for the processes the student's code starts with the interpreter
+        # (joblib's default pool): -I keeps them from the student's own process
+        env["PYTHONPATH"] = os.pathsep.join(paths)
         from_grader_init = to_init = -1
         if self.box.cage is not None:  # the requests to its namespace's first process, and
             # its word that it saw the student's process end (confine.ENDED)

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from grading_fixtures.asking import CALL, namespaced
 from grading_fixtures.batches import graded_file
 from grading_fixtures.shared_folders import SOLUTIONS
 from test_redteam_round31 import HIDDEN
@@ -81,3 +82,19 @@ def test_06_a_library_without_a_file_list_is_shown_by_its_top_level_names(monkey
         confine.allowed_entries.cache_clear()
     site = os.path.realpath(str(numpy.locate_file("")))
     assert "numpy" in found.get(site, []), found
+
+
+POOL = """
+def f(x):
+    from joblib import Parallel, delayed
+    return sum(Parallel(n_jobs=2)(delayed(abs)(-i) for i in range(4)))
+"""
+
+
+@namespaced
+def test_02_joblib_s_default_pool_works_in_the_sandbox(started):
+    """joblib, an allowed library, starts its workers with the interpreter, which did not get
+    the student's process's paths: a submission using its default pool failed (02)."""
+    pytest.importorskip("joblib")
+    reply, _ = started(POOL).exchange(CALL, 60.0, lambda m: {}, "f")
+    assert reply.get("ok") == 6, reply
