@@ -158,13 +158,20 @@ def find(trees: Iterable[str]) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=1)
 def copies(trees: tuple[str, ...]) -> tuple[str, ...]:
     """:func:`find`'s answer, or the batch's (:data:`COPIES_ENV`) when ``grade`` gave one."""
-    given = os.environ.get(COPIES_ENV)
-    if given is not None:
-        paths = json.loads(given)
-        if isinstance(paths, list) and all(isinstance(p, str) for p in paths):
-            return tuple(paths)
-        raise ValueError(f"{COPIES_ENV} is not a list of paths")
-    return find(trees)
+    given = paths_given(COPIES_ENV)
+    return given if given is not None else find(trees)
+
+
+def paths_given(name: str) -> tuple[str, ...] | None:
+    """The paths ``grade`` worked out once for its runs, in the environment variable ``name``
+    (a JSON list); None when it gave none."""
+    given = os.environ.get(name)
+    if given is None:
+        return None
+    paths = json.loads(given)
+    if isinstance(paths, list) and all(isinstance(p, str) for p in paths):
+        return tuple(paths)
+    raise ValueError(f"{name} is not a list of paths")
 
 
 def for_runs(env: dict[str, str], trees: Iterable[str]) -> None:

@@ -439,12 +439,9 @@ def system_view() -> tuple[str, ...]:
     ``grade`` gave it.  Not ``/usr`` whole: a copy of this repository anywhere in it (a
     checkout, a bare clone, an archive, an instructor's hidden tests) was readable by every
     submission (red teams 34 and 35)."""
-    given = os.environ.get(VIEW_ENV)
+    given = checkouts.paths_given(VIEW_ENV)
     if given is not None:
-        paths = json.loads(given)
-        if isinstance(paths, list) and all(isinstance(p, str) for p in paths):
-            return tuple(paths)
-        raise ValueError(f"{VIEW_ENV} is not a list of paths")
+        return given
     executable = os.path.realpath(sys.executable)
     stdlib = os.path.dirname(os.path.realpath(os.__file__))
     dynload = [os.path.realpath(p) for p in sys.path if os.path.basename(p) == "lib-dynload"]

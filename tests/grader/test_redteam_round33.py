@@ -119,36 +119,33 @@ def test_03_a_sandbox_dies_with_the_run_that_started_it():
         time.sleep(0.05)
 
 
+def _gone(process) -> str:
+    """Why ``process`` ended, as the question that found it gone says."""
+    from mcts_course.grading.process import StudentGone
+
+    try:
+        process.exchange(CALL, 5.0, lambda m: {}, "f")
+    except StudentGone as gone:
+        return str(gone)
+    raise AssertionError("the process answered")
+
+
 @namespaced
 def test_a_first_process_killed_from_outside_is_not_the_students_exit(started):
     """Killed from outside, the namespace's first process takes every process of the
     namespace with it, and ``unshare`` exits 1, as if the student's code had called
     ``os._exit(1)``: the run is ``killed``, not the student's fault."""
-    from mcts_course.grading.process import StudentGone
-
     process = started("def f(x):\n    return x + 1\n")
     reply, _ = process.exchange(CALL, 5.0, lambda m: {}, "f")
     assert reply["ok"] == 2
     os.kill(process.init_pid, signal.SIGKILL)
-    try:
-        process.exchange(CALL, 5.0, lambda m: {}, "f")
-    except StudentGone as gone:
-        why = str(gone)
-    else:
-        raise AssertionError("the process answered after its namespace was gone")
+    why = _gone(process)
     assert process.outside, why
     assert "not your code's fault" in why, why
 
 
 @namespaced
 def test_a_students_exit_1_stays_its_own(started):
-    from mcts_course.grading.process import StudentGone
-
     process = started("import os\n\ndef f(x):\n    os._exit(1)\n")
-    try:
-        process.exchange(CALL, 5.0, lambda m: {}, "f")
-    except StudentGone as gone:
-        why = str(gone)
-    else:
-        raise AssertionError("os._exit(1) answered")
+    why = _gone(process)
     assert not process.outside and "exited with status 1" in why, why
