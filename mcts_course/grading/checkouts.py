@@ -12,11 +12,12 @@ The copies are found two ways, once per batch (``grade`` hands them to its runs 
 :data:`COPIES_ENV`): from where this package, the grader's package and their distributions
 are (walking up to the checkout's root: its ``.git``, else its top ``pyproject.toml``; pip's
 ``direct_url.json`` names the folder or wheel installed from), and by a walk of the shown
-folders for what marks a copy (a ``.git``, a ``mcts_grader`` folder, a ``mcts_course_grader``
-wheel, archive or metadata folder) and for folders the walk cannot list (a teaching
-assistant's walk cannot list a 711 folder whose files the student's code, with the same
-permissions, opens by name: red team 35, 03).  Nothing is looked for where no grader is
-installed: a student's own machine holds nothing of it to hide.
+folders for what marks a copy (a ``.git``, a bare clone's ``HEAD``, ``objects`` and ``refs``,
+a ``mcts_grader`` folder, a ``mcts_course_grader`` wheel, archive or metadata folder) and for
+folders the walk cannot list (a teaching assistant's walk cannot list a 711 folder whose
+files the student's code, with the same permissions, opens by name: red team 35, 03).
+Nothing is looked for where no grader is installed: a student's own machine holds nothing of
+it to hide.
 """
 
 from __future__ import annotations
@@ -123,6 +124,8 @@ def marked(trees: Iterable[str]) -> Iterator[Path]:
             if ".git" in dirs or ".git" in files:
                 yield here
                 yield from git_folders(here)
+            if "HEAD" in files and {"objects", "refs"} <= set(dirs):  # a bare clone (38, 02)
+                yield here
             for name in [*dirs, *files]:
                 if name in MARKS or name.startswith(MARK_PREFIX):
                     yield here / name

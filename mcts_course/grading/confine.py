@@ -456,11 +456,20 @@ def system_view() -> tuple[str, ...]:
     links: list[str] = []
     folders = [stdlib, *(d for d in dynload if os.path.isdir(d))]
     folders += [LOCALES] if os.path.isdir(LOCALES) else []
-    for library in _libraries(binaries):
-        met, real = _links_to(library)
-        links += met
-        folders.append(os.path.dirname(real))
     files = []
+    found = [_links_to(library) for library in _libraries(binaries)]
+    # The C library's folder whole (what it loads by name later: libgcc_s for a thread's end,
+    # NSS, gconv), any other library alone: a folder such as pyenv's lib/ (libpython) or
+    # /usr/local/lib shows whatever else lies there, a bare clone or a zip of this repository
+    # (red team 38, 02 and 03)
+    system = {os.path.dirname(r) for _, r in found if os.path.basename(r).startswith("libc.")}
+    system |= {os.path.dirname(r) for _, r in found if os.path.basename(r).startswith("libc-")}
+    for met, real in found:
+        links += met
+        if not system or os.path.dirname(real) in system:
+            folders.append(os.path.dirname(real))
+        else:
+            files.append(real)
     for path in [*ETC, executable, *tools]:
         if os.path.lexists(path):
             met, real = _links_to(path)
@@ -471,7 +480,9 @@ def system_view() -> tuple[str, ...]:
     for folder in sorted(set(folders), key=len):  # the widest first: each once
         if not any(_within(folder, s) for s in [*shown, *sites]):
             shown.append(folder)
-    outside = [p for p in dict.fromkeys([*links, *files]) if not any(_within(p, s) for s in shown)]
+    outside = [
+        p for p in dict.fromkeys([*links, *files]) if not any(_within(p, s) for s in shown + sites)
+    ]
     return tuple(outside + shown)
 
 
@@ -508,7 +519,11 @@ def _links_to(path: str) -> tuple[list[str], str]:
     links: list[str] = []
     current, rest = "/", list(Path(path).parts[1:])
     while rest:
-        step = os.path.join(current, rest.pop(0))
+        part = rest.pop(0)
+        if part in (".", ".."):  # ldd's $ORIGIN/../lib: the real parent
+            current = current if part == "." else os.path.dirname(current)
+            continue
+        step = os.path.join(current, part)
         if os.path.islink(step) and len(links) < 40:
             links.append(step)
             target = os.path.normpath(os.path.join(current, os.readlink(step)))

@@ -38,7 +38,9 @@ So the child, before any student code exists in it (:func:`mcts_course.grading.s
   teaching assistant); ``io_setup`` (the machine's asynchronous I/O contexts, red team 36, 01),
   and ``timer_create``, ``mq_notify`` and ``fcntl``'s ``F_SETSIG``, through which a process
   stopped between a teaching assistant's questions had the kernel send it ``SIGCONT`` (red
-  team 36, 04 and 05); ``ENOSYS`` to ``clone3`` (its flags lie
+  team 36, 04 and 05), as ``clone`` with an exit signal but ``SIGCHLD`` (a child's end woke
+  its parent: red team 38, 01) and a parent-death signal but ``SIGKILL`` did; ``ENOSYS`` to
+  ``clone3`` (its flags lie
   in memory a filter cannot read: the C library then falls back to ``clone``, whose flags it
   can).  A system call of another
   architecture's table (x32, i386 from a 64-bit process) kills the process.
@@ -122,6 +124,7 @@ FCNTL_DENIED = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026, 10)  # and F_SETSIG (red 
 # namespace's processes, and children that burnt CPU and ended that way went uncounted (red team
 # 16, 04).  Setting SIGCHLD's action is refused; reading it (a null new action) is not.
 SIGCHLD = 17  # x86_64 and arm64 alike
+SIGKILL, PR_SET_PDEATHSIG = 9, 1
 # From the kernel's tables (arch/x86/entry/syscalls/syscall_64.tbl, include/uapi/asm-generic/
 # unistd.h for arm64).
 NUMBERS = {
@@ -138,6 +141,7 @@ NUMBERS = {
         "rt_sigaction": 13, "memfd_create": 319, "setsockopt": 54, "memfd_secret": 447,
         "fallocate": 285, "sync": 162, "syncfs": 306, "fadvise64": 221, "ioprio_set": 251,
         "setpriority": 141, "io_setup": 206, "timer_create": 222, "mq_notify": 244,
+        "prctl": 157,
     },
     "aarch64": {
         "add_key": 217, "request_key": 218, "keyctl": 219, "setns": 268, "mount": 40,
@@ -152,13 +156,15 @@ NUMBERS = {
         "rt_sigaction": 134, "memfd_create": 279, "setsockopt": 208, "memfd_secret": 447,
         "fallocate": 47, "sync": 81, "syncfs": 267, "fadvise64": 223, "ioprio_set": 30,
         "setpriority": 140, "io_setup": 0, "timer_create": 107, "mq_notify": 184,
+        "prctl": 167,
     },
 }  # fmt: skip
 SUMMARY = (
     "seccomp filter (no kernel keys, no new namespaces, mounts, bpf, perf, io_uring or "
     "ptrace, no sockets but stream socket pairs, no socket addresses or options, no memfd, "
     "no fallocate, sync, fadvise or I/O priorities, no other process's priority, "
-    "no asynchronous I/O contexts, POSIX timers, queue notices or F_SETSIG, "
+    "no asynchronous I/O contexts, POSIX timers, queue notices or F_SETSIG, no exit or "
+    "parent-death signal but SIGCHLD and SIGKILL, "
     "no file locks, leases or file-system watches, SIGCHLD's action kept), a keyring of its "
     "own, no capabilities"
 )
@@ -234,14 +240,36 @@ def program(arch: str) -> bytes:
         code += [_op(JEQ, command, jf=1), _op(RET, deny)]
     code.append(_op(RET, RET_ALLOW))  # any other fcntl (flags, descriptors, pipes' sizes)
     code += [_op(JEQ, numbers["clone3"], jf=1), _op(RET, RET_ERRNO | errno.ENOSYS)]
-    for name, mask in (("clone", CLONE_NEW), ("unshare", UNSHARE_NEW)):
-        code += [
-            _op(JEQ, numbers[name], jf=4),  # not this call: past the four below
-            _op(LD_W_ABS, OFFSET_ARG0),
-            _op(JSET, mask, jf=1),
-            _op(RET, deny),
-            _op(RET, RET_ALLOW),
-        ]
+    code += [  # clone: no new namespace, and a child's end signals its parent with SIGCHLD or
+        # nothing (a thread): an exit signal of SIGCONT woke a process stopped between a
+        # teaching assistant's questions whenever one of its children ended (red team 38, 01)
+        _op(JEQ, numbers["clone"], jf=8),
+        _op(LD_W_ABS, OFFSET_ARG0),
+        _op(JSET, CLONE_NEW, jf=1),
+        _op(RET, deny),
+        _op(AND, 0xFF),
+        _op(JEQ, 0, jt=2),
+        _op(JEQ, SIGCHLD, jt=1),
+        _op(RET, deny),
+        _op(RET, RET_ALLOW),
+    ]
+    code += [
+        _op(JEQ, numbers["unshare"], jf=4),  # not this call: past the four below
+        _op(LD_W_ABS, OFFSET_ARG0),
+        _op(JSET, UNSHARE_NEW, jf=1),
+        _op(RET, deny),
+        _op(RET, RET_ALLOW),
+    ]
+    code += [  # prctl: a parent-death signal of SIGKILL or none (SIGCONT is another waker)
+        _op(JEQ, numbers["prctl"], jf=7),
+        _op(LD_W_ABS, OFFSET_ARG0),
+        _op(JEQ, PR_SET_PDEATHSIG, jf=4),
+        _op(LD_W_ABS, OFFSET_ARG1),
+        _op(JEQ, 0, jt=2),
+        _op(JEQ, SIGKILL, jt=1),
+        _op(RET, deny),
+        _op(RET, RET_ALLOW),
+    ]
     code += [  # setpriority: of the process itself only (PRIO_PROCESS, 0), as os.nice does;
         # PRIO_USER reniced every process of the user id, the grader's own as a teaching
         # assistant, and PRIO_PGRP the namespace's first process (confine.INIT)

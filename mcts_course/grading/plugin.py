@@ -565,9 +565,8 @@ def _refuse_shown_tests(config: pytest.Config) -> None:
             confine._within(real, s) for s in sites
         ):
             raise pytest.UsageError(
-                f"{path}: the tests lie in {_shown_folder(real, trees)}, a folder every "
-                "student's sandbox shows (the interpreter's or its libraries'): its other "
-                "files would be readable by students' code; move the tests elsewhere"
+                "tests in a folder every student's sandbox shows, whose other files students' "
+                f"code would read: move them elsewhere ({path} in {_shown_folder(real, trees)})"
             )
 
 

@@ -216,6 +216,25 @@ def test_hidden_tests_in_a_shown_folder_are_refused(tmp_path):
             timeout=300,
         )
         assert done.returncode == 2, done.stderr
-        assert "move the tests elsewhere" in done.stderr, done.stderr
+        assert "every student's sandbox shows" in done.stderr, done.stderr
     finally:
         shutil.rmtree(folder)
+
+
+def test_38_02_a_bare_clone_is_found_by_its_layout(tmp_path):
+    bare = tmp_path / "tree" / "course.git"
+    (bare / "objects" / "pack").mkdir(parents=True)
+    (bare / "refs" / "heads").mkdir(parents=True)
+    (bare / "HEAD").write_text("ref: refs/heads/main\n")
+    assert str(bare) in checkouts.find([str(tmp_path / "tree")])
+
+
+def test_38_03_only_the_c_library_s_folder_is_shown_whole():
+    """Another library's folder (pyenv's lib/ beside libpython, /usr/local/lib) held a zip of
+    the repository (red team 38, 03): such a library is shown alone."""
+    with open("/proc/self/maps") as maps:
+        libc = next(m.split()[-1] for m in maps if "/libc.so" in m or "/libc-" in m)
+    stdlib = os.path.dirname(os.path.realpath(os.__file__))
+    allowed = {os.path.dirname(os.path.realpath(libc)), stdlib, confine.LOCALES}
+    extra = [t for t in confine.whole_trees() if not any(confine._within(t, a) for a in allowed)]
+    assert extra == [], extra

@@ -1,6 +1,7 @@
 """Red team round 36: a submission took the machine's asynchronous I/O contexts for its run
 (01), and, graded by a teaching assistant, a daemon stopped between questions had the kernel
-wake it with SIGCONT from a POSIX timer (04), making every pause wait out its limit (05)."""
+wake it with SIGCONT from a POSIX timer (04), making every pause wait out its limit (05); red
+team 38 did the same with children whose end signals SIGCONT (01)."""
 
 from __future__ import annotations
 
@@ -34,16 +35,31 @@ if __name__ == "__main__":
         after.append("ok")
     except OSError as error:
         after.append(errno.errorcode[error.errno])
-    print(repr((before, after)))
+    child = kernel.syscall("clone", 18, 0, 0, 0, 0)  # a child whose end sends SIGCONT
+    if child == 0:
+        os._exit(0)
+    after.append("ok" if child > 0 else errno.errorcode[ctypes.get_errno()])
+    after.append(call("prctl", 1, 18))  # PR_SET_PDEATHSIG, SIGCONT
+    kept = [call("prctl", 1, 9), call("prctl", 1, 0)]
+    pid = os.fork()  # ordinary work: fork, a thread
+    if pid == 0:
+        os._exit(3)
+    kept.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+    import threading
+    thread = threading.Thread(target=lambda: kept.append("thread"))
+    thread.start()
+    thread.join()
+    print(repr((before, after, kept)))
 """
 
 
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "aarch64"), reason="syscall numbers")
-def test_01_04_aio_contexts_timers_and_chosen_signals_are_refused(tmp_path):
+def test_01_04_and_38_01_aio_contexts_and_chosen_wake_up_signals_are_refused(tmp_path):
     script = tmp_path / "under.py"
     script.write_text(UNDER)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    before, after = eval(done.stdout.strip())  # noqa: S307 (our own script's repr)
+    before, after, kept = eval(done.stdout.strip())  # noqa: S307 (our own script's repr)
     assert before == ["ok", "ok"], before  # the calls work where no filter is
-    assert after == ["EPERM"] * 4, after
+    assert after == ["EPERM"] * 6, after
+    assert kept == ["ok", "ok", 3, "thread"], kept
