@@ -8,7 +8,7 @@ A student's process starts through a small launcher (:meth:`Cage.command`):
    namespace when the grader is not root), where
 3. :data:`SETUP` (a shell script) builds a new root on an empty tmpfs: read-only bind mounts of
    what the interpreter loads (:func:`system_view`: the interpreter, its standard library, its
-   shared libraries' folders; not ``/usr`` whole) and of the public copy of the package, with
+   shared libraries; not ``/usr`` whole) and of the public copy of the package, with
    every ``site-packages`` replaced by a folder holding only the student package's
    dependencies; a size-capped tmpfs each for ``/tmp``, ``/var/tmp``, ``/dev/shm``,
    ``/run/lock`` and the work folder (the submission's copy); a few device nodes; a fresh
@@ -433,8 +433,9 @@ def for_runs(env: dict[str, str]) -> None:
 @functools.lru_cache(maxsize=1)
 def system_view() -> tuple[str, ...]:
     """What of the machine every student's root shows, read-only: the interpreter, its
-    standard library, the folders of the shared libraries that it, its extension modules and
-    the allowed packages' load (as the dynamic linker finds them: ``ldd``), the linker's cache,
+    standard library, the shared libraries that it, its extension modules and the allowed
+    packages load (as the dynamic linker finds them: ``ldd``; the C library's folder whole,
+    any other library alone), the linker's cache,
     the local time, and the symbolic links on the way to each; :data:`VIEW_ENV`'s when
     ``grade`` gave it.  Not ``/usr`` whole: a copy of this repository anywhere in it (a
     checkout, a bare clone, an archive, an instructor's hidden tests) was readable by every
