@@ -140,6 +140,13 @@ INIT_FD_ENV = "MCTS_INIT_FD"
 # ends too: a launcher whose INIT wrote nothing was killed from outside (``unshare`` then
 # exits 1, "sigprocmask unblock failed", as if the student's code had called ``os._exit(1)``).
 ENDED = b"e"
+# Seconds between INIT's stops while the namespace is to stay stopped: the kernel itself
+# continues a stopped process group that becomes orphaned (a process of another group ending
+# as the stop came, which the stop does not hold), which woke a daemon between a teaching
+# assistant's questions (red team 39, 01); stopped again at once, it runs at most this long.
+# Such ends follow the stop at once: RESTOPS stops RESTOP apart, then one each RESTOP_LATER
+# (each kill(-1) walks the machine's process list).
+RESTOP, RESTOPS, RESTOP_LATER = 0.002, 50, 0.05
 INIT = f"""
 import ctypes, os, signal, sys
 
@@ -154,6 +161,21 @@ if control >= 0:
     os.set_inheritable(control, False)
     os.set_blocking(control, False)
 
+STOPPED = []
+
+def every(signal_number):
+    try:
+        os.kill(-1, signal_number)
+    except OSError:
+        pass
+
+def again(number, frame):  # what the kernel continued meanwhile (an orphaned group's SIGCONT)
+    if STOPPED:
+        every(signal.SIGSTOP)
+        STOPPED.append(True)
+        if len(STOPPED) == {RESTOPS}:  # the burst after the stop is over: now and then
+            signal.setitimer(signal.ITIMER_REAL, {RESTOP_LATER}, {RESTOP_LATER})
+
 def asked(number, frame):
     wanted = b""
     while control >= 0:
@@ -164,16 +186,20 @@ def asked(number, frame):
         if not got:
             break
         wanted = got[-1:]
-    if wanted in (b"s", b"c"):
-        try:
-            os.kill(-1, signal.SIGSTOP if wanted == b"s" else signal.SIGCONT)
-        except OSError:
-            pass
+    if wanted == b"s":
+        STOPPED[:] = [True]
+        every(signal.SIGSTOP)
+        signal.setitimer(signal.ITIMER_REAL, {RESTOP}, {RESTOP})
+    elif wanted == b"c":
+        STOPPED.clear()
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        every(signal.SIGCONT)
 
+signal.signal(signal.SIGALRM, again)
 signal.signal(signal.SIGUSR1, asked)
 child = os.fork()
 if child == 0:
-    for number in (signal.SIGUSR1, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
+    for number in (signal.SIGUSR1, signal.SIGALRM, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
         signal.signal(number, signal.SIG_DFL)
     try:  # the first the kernel kills when memory runs out, before the grader (red team 33, 04)
         with open("/proc/self/oom_score_adj", "w") as f:

@@ -108,25 +108,38 @@ STOP_WAIT = 1.0  # seconds to wait for the stop to show; the scan is the fallbac
 
 def state(pid: int) -> bytes | None:
     """``pid``'s state letter in ``/proc/PID/stat`` (None: no such process, or no /proc)."""
+    return _letter(f"/proc/{pid}")
+
+
+def _letter(where: str) -> bytes | None:
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
+        with open(f"{where}/stat", "rb") as f:
             return f.read().rsplit(b")", 1)[1].split()[0]
     except (OSError, IndexError):
         return None
 
 
 def _stopped(pid: int) -> bool:
-    """Whether ``pid`` runs no code of its own until continued: stopped or ended, or asleep
-    in the kernel (``D``) with the stop pending, which it takes on its way out: a process
-    waiting for its ``vfork`` child, stopped, stays there, and every pause waited out
-    :data:`STOP_WAIT` for it (red team 33, 05)."""
-    letter = state(pid)
+    """Whether ``pid`` runs no code of its own until continued: each of its threads stopped or
+    ended, or asleep in the kernel (``D``) with the stop pending, which it takes on its way
+    out: a process waiting for its ``vfork`` child, stopped, stays there, and every pause waited
+    out :data:`STOP_WAIT` for it (red team 33, 05).  Every thread, not the leader's state
+    alone: a leader that ended shows ``Z`` while another thread of it runs (red team 39, 02)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return _task_stopped(f"/proc/{pid}")
+    return all(_task_stopped(f"/proc/{pid}/task/{task}") for task in tasks)
+
+
+def _task_stopped(where: str) -> bool:
+    letter = _letter(where)
     if letter in STOPPED_STATES or letter is None:
         return True
     if letter != b"D":
         return False
     try:
-        with open(f"/proc/{pid}/status", "rb") as f:
+        with open(f"{where}/status", "rb") as f:
             lines = f.read().splitlines()
     except OSError:
         return True  # gone

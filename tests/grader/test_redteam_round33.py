@@ -139,6 +139,7 @@ def test_a_first_process_killed_from_outside_is_not_the_students_exit(started):
     reply, _ = process.exchange(CALL, 5.0, lambda m: {}, "f")
     assert reply["ok"] == 2
     os.kill(process.init_pid, signal.SIGKILL)
+    process.proc.wait(timeout=30)  # its end is asynchronous: the launcher waits for it
     why = _gone(process)
     assert process.outside, why
     assert "not your code's fault" in why, why
