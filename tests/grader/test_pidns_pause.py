@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from grading_fixtures.asking import CALL
 
 from mcts_course.grading import confine, pidns, sandbox
 from mcts_course.grading.process import StudentProcess
@@ -112,30 +113,20 @@ def test_setsid_daemons_are_stopped_between_questions(monkeypatch):
     sandbox.confinement_mode() not in ("namespaces", "userns"),
     reason="needs the namespace sandbox (a pid namespace per submission)",
 )
-def test_what_the_kernel_continues_between_questions_is_stopped_again(monkeypatch):
+def test_what_the_kernel_continues_between_questions_is_stopped_again(started):
     """The kernel continues a stopped process group that becomes orphaned (red team 39, 01):
     here the SIGCONT comes from outside, as the kernel's would, long after the stop; the
     namespace's first process stops it again within its RESTOP_LATER."""
-    monkeypatch.setattr(confine.Cage, "freeze", lambda self: False)  # no freezer
-    monkeypatch.setattr(confine.Cage, "thaw", lambda self: None)
-    public = sandbox.public_package(Path(tempfile.mkdtemp(prefix="public-", dir="/tmp")))
-    public.chmod(0o755)
-    process = StudentProcess(None, "daemon.py", None, ["f"], public, code=DAEMON)
-    try:
-        process.start()
-        call = {"op": "call", "name": "f", "many": False, "calls": [[[1], {"$d": []}]]}
-        reply, _ = process.exchange({**call, "nodes": []}, 5.0, lambda m: {}, "f")
-        assert reply["ok"] == 2
-        inside = [p for p in pidns.members(pidns.sandbox_namespace(process.proc.pid) or "")]
-        woken = [p for p in inside if p != process.init_pid]
-        assert woken and busy(woken) == []
-        for pid in woken:
-            os.kill(pid, signal.SIGCONT)
-        time.sleep(0.2)
-        assert busy(woken) == [], [pidns.state(p) for p in woken]
-    finally:
-        process.kill()
-        shutil.rmtree(public, ignore_errors=True)
+    process = started(DAEMON)
+    reply, _ = process.exchange(CALL, 5.0, lambda m: {}, "f")
+    assert reply["ok"] == 2
+    inside = pidns.members(pidns.sandbox_namespace(process.proc.pid) or "")
+    woken = [p for p in inside if p != process.init_pid]
+    assert woken and busy(woken) == []
+    for pid in woken:
+        os.kill(pid, signal.SIGCONT)
+    time.sleep(0.2)
+    assert busy(woken) == [], [pidns.state(p) for p in woken]
 
 
 LEADERLESS = """
