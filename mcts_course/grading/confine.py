@@ -472,7 +472,7 @@ def system_view() -> tuple[str, ...]:
     executable = os.path.realpath(sys.executable)
     stdlib = os.path.dirname(os.path.realpath(os.__file__))
     dynload = [os.path.realpath(p) for p in sys.path if os.path.basename(p) == "lib-dynload"]
-    tools = [_tool(name) for name in TOOLS if os.path.isabs(_tool(name))]
+    tools = [tool for tool in map(_tool, TOOLS) if os.path.isabs(tool)]
     binaries = [executable, *tools]
     for folder in [
         *dynload,
@@ -489,8 +489,8 @@ def system_view() -> tuple[str, ...]:
     # NSS, gconv), any other library alone: a folder such as pyenv's lib/ (libpython) or
     # /usr/local/lib shows whatever else lies there, a bare clone or a zip of this repository
     # (red team 38, 02 and 03)
-    system = {os.path.dirname(r) for _, r in found if os.path.basename(r).startswith("libc.")}
-    system |= {os.path.dirname(r) for _, r in found if os.path.basename(r).startswith("libc-")}
+    libc = ("libc.", "libc-")
+    system = {os.path.dirname(r) for _, r in found if os.path.basename(r).startswith(libc)}
     for met, real in found:
         links += met
         if not system or os.path.dirname(real) in system:

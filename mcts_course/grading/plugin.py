@@ -571,7 +571,9 @@ def _refuse_shown_tests(config: pytest.Config) -> None:
 
 
 def _shown_folder(path: str, trees: tuple[str, ...]) -> str:
-    return max((t for t in trees if path == t or path.startswith(t.rstrip("/") + "/")), key=len)
+    from mcts_course.grading.confine import _within
+
+    return max((t for t in trees if _within(path, t)), key=len)
 
 
 def _stop_collecting(path: Path, config: pytest.Config) -> None:
@@ -648,15 +650,14 @@ def pytest_configure(config: pytest.Config) -> None:
         _refuse_shown_tests(config)
         # no compiled copy of a hidden test beside it, written while this run collects it
         sys.dont_write_bytecode = True
+        try:  # a grader older than its tests would blame every student for its missing loop
+            contract("mcts_search")
+        except RuntimeError as error:
+            raise pytest.UsageError(str(error)) from None
     if config.getoption("timeout_scale") is None:  # a notebook's check() has no option
         config.option.timeout_scale = _scale_from_environment()
     if config.getoption("timeout_scale") <= 0:
         raise pytest.UsageError("--timeout-scale must be positive")
-    try:  # a grader older than its tests would blame every student for its missing loop
-        if submission is not None:
-            contract("mcts_search")
-    except RuntimeError as error:
-        raise pytest.UsageError(str(error)) from None
     if config.getoption("unconfined"):
         from mcts_course.grading.sandbox import UNCONFINED_ENV
 

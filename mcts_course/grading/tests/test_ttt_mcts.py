@@ -516,12 +516,16 @@ def grown_by_its_steps(student, state, iterations: int, c: float, threshold: int
     property of a tree alone can be met by construction: counts and wins of playouts whose
     results were made up, around a move a rule or a negamax chose, passed every check of its
     statistics and draws (red team 28, 02-04); a tree its own steps grow again is a search."""
+    # None in a student's own check: the loop is mcts_search's answer (and no search is asked
+    # for a tree nothing would compare)
+    search_with = invocation.contract("mcts_search")
     if root is None or iterations > REGROWN:
+        if search_with is None:
+            return
         iterations = min(iterations, REGROWN)
         root = student.mcts_search.keeping(state, iterations, c, threshold, random.Random(seed))
     assert isinstance(root, Node), f"mcts_search returned {root!r}, not the root Node"
-    search_with = invocation.contract("mcts_search")
-    if search_with is None:  # a student's own check: the loop is mcts_search's answer
+    if search_with is None:
         return
     steps = student_steps(student)
     again = search_with(steps, state, iterations, c, threshold, random.Random(seed))
