@@ -137,13 +137,17 @@ exec "$INIT_PYTHON" -I -S -c "$INIT" "$@"
 # CAP_SYS_RESOURCE, and Landlock refuses its writes outside its own folders).
 INIT_FD_ENV = "MCTS_INIT_FD"
 # What INIT writes back on its socket when the student's process has ended, just before it
-# ends too: a launcher whose INIT wrote nothing was killed from outside (``unshare`` then
-# exits 1, "sigprocmask unblock failed", as if the student's code had called ``os._exit(1)``).
+# ends too, followed by that process's wait status in decimal and a newline: a launcher whose
+# INIT wrote nothing was killed from outside (``unshare`` then exits 1, "sigprocmask unblock
+# failed", as if the student's code had called ``os._exit(1)``), and the status itself tells a
+# signal from an exit code (INIT's own exit code, 128 + n for signal n, is one a student's
+# ``os._exit(137)`` also gives: read as "killed from outside", it dodged a grade, red team 40).
 ENDED = b"e"
 # Seconds between INIT's stops while the namespace is to stay stopped: the kernel itself
 # continues a stopped process group that becomes orphaned (a process of another group ending
 # as the stop came, which the stop does not hold), which woke a daemon between a teaching
 # assistant's questions (red team 39, 01); stopped again at once, it runs at most this long.
+# (The seccomp filter now refuses the new process group that needs: this is a second line.)
 # Such ends follow the stop at once: RESTOPS stops RESTOP apart, then one each RESTOP_LATER
 # (each kill(-1) walks the machine's process list).
 RESTOP, RESTOPS, RESTOP_LATER = 0.002, 50, 0.05
@@ -216,8 +220,8 @@ while True:
     except ChildProcessError:
         os._exit(1)
     if pid == child:
-        try:  # the grader's proof that this process lived to see the end
-            os.write(control, {ENDED!r})
+        try:  # the grader's proof that this process lived to see the end, and how it came
+            os.write(control, {ENDED!r} + b"%d\\n" % status)
         except OSError:
             pass
         os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))

@@ -39,7 +39,9 @@ So the child, before any student code exists in it (:func:`mcts_course.grading.s
   and ``timer_create``, ``mq_notify`` and ``fcntl``'s ``F_SETSIG``, through which a process
   stopped between a teaching assistant's questions had the kernel send it ``SIGCONT`` (red
   team 36, 04 and 05), as ``clone`` with an exit signal but ``SIGCHLD`` (a child's end woke
-  its parent: red team 38, 01) and a parent-death signal but ``SIGKILL`` did; ``ENOSYS`` to
+  its parent: red team 38, 01) and a parent-death signal but ``SIGKILL`` did, and ``setsid``
+  and ``setpgid``, whose new process group the kernel continued when it became orphaned (red
+  team 39, 01); ``ENOSYS`` to
   ``clone3`` (its flags lie
   in memory a filter cannot read: the C library then falls back to ``clone``, whose flags it
   can).  A system call of another
@@ -112,7 +114,13 @@ DENIED = (
     # process has the kernel send it a signal of its choice later, SIGCONT among them, which
     # woke a daemon stopped between a teaching assistant's questions (red team 36, 04 and 05;
     # fcntl's F_SETSIG, the third, is below)
-    "io_setup timer_create mq_notify"
+    "io_setup timer_create mq_notify "
+    # a process group of its own: the kernel continues a stopped group that becomes orphaned
+    # (its last link to a parent in another group of the session ending), which woke a daemon
+    # stopped between a teaching assistant's questions (red team 39, 01); in the one group the
+    # launcher starts, orphaned from the start (its leader's parent is of another session), no
+    # such change can come
+    "setsid setpgid"
 ).split()
 # fcntl's commands that lock a file, ask about another process's lock, take a lease or watch a
 # folder (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE,
@@ -141,7 +149,7 @@ NUMBERS = {
         "rt_sigaction": 13, "memfd_create": 319, "setsockopt": 54, "memfd_secret": 447,
         "fallocate": 285, "sync": 162, "syncfs": 306, "fadvise64": 221, "ioprio_set": 251,
         "setpriority": 141, "io_setup": 206, "timer_create": 222, "mq_notify": 244,
-        "prctl": 157,
+        "prctl": 157, "setsid": 112, "setpgid": 109,
     },
     "aarch64": {
         "add_key": 217, "request_key": 218, "keyctl": 219, "setns": 268, "mount": 40,
@@ -156,7 +164,7 @@ NUMBERS = {
         "rt_sigaction": 134, "memfd_create": 279, "setsockopt": 208, "memfd_secret": 447,
         "fallocate": 47, "sync": 81, "syncfs": 267, "fadvise64": 223, "ioprio_set": 30,
         "setpriority": 140, "io_setup": 0, "timer_create": 107, "mq_notify": 184,
-        "prctl": 167,
+        "prctl": 167, "setsid": 157, "setpgid": 154,
     },
 }  # fmt: skip
 SUMMARY = (
@@ -164,7 +172,7 @@ SUMMARY = (
     "ptrace, no sockets but stream socket pairs, no socket addresses or options, no memfd, "
     "no fallocate, sync, fadvise or I/O priorities, no other process's priority, "
     "no asynchronous I/O contexts, POSIX timers, queue notices or F_SETSIG, no exit or "
-    "parent-death signal but SIGCHLD and SIGKILL, "
+    "parent-death signal but SIGCHLD and SIGKILL, no new session or process group, "
     "no file locks, leases or file-system watches, SIGCHLD's action kept), a keyring of its "
     "own, no capabilities"
 )

@@ -132,6 +132,7 @@ class ImportFailed(Exception):
     def __init__(self, why: str, under_load: bool = False):
         super().__init__(why)
         self.under_load = under_load
+        self.outside = False  # killed while loading by a SIGKILL the grader did not send
 
 
 class MissingDefinition(AttributeError):
@@ -286,7 +287,11 @@ class StudentProcess:
         self.preparing = False  # the grader's own steps between reading the code and sending it
         try:
             return self._start()
-        except (ImportFailed, SandboxError):
+        except ImportFailed as error:
+            self.kill()
+            error.outside = self.outside  # not the student's 0 (red team 40, 02b)
+            raise
+        except SandboxError:
             self.kill()
             raise
         except OSError as error:
@@ -571,11 +576,11 @@ class StudentProcess:
             self.kill()
             return "your process closed its channel to the grader"
         reaped_cpu = _children_cpu() - before if reaped else None
-        if self.box is not None and self.box.cage is not None and 128 < code < 128 + 65:
-            code = 128 - code  # the namespace's first process reports its child's signal as 128 + n
-        if self.to_init >= 0 and not self._init_saw_the_end():
-            # killed from outside: the kernel then kills every process of the namespace
-            code = -signal.SIGKILL
+        if self.to_init >= 0:  # the namespace's first process says how its child ended
+            status = self._init_status()
+            # none said: killed from outside, and the kernel then killed every process of the
+            # namespace; its own exit code (128 + n for signal n) is one os._exit can give
+            code = -signal.SIGKILL if status is None else _status_code(status)
         cage = self.box.cage if self.box is not None else None
         exceeded = cage.cpu_exceeded if cage is not None else None
         if exceeded is not None:  # the cage's watcher killed every process of the submission
@@ -604,9 +609,10 @@ class StudentProcess:
         self.kill()
         return reason + (f"\nLast output:\n{tail}" if tail else "")
 
-    def _init_saw_the_end(self) -> bool:
-        """Whether the namespace's first process wrote that the student's process ended (it has
-        ended too: the launcher was waited for)."""
+    def _init_status(self) -> int | None:
+        """The wait status of the student's process, as the namespace's first process wrote it
+        when it saw it end (it has ended too: the launcher was waited for), or None when it
+        wrote none."""
         said = b""
         while True:
             try:
@@ -618,7 +624,9 @@ class StudentProcess:
             if not got:
                 break
             said += got
-        return ENDED in said
+        _, found, status = said.partition(ENDED)
+        digits = status.split(b"\n", 1)[0]
+        return int(digits) if found and digits.isdigit() and len(digits) < 8 else None
 
     def _capped(self, reaped_cpu: float | None) -> bool:
         """Whether a SIGKILL may have come from the submission's own caps: its memory cgroup's
@@ -781,6 +789,13 @@ class StudentProcess:
             )
         self.kill()
         raise StudentGone(where, why, kind)
+
+
+def _status_code(status: int) -> int:
+    """A wait status as ``Popen.returncode`` has it: -n for signal n, else the exit code."""
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status)
+    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
 
 
 def _output_file() -> Any:

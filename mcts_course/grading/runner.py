@@ -178,6 +178,7 @@ class SetRun:
             except ImportFailed as error:
                 self.start, self.why = None, str(error)
                 self.load_under_load = error.under_load
+                self._killed(error.outside)  # while loading (red team 40, 02b)
                 return DeadStudent(self.why), None
         connection = Connection(self.transport)
         connection.begin_test(budget)
@@ -193,10 +194,14 @@ class SetRun:
     def _fold(self) -> None:
         """Keep what the current process did: its helpers and whether it was killed from
         outside, the visible tests' (told to the student) apart from the held-back ones'."""
-        outside = bool(getattr(self.transport, "outside", False))
-        self.outside |= outside
+        self._killed(bool(getattr(self.transport, "outside", False)))
         if not self.held_back:
             self.helpers |= set(getattr(self.transport, "helpers", ()))
+
+    def _killed(self, outside: bool) -> None:
+        """Keep whether a process was killed from outside, and whether the student is told."""
+        self.outside |= outside
+        if not self.held_back:
             self.outside_visible |= outside
 
     def imported(self) -> set[str]:

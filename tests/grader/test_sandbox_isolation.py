@@ -79,7 +79,10 @@ import os, json
 def report(marker):
     r, w = os.pipe()
     if os.fork() == 0:
-        os.setsid()  # detached: it outlives the question, fills on
+        try:
+            os.setsid()  # detached: it outlives the question, fills on
+        except PermissionError:  # the filter refuses it (red team 39, 01)
+            pass
         written = {}
         for folder in ("/tmp", "/var/tmp", "/dev/shm", "."):
             total = 0
@@ -172,7 +175,10 @@ import os, time
 
 def report():
     if os.fork() == 0:
-        os.setsid()  # out of the process group the grader stops between questions
+        try:
+            os.setsid()  # out of the process group the grader stops between questions
+        except PermissionError:  # the filter refuses it (red team 39, 01)
+            pass
         if os.fork() == 0:
             while True:  # a CPU daemon: computes on a neighbour's time
                 pass
@@ -433,7 +439,10 @@ def report(megabytes, count):
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:
-            os.setsid()
+            try:
+                os.setsid()
+            except PermissionError:  # the filter refuses it (red team 39, 01)
+                pass
             data = bytearray(megabytes << 20)  # each under the per-process cap...
             for k in range(0, len(data), 4096):
                 data[k] = 1  # ...and really used
