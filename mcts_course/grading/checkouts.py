@@ -134,17 +134,22 @@ def marked(trees: Iterable[str]) -> Iterator[Path]:
         unlisted.clear()
 
 
-def grader_installed() -> bool:
+def grader_package() -> Path | None:
+    """The folder of the grader's distribution (``mcts_grader``: reference solutions, grading
+    tests) when it is installed, found without importing it (the library never imports it)."""
     try:
-        return importlib.util.find_spec("mcts_grader") is not None
+        spec = importlib.util.find_spec("mcts_grader")
     except (ImportError, ValueError):
-        return False
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0]).resolve()
 
 
 def find(trees: Iterable[str]) -> tuple[str, ...]:
     """The copies of the repository to cover in roots showing ``trees`` whole: real paths,
     sorted, each once."""
-    if not grader_installed():
+    if grader_package() is None:
         return ()
     trees = [os.path.realpath(t) for t in trees if os.path.isdir(t)]
     found: set[Path] = set()

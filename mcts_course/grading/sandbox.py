@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcts_course.grading import landlock
+from mcts_course.grading.checkouts import grader_package
 
 if TYPE_CHECKING:
     from mcts_course.grading import sweep
@@ -216,20 +217,6 @@ def set_view(public_root: Path, set_name: str | None) -> Path:
     if not (folder / "mcts_course").is_dir():
         raise SandboxError(f"no copy of the package for the exercise set {set_name!r}")
     return folder
-
-
-def grader_package() -> Path | None:
-    """The folder of the grader's distribution (``mcts_grader``: reference solutions, grading
-    tests) when it is installed, found without importing it (the library never imports it)."""
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec("mcts_grader")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0]).resolve()
 
 
 def private_files(extra: list[str] | None = None) -> list[Path]:
