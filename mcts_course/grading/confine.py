@@ -659,9 +659,12 @@ class Cage:
         self.locks: list[int] = []  # flocks on its cgroup folders, held while the cage lives
         self.cpu_exceeded: float | None = None  # CPU seconds seen when watch_cpu killed it all
         self._watching: threading.Event | None = None
+        self.machine_oom_kills: int | None = None  # without cgroups: oom_killed_from_outside
         if cgroups_allowed():
             remove_stale_once()
             self._make_cgroups(name)
+        else:
+            self.machine_oom_kills = machine_oom_kills()
 
     def _make_cgroups(self, name: str) -> None:
         from mcts_course.grading.server import NPROC
@@ -784,6 +787,52 @@ class Cage:
                 continue
         return sorted(pids)
 
+    def oom_killed_from_outside(self) -> bool:
+        """Whether an out-of-memory killer above the submission's own memory limit (the
+        machine's, a container's) may have killed one of its processes, any of them: a pool's
+        worker killed so failed a test of a run graded as if its code had (red team 41, 06).
+        With a memory cgroup: a kill in it (``oom_kill`` counts every kill, whatever limit
+        caused it) while its own limit was never reached (``failcnt``, its own limit's count);
+        without one (a teaching assistant's sandbox, whose RLIMIT_AS kills nothing): any kill
+        on the machine since the sandbox was made, which cannot tell whose process it was."""
+        memory = self.cgroups.get("memory")
+        if memory is None:  # (a closed cage's cgroups are gone: it has no count to compare)
+            now = machine_oom_kills()
+            return (
+                now is not None
+                and self.machine_oom_kills is not None
+                and (now > self.machine_oom_kills)
+            )
+        try:
+            kills = _counter((memory / "memory.oom_control").read_text(), "oom_kill")
+        except (OSError, ValueError):
+            return False
+        return kills > 0 and not self.memory_limit_reached()
+
+    def memory_limit_reached(self) -> bool:
+        """Whether the submission's own memory limit was ever reached: its memory cgroup's
+        ``failcnt`` (which recent kernels no longer count), or its peak usage within
+        :data:`LIMIT_SLACK` of its limit, for memory or for memory and swap together (a limit
+        above its own counts in that cgroup, and keeps this one's peak below its limit); True
+        when unknown."""
+        memory = self.cgroups.get("memory")
+        if memory is None:
+            return True
+        seen = False
+        for prefix in ("memory.", "memory.memsw."):
+            try:
+                failed = int((memory / f"{prefix}failcnt").read_text())
+                peak = int((memory / f"{prefix}max_usage_in_bytes").read_text())
+                limit = int((memory / f"{prefix}limit_in_bytes").read_text())
+            except FileNotFoundError:
+                continue  # no swap accounting
+            except (OSError, ValueError):
+                return True
+            seen = True
+            if failed > 0 or peak >= limit - LIMIT_SLACK:
+                return True
+        return not seen
+
     def kill(self) -> None:
         """Kill every process of the cgroups (the pid namespace dies with its first process
         anyway; this also covers a launcher killed before it made the namespace)."""
@@ -820,6 +869,29 @@ class Cage:
         self.locks = []
 
 
+def _counter(text: str, name: str) -> int:
+    """The number after ``name`` on its line of a kernel's counters file (``/proc/vmstat``,
+    ``memory.oom_control``); ValueError when there is none."""
+    for line in text.splitlines():
+        key, _, value = line.partition(" ")
+        if key == name:
+            return int(value)
+    raise ValueError(f"no {name}")
+
+
+def machine_oom_kills() -> int | None:
+    """How many processes the kernel's out-of-memory killers killed on this machine since it
+    started (every limit's: the machine's, a container's, a cgroup's), or None."""
+    try:
+        with open("/proc/vmstat") as f:
+            return _counter(f.read(), "oom_kill")
+    except (OSError, ValueError):
+        return None
+
+
+# Bytes below its limit at which a memory cgroup's peak usage counts as the limit reached (the
+# kernel charges pages in batches, and reclaims before it kills).
+LIMIT_SLACK = 1 << 20
 STALE = re.compile(r"mcts-(\d+)-box-[A-Za-z0-9_]+")  # a Cage's cgroup: its grader's pid first
 GRACE = leftovers.GRACE  # seconds: a cgroup younger than this may be between mkdir and lock
 

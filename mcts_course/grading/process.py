@@ -125,6 +125,24 @@ class StudentGone(Exception):
         self.questions = questions  # > 0: the test's time ran out over this many questions
 
 
+# The signals that end a process for what its own code did: a fault, a limit (RLIMIT_CPU, the
+# file size), its own timers and I/O, an abort; and SIGUSR1, which the grader sends to ask
+# the server for its stack (a handler the code removed).  Any other (SIGTERM, SIGHUP, SIGINT,
+# SIGQUIT, SIGUSR2, real-time signals...) only a kill sends: from inside the sandbox, the
+# code's own, or from outside, another program's (a `pkill`, a service manager), which cost
+# a student the rest of a set in a run graded as the code's crash (red team 41, 07).  Told
+# apart they cannot be (the sender is not in the wait status): such a run is not graded, as
+# one ended by a SIGKILL from outside; code that signals itself only ends its own run so.
+OWN_SIGNALS = frozenset(
+    {
+        signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGABRT,
+        signal.SIGTRAP, signal.SIGSYS, signal.SIGXCPU, signal.SIGXFSZ, signal.SIGPIPE,
+        signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF, signal.SIGIO, signal.SIGUSR1,
+        signal.SIGKILL,
+    }
+)  # fmt: skip
+
+
 class ImportFailed(Exception):
     """The student's file could not be loaded; ``under_load`` when the time ran out while its
     processes had used little CPU: the machine was busy, not the file slow (red team 21, 23)."""
@@ -272,7 +290,7 @@ class StudentProcess:
         self.to_init = -1  # requests to the namespace's first process (confine.INIT)
         self.names: set[str] = set()
         self.helpers: set[str] = set()  # the submission's other files it imported while loading
-        self.outside = False  # killed by a SIGKILL neither the grader nor a cap sent
+        self._outside = False  # see outside
         self.sequence = 0
         self.server_pid = -1
         self.init_pid = -1  # the first process of its pid namespace (confine.INIT)
@@ -531,9 +549,25 @@ class StudentProcess:
                 return _frames(message)
         return []
 
+    @property
+    def outside(self) -> bool:
+        """Whether a process of the submission was killed by a signal neither the grader, a
+        cap nor the code's own faults sent: its first process so (see :meth:`death`), or any
+        by an out-of-memory killer above its own limit (while its sandbox lives, and kept)."""
+        seen = getattr(self, "_outside", False)
+        box = getattr(self, "box", None)
+        if not seen and box is not None and box.cage is not None:
+            seen = self._outside = box.cage.oom_killed_from_outside()
+        return seen
+
+    @outside.setter
+    def outside(self, value: bool) -> None:
+        self._outside = value
+
     def kill(self) -> None:
         """Kill the process, every other process of its sandbox, and remove its files."""
         if self.proc is not None:
+            _ = self.outside  # seen before the cgroups that count it go
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -594,8 +628,17 @@ class StudentProcess:
                 "(another program on the grading machine): this is not your code's fault, the "
                 "instructor grades it again"
             )
+        if code < 0 and -code not in OWN_SIGNALS:
+            self.outside = True  # as a SIGKILL from outside
+            self.kill()
+            return (
+                f"the process was killed by {_signal_name(-code)}, a signal that only a kill "
+                "sends (neither the grader nor the kernel for what your code did): another "
+                "program on the grading machine sent it (or your code did): this is not a "
+                "grade, the instructor grades it again"
+            )
         if code < 0:
-            name = signal.Signals(-code).name
+            name = _signal_name(-code)
             reason = f"the process was killed by {name}"
             if -code == signal.SIGXCPU:
                 reason += " (CPU time limit)"
@@ -630,23 +673,17 @@ class StudentProcess:
 
     def _capped(self, reaped_cpu: float | None) -> bool:
         """Whether a SIGKILL may have come from the submission's own caps: its memory cgroup's
-        own limit was reached (its ``failcnt``: an ancestor's limit, a container's or the
-        machine's, counts there, not here, while ``oom_kill`` counts every kill whatever limit
-        caused it), or its CPU time (the hard RLIMIT_CPU).  Without a memory cgroup (a
-        teaching assistant's sandbox) memory is capped by RLIMIT_AS, which kills nothing: only
-        the CPU can, as ``reaped_cpu`` (the process's CPU seconds, its waited-for children's
-        included) shows; anything else is another program's kill, not a grade."""
+        own limit was reached (:meth:`Cage.memory_limit_reached`), or its CPU time (the hard
+        RLIMIT_CPU).  Without a memory cgroup (a teaching assistant's sandbox) memory is capped
+        by RLIMIT_AS, which kills nothing: only the CPU can, as ``reaped_cpu`` (the process's
+        CPU seconds, its waited-for children's included) shows; anything else is another
+        program's kill, not a grade."""
         cage = self.box.cage if self.box is not None else None
         memory = cage.cgroups.get("memory") if cage is not None else None
         if cage is None or memory is None:
             return reaped_cpu is not None and reaped_cpu >= self.cpu_seconds
         used = cage.cpu_seconds()
-        if used is None or used >= self.cpu_seconds:
-            return True
-        try:
-            return int((memory / "memory.failcnt").read_text()) > 0
-        except (OSError, ValueError):
-            return True
+        return used is None or used >= self.cpu_seconds or cage.memory_limit_reached()
 
     # -- one question ----------------------------------------------------------------------
     def exchange(
@@ -789,6 +826,13 @@ class StudentProcess:
             )
         self.kill()
         raise StudentGone(where, why, kind)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:  # a real-time signal
+        return f"signal {number}"
 
 
 def _status_code(status: int) -> int:

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 from grading_fixtures.shared_folders import SOLUTIONS, as_account, folder_in_tmp, userns_usable_by
 
+from mcts_course.grading import confine
 from mcts_course.grading.process import StudentProcess
 
 TA = 65534  # nobody: an account with no privilege, as a teaching assistant's
@@ -34,12 +35,21 @@ def ucb1_choice(counts, sums, c=2 ** 0.5):
 """
 
 
-def _process(tmp_path: Path, failcnt: int, oom_kill: int, cpu: float) -> StudentProcess:
-    memory = tmp_path / "memory"
+def _process(
+    tmp_path: Path, failcnt: int, oom_kill: int, cpu: float, peak_mb: int = 100
+) -> StudentProcess:
+    """A process whose cage's memory cgroup (its files as the kernel's, limit 512 MB) and CPU
+    count say so."""
+    memory, cpuacct = tmp_path / "memory", tmp_path / "cpuacct"
     memory.mkdir(parents=True)
+    cpuacct.mkdir()
     (memory / "memory.failcnt").write_text(f"{failcnt}\n")
+    (memory / "memory.max_usage_in_bytes").write_text(f"{peak_mb << 20}\n")
+    (memory / "memory.limit_in_bytes").write_text(f"{512 << 20}\n")
     (memory / "memory.oom_control").write_text(f"oom_kill_disable 0\noom_kill {oom_kill}\n")
-    cage = SimpleNamespace(cgroups={"memory": memory}, cpu_seconds=lambda: cpu)
+    (cpuacct / "cpuacct.usage").write_text(f"{int(cpu * 1e9)}\n")
+    cage = confine.Cage.__new__(confine.Cage)
+    cage.cgroups, cage.machine_oom_kills = {"memory": memory, "cpuacct": cpuacct}, None
     process = StudentProcess.__new__(StudentProcess)
     process.box = SimpleNamespace(cage=cage)  # type: ignore[assignment]
     process.cpu_seconds = 100
@@ -63,6 +73,11 @@ def test_a_kill_by_an_outer_limit_is_not_the_submissions_cap(tmp_path):
     assert not _process(tmp_path / "a", failcnt=0, oom_kill=1, cpu=3.0)._capped(None)
     assert _process(tmp_path / "b", failcnt=4, oom_kill=1, cpu=3.0)._capped(None)
     assert _process(tmp_path / "c", failcnt=0, oom_kill=0, cpu=100.0)._capped(None)
+    # a kernel that no longer counts failcnt: the peak at the limit says it was reached
+    assert _process(tmp_path / "d", failcnt=0, oom_kill=1, cpu=3.0, peak_mb=512)._capped(None)
+    # any process of the submission (red team 41, 06): the cage's own word
+    assert _process(tmp_path / "e", failcnt=0, oom_kill=1, cpu=3.0).outside
+    assert not _process(tmp_path / "f", failcnt=0, oom_kill=1, cpu=3.0, peak_mb=512).outside
 
 
 def test_without_a_cgroup_only_the_cpu_limit_kills():
