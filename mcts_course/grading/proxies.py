@@ -265,7 +265,8 @@ class Connection:
                 "args": encoder.value(args),
                 "nodes": encoder.table(),
             }
-        except BaseException as error:  # reported to the test, after the call
+        except Exception as error:  # reported to the test, after the call (not the grader's
+            # own KeyboardInterrupt or SystemExit: a batch stopped, red team 42, 08)
             if self.callback_failure is None and isinstance(error, AssertionError):
                 self.callback_failure = error
             return {"error": f"{type(error).__name__}: {error}"}

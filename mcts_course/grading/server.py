@@ -447,6 +447,10 @@ def limit_resources(memory_mb: int, cpu_seconds: int, sandboxed: bool = False) -
 
 
 def main() -> None:
+    # SIGINT's default action back (the interpreter's handler turns it into KeyboardInterrupt,
+    # which the student's code, or the loop below, would take as the code's own error): like
+    # SIGTERM, only a kill sends it, and a death by it is not graded (red team 42, 01)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     job = json.loads(os.environ.pop("MCTS_GRADING_JOB"))
     inbox = os.fdopen(job["fds"][0], "r", encoding="utf-8")
     outbox = os.fdopen(job["fds"][1], "w", encoding="utf-8")

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mcts_course.grading import sandbox
+from mcts_course.grading.report import one_line
 from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
 from mcts_course.grading.sets import SETS
 
@@ -347,8 +348,16 @@ def submission_sources(
     found = find_sources(snap.target, refused=snap.refused, cut=later)
     for source in found.values():
         source.origin = snap.original(source.path)
-    for folder in sorted({source.path.parent for source in found.values()}):
+    exercises = {source.path for source in found.values()}
+    for folder in sorted({path.parent for path in exercises}):
         later.append(sandbox.siblings_left_out(folder))  # the student's imports of them fail
+        for path, why in sorted(snap.refused.items()):  # so do those of a refused helper:
+            # not a grade either (a link, a second name, another owner's file: red team 42, 06)
+            if path.parent == folder and path.suffix == ".py" and path not in exercises:
+                later.append(
+                    f"{path.name} beside the exercise files was not copied beside the code "
+                    f"({one_line(why)}): importing it fails"
+                )
     for why in later:
         if why and why not in snap.cut:
             print(f"note: {why}", file=sys.stderr)
