@@ -10,13 +10,12 @@ from __future__ import annotations
 import os
 import platform
 import signal
-import subprocess
-import sys
 import threading
 import time
 
 import pytest
 from grading_fixtures.asking import CALL, namespaced
+from test_redteam_round36 import filtered
 
 from mcts_course.grading.process import StudentGone, StudentProcess
 from mcts_course.grading.runner import SetRun
@@ -50,15 +49,20 @@ def _kill_when_loading(process: StudentProcess) -> None:
     os.kill(process.init_pid, signal.SIGKILL)
 
 
-@namespaced
-def test_02b_a_process_killed_from_outside_while_loading_is_not_graded(unstarted):
-    process = unstarted("import time\ntime.sleep(20)\n\ndef f(x):\n    return x\n")
+def _loading(process: StudentProcess) -> SetRun:
+    """A set whose process is ``process``, whose file must not load."""
 
     def load() -> tuple[StudentProcess, set[str]]:
         process.start()
         raise AssertionError("the file loaded")
 
-    run = SetRun("probe", load)
+    return SetRun("probe", load)
+
+
+@namespaced
+def test_02b_a_process_killed_from_outside_while_loading_is_not_graded(unstarted):
+    process = unstarted("import time\ntime.sleep(20)\n\ndef f(x):\n    return x\n")
+    run = _loading(process)
     killer = threading.Thread(target=_kill_when_loading, args=(process,))
     killer.start()
     student, connection = run.student(5.0)
@@ -69,13 +73,7 @@ def test_02b_a_process_killed_from_outside_while_loading_is_not_graded(unstarted
 
 @namespaced
 def test_02b_a_file_that_exits_while_loading_is_graded(unstarted):
-    process = unstarted("import os\nos._exit(137)\n")
-
-    def load() -> tuple[StudentProcess, set[str]]:
-        process.start()
-        raise AssertionError("the file loaded")
-
-    run = SetRun("probe", load)
+    run = _loading(unstarted("import os\nos._exit(137)\n"))
     student, connection = run.student(5.0)
     assert connection is None and "exited with status 137" in run.why, run.why
     assert not run.killed_outside()
@@ -111,11 +109,7 @@ if __name__ == "__main__":
 def test_39_01_a_new_session_or_process_group_is_refused(tmp_path):
     """The kernel continues a stopped process group that becomes orphaned; a student's process
     that can make no group of its own stays in the launcher's, orphaned from the start."""
-    script = tmp_path / "groups.py"
-    script.write_text(GROUPS)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    before, after, forked = eval(done.stdout.strip())  # noqa: S307 (our own script's repr)
+    before, after, forked = filtered(tmp_path, GROUPS)
     assert before == ["ok", "ok"], before  # the calls work where no filter is
     assert after == ["EPERM"] * 3, after
     assert forked == "ok"

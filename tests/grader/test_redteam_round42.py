@@ -7,15 +7,17 @@ that test as the code's, the row `graded` (08)."""
 
 from __future__ import annotations
 
-import csv
 import os
 import signal
 import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from grading_fixtures.asking import CALL, namespaced
+from grading_fixtures.batches import graded_file
 from grading_fixtures.shared_folders import SOLUTIONS
 
 from mcts_course.grading.process import StudentGone
@@ -59,35 +61,27 @@ def test_05_a_kill_with_a_request_unread_is_still_a_kill_from_outside(started):
 IMPORTS_HELPER = "\nfrom helper_x import ANSWER  # noqa: E402\n"
 
 
-def test_06_a_refused_helper_file_makes_the_row_not_graded(tmp_path):
-    from mcts_course.cli import main
+def _helper(hard_link: bool) -> Callable[[Path], None]:
+    def put(sub: Path) -> None:
+        (sub / "helper_x.py").write_text("ANSWER = 42\n")
+        if hard_link:  # a second name: the copy refuses the file
+            os.link(sub / "helper_x.py", sub.parent / "second-name.py")
 
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + IMPORTS_HELPER)
-    (sub / "helper_x.py").write_text("ANSWER = 42\n")
-    os.link(sub / "helper_x.py", tmp_path / "second-name.py")  # a hard link: refused
-    out = tmp_path / "out"
-    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
-    with open(out / "grades.csv", newline="") as f:
-        row = next(csv.DictReader(f))
-    assert row["status"] == "incomplete copy", row
-    log = (out / "sub" / "pytest.log").read_text()
+    return put
+
+
+@pytest.mark.parametrize("hard_link", [True, False])
+def test_06_a_refused_helper_file_makes_the_row_not_graded(tmp_path, hard_link):
+    code = (SOLUTIONS / "bandits.py").read_text() + IMPORTS_HELPER
+    options = ("--exercise-set=bandits", "-k", "ucb1")
+    data = graded_file(tmp_path, "sub", "bandits.py", code, *options, beside=_helper(hard_link))
+    if not hard_link:  # a helper of its own: graded in full
+        assert data["extra_data"]["status"] == "graded", data["extra_data"]
+        assert data["score"] == sum(t["max_score"] for t in data["tests"]), data["tests"]
+        return
+    assert data["extra_data"]["status"] == "incomplete copy", data["extra_data"]
+    log = (tmp_path / "out-sub" / "sub" / "pytest.log").read_text()
     assert "helper_x.py beside the exercise files was not copied" in log, log[-3000:]
-
-
-def test_06_a_helper_file_of_its_own_is_graded(tmp_path):
-    from mcts_course.cli import main
-
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + IMPORTS_HELPER)
-    (sub / "helper_x.py").write_text("ANSWER = 42\n")
-    out = tmp_path / "out"
-    main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
-    with open(out / "grades.csv", newline="") as f:
-        row = next(csv.DictReader(f))
-    assert row["status"] == "graded" and row["score"] == row["max_score"], row
 
 
 @pytest.mark.parametrize("stop", [KeyboardInterrupt, SystemExit])

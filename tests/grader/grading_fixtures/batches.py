@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from grading_fixtures.mutants import build, stub
@@ -32,14 +33,24 @@ def rows(out: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def graded_file(base: Path, name: str, file: str, code: str, *options: str) -> dict:
-    """results.json of a submission ``name`` holding one ``file`` of ``code``, graded by the
-    command line's ``grade`` with ``options`` (e.g. ``--exercise-set=bandits``, ``-k``)."""
+def graded_file(
+    base: Path,
+    name: str,
+    file: str,
+    code: str,
+    *options: str,
+    beside: Callable[[Path], object] | None = None,
+) -> dict:
+    """results.json of a submission ``name`` holding one ``file`` of ``code`` (and what
+    ``beside`` puts in its folder), graded by the command line's ``grade`` with ``options``
+    (e.g. ``--exercise-set=bandits``, ``-k``); its pytest.log is ``out-NAME/NAME/``."""
     from mcts_course.cli import main
 
     sub = base / name
     sub.mkdir()
     (sub / file).write_text(code)
+    if beside is not None:
+        beside(sub)
     out = base / f"out-{name}"
     main(["grade", str(sub), "--out", str(out), *options])
     return json.loads((out / name / "results.json").read_text())
