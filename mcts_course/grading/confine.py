@@ -203,8 +203,11 @@ signal.signal(signal.SIGALRM, again)
 signal.signal(signal.SIGUSR1, asked)
 child = os.fork()
 if child == 0:
-    for number in (signal.SIGUSR1, signal.SIGALRM, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
-        signal.signal(number, signal.SIG_DFL)
+    for number in signal.valid_signals() - {{signal.SIGKILL, signal.SIGSTOP}}:
+        try:  # every one: a grader started under nohup ignores SIGHUP, and exec keeps that
+            signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
     try:  # the first the kernel kills when memory runs out, before the grader (red team 33, 04)
         with open("/proc/self/oom_score_adj", "w") as f:
             f.write("1000")
