@@ -795,7 +795,7 @@ class Cage:
         machine's, a container's) may have killed one of its processes, any of them: a pool's
         worker killed so failed a test of a run graded as if its code had (red team 41, 06).
         With a memory cgroup: a kill in it (``oom_kill`` counts every kill, whatever limit
-        caused it) while its own limit was never reached (``failcnt``, its own limit's count);
+        caused it) while its own limit was never reached (:meth:`memory_limit_reached`);
         without one (a teaching assistant's sandbox, whose RLIMIT_AS kills nothing): any kill
         on the machine since the sandbox was made, which cannot tell whose process it was."""
         memory = self.cgroups.get("memory")
