@@ -834,10 +834,12 @@ def _signal_name(number: int) -> str:
 
 
 def _status_code(status: int) -> int:
-    """A wait status as ``Popen.returncode`` has it: -n for signal n, else the exit code."""
-    if os.WIFSIGNALED(status):
-        return -os.WTERMSIG(status)
-    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
+    """A wait status as ``Popen.returncode`` has it: -n for signal n, else the exit code (1 for
+    a status that is neither, which the first process never reports)."""
+    try:
+        return os.waitstatus_to_exitcode(status)
+    except ValueError:
+        return 1
 
 
 def _output_file() -> Any:
