@@ -10,6 +10,8 @@ Code that uses no CPU and does not answer (it sleeps, it waits, or the machine g
 is stopped by a wall-clock backstop, :data:`BACKSTOP` times the budget (plus
 :data:`BACKSTOP_FLOOR`), and that stop is :data:`UNDER_LOAD`: not a plain "timed out" but a
 grading the instructor must look at (the batch's row is not "graded" and ``grade`` exits 1).
+The backstop counts only the time the grader waits for the student: its own work on each line
+(reading the clock, parsing, answering a callback) is set aside (:meth:`QuestionClock.grader_work`).
 Without namespaces (one submission in a container of its own, Gradescope's) the budget is
 wall seconds, as the student's process has no neighbour there.
 
@@ -24,7 +26,8 @@ fetch from storage: :data:`DISK_MB_PER_SECOND` of them cost a second of the budg
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 BACKSTOP = 4.0  # wall seconds per second of budget before a question that used no CPU is stopped
 BACKSTOP_FLOOR = 2.0  # wall seconds added: a tiny budget still allows the round trips
@@ -53,7 +56,18 @@ class QuestionClock:
         self.cpu_start = cpu() if cpu is not None else None
         if self.cpu_start is None:
             self.cpu = None
-        self.aside = 0.0  # wall seconds of the grader's own work (callbacks): not the student's
+        self.aside = 0.0  # wall seconds of the grader's own work: no wait for the student
+        self.charged = 0.0  # the grader's CPU seconds spent on the student's lines: its own
+
+    @contextmanager
+    def grader_work(self) -> Iterator[None]:
+        """Time the grader spends on its own work (reading the clock, a line, a callback):
+        set aside from the wall seconds the backstop counts."""
+        began = time.monotonic()
+        try:
+            yield
+        finally:
+            self.aside += time.monotonic() - began
 
     @property
     def counts_cpu(self) -> bool:
@@ -64,12 +78,12 @@ class QuestionClock:
         return time.monotonic() - self.started - self.aside
 
     def used(self) -> float:
-        """The student's seconds so far: CPU seconds, else wall seconds (round trips included,
-        as the budget has always counted them)."""
+        """The student's seconds so far: CPU seconds (and :attr:`charged`), else wall seconds
+        (round trips and the grader's parsing included, as the budget has always counted them)."""
         if self.cpu is not None:
             now = self.cpu()
             if now is not None and self.cpu_start is not None:
-                return max(0.0, now - self.cpu_start)
+                return max(0.0, now - self.cpu_start) + self.charged
             return self.wall()  # the processes are gone: what is left of the limit is wall time
         return time.monotonic() - self.started
 

@@ -292,6 +292,8 @@ class StudentProcess:
         self.helpers: set[str] = set()  # the submission's other files it imported while loading
         self._outside = False  # see outside
         self.sequence = 0
+        self.lines_read = 0  # lines of the question: a flood of them must not hold the grader
+        self.stray = 0  # characters of its lines that answered nothing
         self.server_pid = -1
         self.init_pid = -1  # the first process of its pid namespace (confine.INIT)
         self.signalled = False  # the last pause stopped it by signals (no freezer)
@@ -692,68 +694,85 @@ class StudentProcess:
         function: str,
     ) -> tuple[dict[str, Any], float]:
         """Send a request; answer callbacks until the reply comes; return (reply, seconds).
-        Raises StudentGone when the budget runs out or the process dies."""
+        Raises StudentGone when the budget runs out or the process dies.
+
+        The wall-clock backstop counts only the time the grader waits for the student: what
+        the grader does with each line (reading the clock, parsing, answering a callback) is
+        :attr:`~mcts_course.grading.clock.QuestionClock.aside`.  Counted, 100,000 lines of a
+        flood at 140 us of the grader's each read as 14 s of a student "waiting" with no CPU
+        used: the backstop then stopped a flood the line cap is there to stop."""
         self.sequence += 1
         message = dict(message, id=self.sequence)
         self._resume()
         clock = QuestionClock(budget, self.time_used if self._counts_cpu() else None)
+        self.lines_read, self.stray = 0, 0
         try:
             if not self._write(message, clock.write_deadline()):
                 self._overrun(function, budget, clock, written=False)
-            read = 0  # lines of this question: a flood of them must not hold the grader
-            stray = 0  # characters of its lines that answered nothing
-            # the grader's own CPU parsing them: counted with the student's (a reply padded
-            # with a million junk values cost the grader 0.6 s a question, the student
-            # nothing; red team 31, 07)
-            parsing = 0.0
             while True:
-                line = self.lines.read(clock.wait())
-                if line is False:
-                    if clock.over() is not None:
-                        self._overrun(function, budget, clock)
-                    continue
-                read += 1
-                if read % 100 == 0 and clock.over() is not None:  # a flood never times out
-                    self._overrun(function, budget, clock)
-                if read > QUESTION_LINES:
-                    self.kill()
-                    why = f"your process sent over {QUESTION_LINES:,} lines for one question"
-                    raise StudentGone(function, why, "crashed")
-                if line is None and self.lines.overlong:
-                    self.kill()
-                    why = f"your answer was larger than {LINE_CAP >> 20} MB of data"
-                    raise StudentGone(function, why, "crashed")
-                if line is None:
-                    raise StudentGone(function, self.death(), "crashed")
-                began = time.thread_time()
-                reply = _parse(line)
-                parsing += time.thread_time() - began
-                if reply is None:
-                    self.kill()
-                    raise StudentGone(function, "your process sent garbage", "crashed")
-                answers = reply.get("id") == self.sequence or reply.get("op") == "cb"
-                if not answers:  # a stack report, or a line that answers nothing
-                    stray += len(line)
-                    if stray > STRAY_CAP:  # each is parsed in the grader's own process
-                        self.kill()
-                        why = f"your process sent over {STRAY_CAP >> 10} KB that answered nothing"
-                        raise StudentGone(function, why, "crashed")
-                if "stack" in reply:
-                    continue
-                if reply.get("op") == "cb":
-                    asked = time.monotonic()
-                    answer = callback(reply)
-                    clock.aside += time.monotonic() - asked  # the grader's work, not the student's
-                    if not self._write(answer, clock.write_deadline()):
-                        self._overrun(function, budget, clock, written=False)
-                    continue
-                if reply.get("id") != self.sequence:
-                    continue  # not the answer to this question (stray output on the channel)
-                self._check_cpu(function)
-                self.helpers |= self._helpers(reply.pop("helpers", None))  # at this call
-                return reply, clock.used() + parsing
+                with clock.grader_work():  # a line already read needs no clock
+                    wait = 0.0 if self.lines.ready else clock.wait()
+                line = self.lines.read(wait)
+                with clock.grader_work():
+                    reply, answer = self._take(line, clock, callback, function)
+                if reply is not None:
+                    return reply, clock.used()
+                if answer is not None and not self._write(answer, clock.write_deadline()):
+                    self._overrun(function, budget, clock, written=False)
         finally:
             self._pause()
+
+    def _take(
+        self,
+        line: str | None | Literal[False],
+        clock: QuestionClock,
+        callback: Callable[[dict[str, Any]], dict[str, Any]],
+        function: str,
+    ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """One line of a question: (the reply, None) when it answers it, (None, what to write
+        back) for a callback, (None, None) for a line to pass over or no line yet."""
+        if line is False:
+            if clock.over() is not None:
+                self._overrun(function, clock.budget, clock)
+            return None, None
+        self.lines_read += 1
+        if self.lines_read % 100 == 0 and clock.over() is not None:  # a flood never times out
+            self._overrun(function, clock.budget, clock)
+        if self.lines_read > QUESTION_LINES:
+            self.kill()
+            why = f"your process sent over {QUESTION_LINES:,} lines for one question"
+            raise StudentGone(function, why, "crashed")
+        if line is None and self.lines.overlong:
+            self.kill()
+            raise StudentGone(
+                function, f"your answer was larger than {LINE_CAP >> 20} MB of data", "crashed"
+            )
+        if line is None:
+            raise StudentGone(function, self.death(), "crashed")
+        # the grader's own CPU parsing the lines is the student's (a reply padded with a
+        # million junk values cost the grader 0.6 s a question, the student nothing; red team
+        # 31, 07)
+        began = time.thread_time()
+        reply = _parse(line)
+        clock.charged += time.thread_time() - began
+        if reply is None:
+            self.kill()
+            raise StudentGone(function, "your process sent garbage", "crashed")
+        if reply.get("id") != self.sequence and reply.get("op") != "cb":
+            self.stray += len(line)  # a stack report, or a line that answers nothing
+            if self.stray > STRAY_CAP:  # each is parsed in the grader's own process
+                self.kill()
+                why = f"your process sent over {STRAY_CAP >> 10} KB that answered nothing"
+                raise StudentGone(function, why, "crashed")
+        if "stack" in reply:
+            return None, None
+        if reply.get("op") == "cb":
+            return None, callback(reply)
+        if reply.get("id") != self.sequence:
+            return None, None  # not the answer to this question (stray output on the channel)
+        self._check_cpu(function)
+        self.helpers |= self._helpers(reply.pop("helpers", None))  # at this call
+        return reply, None
 
     def _helpers(self, names: Any) -> set[str]:
         """The files the student's process says it imported, kept only if the sandbox copied a

@@ -2,13 +2,19 @@
 even when the test had none left, so a ``select_child`` that returned its own node kept the
 grader's loop of the reference's steps asking it again for 521 s in a test of 8 s, until the
 whole set's CPU limit killed the process ("died", not "timed out").  (Such an answer is now
-refused at once; the limit holds for any answer asked again and again.)"""
+refused at once; the limit holds for any answer asked again and again.)
+
+A question's wall-clock backstop counted the grader's own work: reading the clock at each of a
+flood's 100,000 lines (140 us each, two walks of ``/proc``) made 14 s of a student "waiting"
+with no CPU used, and the backstop, not the line cap, stopped it: "timed out under load", not a
+grade (CI, round 43)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mcts_course.grading.clock import TIMED_OUT
+from mcts_course.grading import clock
+from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD, QuestionClock
 from mcts_course.grading.process import StudentGone
 from mcts_course.grading.proxies import Connection
 
@@ -41,3 +47,39 @@ def test_a_test_asks_no_more_once_its_time_is_used_up():
     connection.begin_test(1.0)  # the next test has its own time
     connection.request({"op": "call"}, "select_child")
     assert transport.asked == 5
+
+
+class Ticking:
+    """A monotonic clock that moves only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_the_graders_own_work_is_not_a_wait_for_the_student(monkeypatch):
+    ticking = Ticking()
+    monkeypatch.setattr(clock, "time", ticking)
+    question = QuestionClock(1.0, cpu=lambda: 0.0)  # a process that uses no CPU: backstop 6 s
+    for _ in range(1000):  # the grader reads a flood's lines: 14 s of its own work
+        with question.grader_work():
+            ticking.now += 0.014
+    assert question.over() is None and question.wall() == pytest.approx(0.0, abs=1e-6)
+    ticking.now += 5.9  # the student's process answers nothing
+    assert question.over() is None
+    ticking.now += 0.2
+    assert question.over() == UNDER_LOAD
+
+
+def test_the_graders_parsing_of_the_students_lines_is_the_students_time(monkeypatch):
+    ticking = Ticking()
+    monkeypatch.setattr(clock, "time", ticking)
+    counted = QuestionClock(0.5, cpu=lambda: 3.0)
+    counted.charged += 0.6  # a reply padded with junk values: the grader parsed it for 0.6 s
+    assert counted.used() == pytest.approx(0.6) and counted.over() == TIMED_OUT
+    walled = QuestionClock(0.5)  # no CPU count: wall seconds, the parsing already among them
+    walled.charged += 0.6
+    ticking.now += 0.2
+    assert walled.used() == pytest.approx(0.2) and walled.over() is None
