@@ -197,17 +197,15 @@ def handle(number, frame):
     if STATE["busy"]:
         STATE["again"] = True  # the running handler carries it out once more
         return
-    STATE["busy"] = True
-    try:
-        while True:
-            STATE["again"] = False
-            carry_out()
-            if not STATE["again"]:
-                break
-    finally:
-        STATE["busy"] = False
-    if STATE["again"]:  # came between the last run and the end of "busy"
-        handle(number, frame)
+    STATE["again"] = True
+    while STATE["again"]:  # also one that came after the last run, before "busy" ended
+        STATE["busy"] = True
+        try:
+            while STATE["again"]:
+                STATE["again"] = False
+                carry_out()
+        finally:
+            STATE["busy"] = False
 """
 INIT = f"""
 import ctypes, os, signal, sys
