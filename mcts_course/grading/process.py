@@ -716,7 +716,7 @@ class StudentProcess:
                 with clock.grader_work():
                     reply, answer = self._take(line, clock, callback, function)
                 if reply is not None:
-                    return reply, clock.used()
+                    return reply, clock.used(fresh=True)
                 if answer is not None and not self._write(answer, clock.write_deadline()):
                     self._overrun(function, budget, clock, written=False)
         finally:
@@ -752,9 +752,7 @@ class StudentProcess:
         # the grader's own CPU parsing the lines is the student's (a reply padded with a
         # million junk values cost the grader 0.6 s a question, the student nothing; red team
         # 31, 07)
-        began = time.thread_time()
-        reply = _parse(line)
-        clock.charged += time.thread_time() - began
+        reply = clock.charging(_parse, line)
         if reply is None:
             self.kill()
             raise StudentGone(function, "your process sent garbage", "crashed")
@@ -767,7 +765,7 @@ class StudentProcess:
         if "stack" in reply:
             return None, None
         if reply.get("op") == "cb":
-            return None, callback(reply)
+            return None, clock.charging(callback, reply)
         if reply.get("id") != self.sequence:
             return None, None  # not the answer to this question (stray output on the channel)
         self._check_cpu(function)

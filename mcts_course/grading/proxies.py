@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from mcts_course.grading import public
-from mcts_course.grading.clock import TIMED_OUT
+from mcts_course.grading.clock import TIMED_OUT, lent_work
 from mcts_course.grading.process import (
     MissingDefinition,
     StudentError,
@@ -228,6 +228,10 @@ class Connection:
                     "your code sent more data to the functions the test lent it than a test "
                     f"allows (about {8 * CALLBACK_VALUES >> 20} MB)"
                 )
+            handle = message.get("obj")
+            target = self.lent.get(handle) if isinstance(handle, int) else None
+            if target is None:  # before decoding what it sends (red team 43, 01)
+                raise ProtocolError("a call to an unknown object")
             decoder = self.decoder()
             try:
                 decoder.table(message.get("nodes", []))
@@ -235,26 +239,10 @@ class Connection:
                 kwargs = decoder.value(message.get("kwargs", {"$d": []}))
             finally:
                 self.callback_values += decoder.count
-            handle = message.get("obj")
-            target = self.lent.get(handle) if isinstance(handle, int) else None
-            if target is None or not isinstance(args, list) or not isinstance(kwargs, dict):
+            if not isinstance(args, list) or not isinstance(kwargs, dict):
                 raise ProtocolError("a call to an unknown object")
-            method = message.get("method")
-            # a lent object answers as itself (a call) and through the contract's names only:
-            # any other attribute may hold something the test does not count (the evaluation
-            # inside a counting wrapper, a player's generator)
-            if method == "__getattr__":
-                name = str(args[0]) if args else ""
-                if name not in LENT_ATTRIBUTES:
-                    raise AttributeError(name)
-                value = getattr(target, name)
-                result = {"method": True} if callable(value) else value
-            elif method is None:
-                result = target(*args, **kwargs)
-            else:
-                if method not in LENT_ATTRIBUTES:
-                    raise AttributeError(str(method))
-                result = getattr(target, method)(*args, **kwargs)
+            with lent_work():  # the rest, decoding and encoding, is the student's time
+                result = _lent_call(target, message.get("method"), args, kwargs)
             encoder = Encoder(
                 lambda x: isinstance(x, public.Node),
                 _refuse,
@@ -270,6 +258,24 @@ class Connection:
             if self.callback_failure is None and isinstance(error, AssertionError):
                 self.callback_failure = error
             return {"error": f"{type(error).__name__}: {error}"}
+
+
+def _lent_call(target: Any, method: Any, args: list[Any], kwargs: dict[Any, Any]) -> Any:
+    """What the lent object ``target`` answers to ``method``."""
+    # a lent object answers as itself (a call) and through the contract's names only: any
+    # other attribute may hold something the test does not count (the evaluation inside a
+    # counting wrapper, a player's generator)
+    if method == "__getattr__":
+        name = str(args[0]) if args else ""
+        if name not in LENT_ATTRIBUTES:
+            raise AttributeError(name)
+        value = getattr(target, name)
+        return {"method": True} if callable(value) else value
+    if method is None:
+        return target(*args, **kwargs)
+    if method not in LENT_ATTRIBUTES:
+        raise AttributeError(str(method))
+    return getattr(target, method)(*args, **kwargs)
 
 
 def _bad_answer(message: str) -> StudentError:

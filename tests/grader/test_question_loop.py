@@ -11,10 +11,12 @@ grade (CI, round 43)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from mcts_course.grading import clock
-from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD, QuestionClock
+from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD, QuestionClock, lent_work
 from mcts_course.grading.process import StudentGone
 from mcts_course.grading.proxies import Connection
 
@@ -83,3 +85,39 @@ def test_the_graders_parsing_of_the_students_lines_is_the_students_time(monkeypa
     walled.charged += 0.6
     ticking.now += 0.2
     assert walled.used() == pytest.approx(0.2) and walled.over() is None
+
+
+def _spin(seconds: float) -> None:
+    """Use ``seconds`` of this thread's CPU."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+def test_the_graders_work_on_a_callback_is_charged_but_the_lent_call_is_not():
+    question = QuestionClock(10.0, cpu=lambda: 0.0)
+
+    def callback(message):
+        _spin(0.05)  # decoding what the student's code sent
+        with lent_work():
+            _spin(0.3)  # the test's lent player thinks
+        return {"ok": None}
+
+    assert question.charging(callback, {"op": "cb"}) == {"ok": None}
+    assert 0.05 <= question.charged < 0.2, question.charged  # not the 0.3 s of the lent call
+
+
+STATES = [{"$s": "connect4", "v": [{"$t": [0, 0]}, 0, None, None]}] * 60
+
+
+def test_a_call_to_an_unknown_object_is_refused_before_its_arguments_are_decoded():
+    """Red team 43, 01: 55,000 calls to no lent object, each with 60 Connect Four states,
+    were decoded for 830 us each before the handle was looked at."""
+    connection = Connection(Quick())
+    connection.begin_test(5.0)
+    lent = connection._lend(lambda *states: len(states))
+    known = connection._callback({"op": "cb", "obj": lent["$c"], "args": STATES})
+    assert known["ok"] == 60 and connection.callback_values >= 60
+    counted = connection.callback_values
+    unknown = connection._callback({"op": "cb", "obj": lent["$c"] + 1, "args": STATES})
+    assert "unknown object" in unknown["error"] and connection.callback_values == counted
