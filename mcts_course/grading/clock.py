@@ -25,7 +25,6 @@ fetch from storage: :data:`DISK_MB_PER_SECOND` of them cost a second of the budg
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -50,24 +49,6 @@ def student_seconds(cpu: float | None, disk_bytes: float | None) -> float | None
     if cpu is None:
         return None
     return cpu + (disk_bytes or 0.0) / (DISK_MB_PER_SECOND << 20)
-
-
-_OWN = threading.local()  # thread seconds of the test's own code run for a callback
-
-
-@contextmanager
-def lent_work() -> Iterator[None]:
-    """The test's own code, run for the student's code (a lent player's move): not charged to
-    the student by :meth:`QuestionClock.charging`."""
-    began = time.thread_time()
-    try:
-        yield
-    finally:
-        _OWN.seconds = _own() + time.thread_time() - began
-
-
-def _own() -> float:
-    return float(getattr(_OWN, "seconds", 0.0))
 
 
 class QuestionClock:
@@ -96,16 +77,14 @@ class QuestionClock:
             self.aside += time.monotonic() - began
 
     def charging(self, work: Callable[..., T], *args: object) -> T:
-        """``work(*args)``, the grader's CPU on a line of the student's (parsing it, decoding a
-        callback's arguments, encoding the answer) charged to the student, but for the test's
-        own code it runs (:func:`lent_work`): a flood of callbacks was decoded for 830 us
-        a line, of which 74 us charged, and held a question of a 6 s test 75 s (red team 43,
-        01)."""
-        began, own = time.thread_time(), _own()
+        """``work(*args)``, the grader's CPU on a line of the student's (parsing it) charged to
+        the student: a reply padded with a million junk values cost the grader 0.6 s a
+        question, the student nothing (red team 31, 07)."""
+        began = time.thread_time()
         try:
             return work(*args)
         finally:
-            self.charged += max(0.0, time.thread_time() - began - (_own() - own))
+            self.charged += time.thread_time() - began
 
     @property
     def counts_cpu(self) -> bool:

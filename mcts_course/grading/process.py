@@ -765,7 +765,7 @@ class StudentProcess:
         if "stack" in reply:
             return None, None
         if reply.get("op") == "cb":
-            return None, clock.charging(callback, reply)
+            return None, callback(reply)
         if reply.get("id") != self.sequence:
             return None, None  # not the answer to this question (stray output on the channel)
         self._check_cpu(function)

@@ -11,12 +11,10 @@ grade (CI, round 43)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from mcts_course.grading import clock
-from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD, QuestionClock, lent_work
+from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD, QuestionClock
 from mcts_course.grading.process import StudentGone
 from mcts_course.grading.proxies import Connection
 
@@ -85,26 +83,6 @@ def test_the_graders_parsing_of_the_students_lines_is_the_students_time(monkeypa
     walled.charged += 0.6
     ticking.now += 0.2
     assert walled.used() == pytest.approx(0.2) and walled.over() is None
-
-
-def _spin(seconds: float) -> None:
-    """Use ``seconds`` of this thread's CPU."""
-    end = time.thread_time() + seconds
-    while time.thread_time() < end:
-        pass
-
-
-def test_the_graders_work_on_a_callback_is_charged_but_the_lent_call_is_not():
-    question = QuestionClock(10.0, cpu=lambda: 0.0)
-
-    def callback(message):
-        _spin(0.05)  # decoding what the student's code sent
-        with lent_work():
-            _spin(0.3)  # the test's lent player thinks
-        return {"ok": None}
-
-    assert question.charging(callback, {"op": "cb"}) == {"ok": None}
-    assert 0.05 <= question.charged < 0.2, question.charged  # not the 0.3 s of the lent call
 
 
 STATES = [{"$s": "connect4", "v": [{"$t": [0, 0]}, 0, None, None]}] * 60
