@@ -85,6 +85,28 @@ def test_the_graders_parsing_of_the_students_lines_is_the_students_time(monkeypa
     assert walled.used() == pytest.approx(0.2) and walled.over() is None
 
 
+def test_a_reading_of_the_cpu_time_is_kept_a_moment_but_the_last_is_fresh(monkeypatch):
+    """Each reading walks /proc: a flood of lines took one at each line (red team 43, 01)."""
+    ticking = Ticking()
+    monkeypatch.setattr(clock, "time", ticking)
+    readings: list[float] = []
+
+    def cpu() -> float:
+        readings.append(ticking.now)
+        return ticking.now - 1000.0  # the student's code uses all the CPU it is given
+
+    question = QuestionClock(5.0, cpu=cpu)
+    for _ in range(100):
+        question.used()
+    assert len(readings) == 1  # the one taken as the question began
+    kept = clock.READING_KEPT
+    ticking.now += 1.5 * kept
+    assert question.used() == pytest.approx(1.5 * kept) and len(readings) == 2
+    ticking.now += kept / 2
+    assert question.used() == pytest.approx(1.5 * kept)  # kept
+    assert question.used(fresh=True) == pytest.approx(2 * kept)  # the answer's seconds
+
+
 STATES = [{"$s": "connect4", "v": [{"$t": [0, 0]}, 0, None, None]}] * 60
 
 
