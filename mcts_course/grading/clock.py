@@ -28,9 +28,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
-
-T = TypeVar("T")
 
 BACKSTOP = 4.0  # wall seconds per second of budget before a question that used no CPU is stopped
 BACKSTOP_FLOOR = 2.0  # wall seconds added: a tiny budget still allows the round trips
@@ -75,16 +72,6 @@ class QuestionClock:
             yield
         finally:
             self.aside += time.monotonic() - began
-
-    def charging(self, work: Callable[..., T], *args: object) -> T:
-        """``work(*args)``, the grader's CPU on a line of the student's (parsing it) charged to
-        the student: a reply padded with a million junk values cost the grader 0.6 s a
-        question, the student nothing (red team 31, 07)."""
-        began = time.thread_time()
-        try:
-            return work(*args)
-        finally:
-            self.charged += time.thread_time() - began
 
     @property
     def counts_cpu(self) -> bool:
