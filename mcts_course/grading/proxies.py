@@ -46,6 +46,15 @@ LENT_ATTRIBUTES = frozenset({"select_action", "name"})
 # 20, 10).  Honest tests stay far below (a search's calls to a lent evaluation: a few hundred
 # thousand).
 CALLBACK_VALUES = 8 * MAX_VALUES
+# The grader's own CPU time answering those calls in one test (decoding what they carry, the lent
+# object's work, encoding its answer), in seconds per second of the test's time limit, plus a
+# floor.  It is set aside from the question's clock (a lent player searching on a loaded machine
+# is no wait of the student's), so it needs a limit of its own: calls that each carried 60
+# Connect Four states held one question of a 6 s test 75 s, graded (red team 43, 01 and 04).
+# The reference solutions use at most 0.044 s per second (test_monte_carlo_move), 0.3 at
+# --timeout-scale 0.15.
+CALLBACK_SHARE = 1.0
+CALLBACK_FLOOR = 1.0
 
 
 class Connection:
@@ -61,12 +70,15 @@ class Connection:
         self.lent: dict[int, Any] = {}
         self.callback_failure: BaseException | None = None
         self.callback_values = 0  # what the calls to lent objects carried in this test
+        self.callback_cpu = 0.0  # the grader's CPU seconds answering them
+        self.callback_allowed = CALLBACK_FLOOR
 
     def begin_test(self, budget: float) -> None:
         self.budget, self.out, self.called, self.direct = budget, [], set(), []
         self.spent = 0.0  # seconds the student's code took in this test (round trips included)
         self.asked = 0  # questions of this test
         self.lent, self.callback_failure, self.callback_values = {}, None, 0
+        self.callback_cpu, self.callback_allowed = 0.0, CALLBACK_SHARE * budget + CALLBACK_FLOOR
         if self.transport.alive() and isinstance(self.transport, StudentProcess):
             self.request({"op": "release"}, "release")
 
@@ -222,11 +234,19 @@ class Connection:
 
     def _callback(self, message: dict[Any, Any]) -> dict[Any, Any]:
         """The student's code calls one of our objects (a player, ``input_fn``)."""
+        began = time.thread_time()
         try:
             if self.callback_values > CALLBACK_VALUES:  # refused before any decoding
                 raise AssertionError(
                     "your code sent more data to the functions the test lent it than a test "
                     f"allows (about {8 * CALLBACK_VALUES >> 20} MB)"
+                )
+            if self.callback_cpu > self.callback_allowed:
+                raise AssertionError(
+                    f"your code's calls to the functions the test lent it took the grader "
+                    f"{self.callback_cpu:.1f} s of its own CPU time; this test allows "
+                    f"{self.callback_allowed:.1f} s (your code calls them too often, or sends "
+                    "them too much)"
                 )
             handle = message.get("obj")
             target = self.lent.get(handle) if isinstance(handle, int) else None
@@ -257,6 +277,8 @@ class Connection:
             if self.callback_failure is None and isinstance(error, AssertionError):
                 self.callback_failure = error
             return {"error": f"{type(error).__name__}: {error}"}
+        finally:
+            self.callback_cpu += time.thread_time() - began
 
 
 def _lent_call(target: Any, method: Any, args: list[Any], kwargs: dict[Any, Any]) -> Any:

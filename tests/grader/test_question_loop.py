@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from mcts_course.grading import clock
+from mcts_course.grading import clock, proxies
 from mcts_course.grading.clock import TIMED_OUT, UNDER_LOAD, QuestionClock
 from mcts_course.grading.process import StudentGone
-from mcts_course.grading.proxies import Connection
+from mcts_course.grading.proxies import CALLBACK_FLOOR, CALLBACK_SHARE, Connection
 
 
 class Quick:
@@ -121,3 +121,39 @@ def test_a_call_to_an_unknown_object_is_refused_before_its_arguments_are_decoded
     counted = connection.callback_values
     unknown = connection._callback({"op": "cb", "obj": lent["$c"] + 1, "args": STATES})
     assert "unknown object" in unknown["error"] and connection.callback_values == counted
+
+
+class GraderCPU:
+    """A stand-in for ``time`` in proxies: the grader's CPU clock moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def thread_time(self) -> float:
+        return self.now
+
+
+def test_the_graders_cpu_answering_lent_functions_is_capped_per_test(monkeypatch):
+    """Red team 43, 01 and 04, on a lent function: calls carrying 60 Connect Four states each
+    cost the grader 830 us apiece, set aside from the question's clock, bounded only by what
+    they carried (8 M values a test: over 100 s)."""
+    cpu = GraderCPU()
+    monkeypatch.setattr(proxies, "time", cpu)
+    connection = Connection(Quick())
+    connection.begin_test(2.0)
+    assert connection.callback_allowed == 2.0 * CALLBACK_SHARE + CALLBACK_FLOOR
+
+    def costly(*states: object) -> int:  # each call costs the grader 0.25 s of its CPU
+        cpu.now += 0.25
+        return len(states)
+
+    lent = connection._lend(costly)["$c"]
+    answers = [connection._callback({"op": "cb", "obj": lent, "args": STATES}) for _ in range(40)]
+    answered = int(connection.callback_allowed / 0.25) + 1  # the cap is checked before each call
+    assert [a.get("ok") for a in answers[:answered]] == [60] * answered
+    assert all("took the grader" in a["error"] for a in answers[answered:])
+    assert cpu.now == pytest.approx(0.25 * answered)  # a refused call costs nothing more
+    assert "this test allows 3.0 s" in str(connection.callback_failure)
+    connection.begin_test(2.0)  # the next test starts with nothing counted
+    assert connection.callback_cpu == 0.0 and connection.callback_failure is None
+    assert connection._callback({"op": "cb", "obj": lent, "args": STATES}).get("error")  # revoked
