@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+from types import SimpleNamespace
 
 from mcts_course.grading import copies
+from mcts_course.grading.proxies import Connection
 
 
 # -- 09: the static copy check's work grew with the square of the nesting ---------------------
@@ -49,3 +51,36 @@ def test_09_a_copy_renamed_and_redocumented_is_still_found():
     assert "my_playout (a copy of mcts_course.agents.mcts.simulate)" in str(
         copies.library_copy(copy, "ttt_mcts")
     )
+
+
+# -- 07: the names of the functions that ran, kept from every answer until the test ended -----
+def test_07_only_the_watched_functions_names_are_kept_from_an_answer():
+    """50 names of 150 KB with each of 800 answers grew the grader's process to 3.7 GB."""
+    transport = SimpleNamespace(alive=lambda: True, functions=["ucb1", "select_child"])
+    connection = Connection(transport)
+    connection.begin_test(1.0)
+    junk = [f"{k}" + "x" * 150_000 for k in range(49)]
+    reply = {"ok": 7, "called": ["ucb1", *junk]}
+    assert connection._answer(reply, connection.encoder(), [], keep=False) == 7
+    assert connection.called == {"ucb1"}
+    notebook = Connection(SimpleNamespace(alive=lambda: True))  # the student's own process
+    notebook._answer({"ok": 1, "called": ["mine", *junk]}, notebook.encoder(), [], keep=False)
+    assert notebook.called == {"mine"}
+
+
+# -- 08: the "release" at the start of each test ran the student's code on no test's time -----
+def test_08_the_release_at_a_tests_start_is_the_tests_time():
+    """The student's process answers "release" (drop what the last test lent it) as it likes:
+    a handler that worked 4.5 s there, every test, was charged to nothing."""
+    asked: list[tuple[str, float]] = []
+
+    def exchange(message, budget, callback, function):
+        asked.append((message["op"], budget))
+        return {"ok": None}, 0.75  # the student's seconds for this answer
+
+    connection = Connection(SimpleNamespace(alive=lambda: True, exchange=exchange))
+    connection.begin_test(1.0)
+    connection.request({"op": "release"}, "release")
+    assert asked == [("release", 5.0)] and connection.budget == 0.25
+    connection.request({"op": "call"}, "ucb1")
+    assert asked[-1] == ("call", 0.25) and connection.budget == -0.5
