@@ -196,7 +196,8 @@ class Connection:
         is that node, as it was."""
         if not isinstance(reply, dict):
             raise ProtocolError("a reply that is not a message")
-        self.out.append(str(reply.get("out", ""))[:4000])
+        out = reply.get("out", "")
+        self.out.append(out[:4000] if isinstance(out, str) else "")  # no str() of 8 MB of data
         called = reply.get("called", [])
         if isinstance(called, list):  # only the names the server watches: 50 names of 150 KB
             # with every answer, kept until the test ended, grew the grader to 3.7 GB (red team
