@@ -50,13 +50,16 @@ def test_a_test_asks_no_more_once_its_time_is_used_up():
 
 
 class Ticking:
-    """A monotonic clock that moves only when told to."""
+    """A stand-in for ``time``: a clock (monotonic, or the grader's CPU) that moves only when
+    told to."""
 
     def __init__(self) -> None:
         self.now = 1000.0
 
     def monotonic(self) -> float:
         return self.now
+
+    thread_time = monotonic
 
 
 def test_the_graders_own_work_is_not_a_wait_for_the_student(monkeypatch):
@@ -123,21 +126,11 @@ def test_a_call_to_an_unknown_object_is_refused_before_its_arguments_are_decoded
     assert "unknown object" in unknown["error"] and connection.callback_values == counted
 
 
-class GraderCPU:
-    """A stand-in for ``time`` in proxies: the grader's CPU clock moves only when told."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def thread_time(self) -> float:
-        return self.now
-
-
 def test_the_graders_cpu_answering_lent_functions_is_capped_per_test(monkeypatch):
     """Red team 43, 01 and 04, on a lent function: calls carrying 60 Connect Four states each
     cost the grader 830 us apiece, set aside from the question's clock, bounded only by what
     they carried (8 M values a test: over 100 s)."""
-    cpu = GraderCPU()
+    cpu = Ticking()
     monkeypatch.setattr(proxies, "time", cpu)
     connection = Connection(Quick())
     connection.begin_test(2.0)
@@ -152,7 +145,7 @@ def test_the_graders_cpu_answering_lent_functions_is_capped_per_test(monkeypatch
     answered = int(connection.callback_allowed / 0.25) + 1  # the cap is checked before each call
     assert [a.get("ok") for a in answers[:answered]] == [60] * answered
     assert all("took the grader" in a["error"] for a in answers[answered:])
-    assert cpu.now == pytest.approx(0.25 * answered)  # a refused call costs nothing more
+    assert cpu.now == pytest.approx(1000 + 0.25 * answered)  # a refused call costs no more
     assert "this test allows 3.0 s" in str(connection.callback_failure)
     connection.begin_test(2.0)  # the next test starts with nothing counted
     assert connection.callback_cpu == 0.0 and connection.callback_failure is None
