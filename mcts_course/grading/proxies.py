@@ -56,6 +56,9 @@ CALLBACK_VALUES = 8 * MAX_VALUES
 # --timeout-scale 0.15.
 CALLBACK_SHARE = 1.0
 CALLBACK_FLOOR = 1.0
+# What a test's start asks the student's process (to let go of what the last test gave it), as
+# the student is told of it
+RELEASE = "release (your process letting go of what the last test gave it)"
 
 
 class Connection:
@@ -73,6 +76,7 @@ class Connection:
         self.direct: list[str] = []  # the functions the test called itself
         self.lent: dict[int, Any] = {}
         self.callback_failure: BaseException | None = None
+        self.gone: StudentGone | None = None  # the process ended as this test began
         self.callback_values = 0  # what the calls to lent objects carried in this test
         self.callback_cpu = 0.0  # the grader's CPU seconds answering them
         self.callback_allowed = CALLBACK_FLOOR
@@ -83,8 +87,14 @@ class Connection:
         self.asked = 0  # questions of this test
         self.lent, self.callback_failure, self.callback_values = {}, None, 0
         self.callback_cpu, self.callback_allowed = 0.0, CALLBACK_SHARE * budget + CALLBACK_FLOOR
+        self.gone = None
         if self.transport.alive() and isinstance(self.transport, StudentProcess):
-            self.request({"op": "release"}, "release")
+            try:
+                self.request({"op": "release"}, RELEASE)
+            except StudentGone as gone:  # the test's first question says so, where the test's
+                # verdict is given: raised here, in pytest's setup, a stall was a plain failure
+                # with the grader's traceback, the row "graded" (red team 45, 06)
+                self.gone = gone
 
     # -- values ----------------------------------------------------------------------------
     def _lend(self, x: Any) -> dict[Any, Any]:
@@ -112,6 +122,8 @@ class Connection:
 
     # -- requests --------------------------------------------------------------------------
     def request(self, message: dict[Any, Any], function: str) -> dict[Any, Any]:
+        if self.gone is not None:
+            raise self.gone
         if self.budget <= 0 and message.get("op") != "release":
             # The test's time is used up: each question had at least 0.05 s, so a loop of
             # quick ones (a select_child returning its own node to the grader's loop) ran until
@@ -119,11 +131,12 @@ class Connection:
             why = f"{TIMED_OUT}: {self.asked} questions"
             raise StudentGone(function, why, TIMED_OUT, questions=self.asked)
         self.asked += 1
-        budget = max(self.budget, 0.05) if message.get("op") != "release" else 5.0
+        budget = max(self.budget, 0.05)  # the release too: its seconds are the test's
         reply: dict[Any, Any]
         reply, seconds = self.transport.exchange(message, budget, self._callback, function)
         # the release's seconds too: the student's process runs while it answers it, at the
-        # start of each test (4.5 s of work a test, counted by none: red team 44, 08)
+        # start of each test (4.5 s of work a test of 5 s its own, counted by none: red team
+        # 44, 08)
         self.budget -= seconds
         self.spent += seconds
         return reply

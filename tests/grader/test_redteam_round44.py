@@ -81,6 +81,6 @@ def test_08_the_release_at_a_tests_start_is_the_tests_time():
     connection = Connection(SimpleNamespace(alive=lambda: True, exchange=exchange))
     connection.begin_test(1.0)
     connection.request({"op": "release"}, "release")
-    assert asked == [("release", 5.0)] and connection.budget == 0.25
+    assert asked == [("release", 1.0)] and connection.budget == 0.25
     connection.request({"op": "call"}, "ucb1")
     assert asked[-1] == ("call", 0.25) and connection.budget == -0.5

@@ -1,0 +1,79 @@
+"""Red team round 45: the question at a test's start (the student's process lets go of what the
+last test gave it) ran in pytest's setup of the test, outside its verdict: a stall there, "timed
+out under load", was a plain failed test with the grader's traceback, the row "graded" (06)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mcts_course.grading.clock import UNDER_LOAD
+from mcts_course.grading.process import StudentGone, StudentProcess
+from mcts_course.grading.proxies import RELEASE, Connection
+
+
+class Stalled(StudentProcess):
+    """A student's process whose release stalls past the backstop."""
+
+    def __init__(self) -> None:  # no process: only what a test's start asks of it
+        self.asked: list[str] = []
+
+    def alive(self) -> bool:
+        return True
+
+    def exchange(self, message, budget, callback, function):
+        self.asked.append(function)
+        raise StudentGone(function, "22 s went by and your code had used only 0.0 s", UNDER_LOAD)
+
+
+def test_06_a_stall_as_a_test_begins_is_the_tests_first_answer():
+    transport = Stalled()
+    connection = Connection(transport)
+    connection.begin_test(3.0)  # in pytest's setup: nothing raised here
+    assert transport.asked == [RELEASE]
+    with pytest.raises(StudentGone) as gone:
+        connection.request({"op": "call"}, "ucb1_choice")
+    assert gone.value.kind == UNDER_LOAD and gone.value.function == RELEASE
+    assert transport.asked == [RELEASE]  # nothing more asked of a process that is gone
+
+
+STALL = """
+
+import time as _time
+
+
+class _Slow:
+    def __del__(self):
+        _time.sleep(60)  # what a stalled machine looks like to the grader: no CPU used
+
+
+_kept = []
+_reference_softmax = softmax_choice
+
+
+def softmax_choice(*args, **kwargs):
+    if not _kept:
+        _kept.append(1)
+        return _Slow()  # kept by the student's process until the next test lets it go
+    return _reference_softmax(*args, **kwargs)
+"""
+
+
+def test_06_a_stall_as_a_test_begins_is_not_a_grade(tmp_path):
+    from grading_fixtures.shared_folders import SOLUTIONS
+
+    from mcts_course.cli import main
+
+    sub = tmp_path / "stall"
+    sub.mkdir()
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text() + STALL)
+    out = tmp_path / "o"
+    code = main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits"])
+    assert code == 1  # a run in doubt: the batch says so
+    row = (out / "grades.csv").read_text().splitlines()[1]
+    assert ",not graded," in row or "under load" in row, row
+    tests = json.loads((out / "stall" / "results.json").read_text())["tests"]
+    stalled = [t["output"] for t in tests if RELEASE in t["output"]]
+    assert stalled and all("This is not a grade" in o for o in stalled), tests
+    assert not any("SubRequest" in t["output"] or "Traceback" in t["output"] for t in tests)
