@@ -6,9 +6,10 @@ beside ``connect4.py`` holding the library's ``games/connect4.py`` (its ``four_i
 ``_LANES``), imported under its own name (red team 8's attack 12).  The static check sees
 ``import c4rules``, a local module.  So every .py file the student's process could import (the
 top-level files of the exercise file's folder, which the sandbox copies) is compared with the
-protected modules' source, read at run time from the installed package: each function, method and
-top-level assignment big enough to be more than a commonplace line (:data:`MIN_NODES`), its name,
-docstring, type hints and comments aside, must not be one of the library's.
+protected modules' source, read at run time from the installed package: each function, method
+and assignment outside a function big enough to be more than a commonplace line
+(:data:`MIN_NODES`), its name, docstring, decorators, type hints and comments aside, must not be
+one of the library's.
 """
 
 from __future__ import annotations
@@ -27,18 +28,21 @@ from mcts_course.grading.pyparse import once_per_text, parse
 MIN_NODES = 40  # a definition smaller than this can be written alike by anyone
 
 
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEFINITIONS = (*_FUNCTIONS, ast.ClassDef)
+_TABLES = (ast.Assign, ast.AnnAssign)
 _NONE, _PASS = ast.Constant(None), ast.Pass()  # stand-ins for what was left out: no size
-_KEPT = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.AnnAssign)
 
 
 def _bare_fields(node: ast.AST) -> Iterator[tuple[str, Any, Any]]:
     """``node``'s fields without what a copy changes for free (a definition's name and
-    docstring, type hints): ``(field, bare value, what was left out)``."""
+    docstring, its decorators, type hints): ``(field, bare value, what was left out)``."""
     for name, value in ast.iter_fields(node):
         left_out: Any = None
         if isinstance(node, _DEFINITIONS) and name == "name":
             value = "_"
+        elif isinstance(node, _DEFINITIONS) and name == "decorator_list":
+            left_out, value = value, []  # a no-op ``@staticmethod`` made a copy new (45, 04)
         elif isinstance(node, _DEFINITIONS) and name == "body":
             if (
                 value
@@ -48,7 +52,7 @@ def _bare_fields(node: ast.AST) -> Iterator[tuple[str, Any, Any]]:
             ):
                 left_out, value = value[0], value[1:] or [_PASS]
         elif (
-            (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and name == "returns")
+            (isinstance(node, _FUNCTIONS) and name == "returns")
             or (isinstance(node, ast.arg) and name == "annotation")
             or (isinstance(node, ast.AnnAssign) and name == "annotation")
         ):
@@ -56,25 +60,30 @@ def _bare_fields(node: ast.AST) -> Iterator[tuple[str, Any, Any]]:
         yield name, value, left_out
 
 
-def _digest(node: ast.AST, found: list[tuple[ast.AST, str, int]]) -> tuple[str, int]:
+def _digest(
+    node: ast.AST, found: list[tuple[ast.AST, str, int]], local: bool = False
+) -> tuple[str, int]:
     """The hash of ``node``'s bare form, from its children's (each node is hashed once), and
     its size in nodes as written (type hints and docstring included).  Hashing each
     definition's whole text, nested ones included, made 90 defs nested in one another cost 90
-    times the file: 40 s of the grader's CPU (red team 44, 09).  Every definition and
-    assignment met is added to ``found`` with its hash and size."""
+    times the file: 40 s of the grader's CPU (red team 44, 09).  Every definition, and every
+    assignment not ``local`` to a function, is added to ``found`` with its hash and size:
+    a table is one wherever it sits, top level, class body or ``if`` (red team 45, 04)."""
     parts, size = [type(node).__name__], 1
+    inner = local or isinstance(node, _FUNCTIONS)
     for name, value, left_out in _bare_fields(node):
-        if isinstance(left_out, ast.AST):  # hints hold no definition: walked once, here
-            size += sum(1 for _ in ast.walk(left_out))
+        for part in left_out if isinstance(left_out, list) else [left_out]:
+            if isinstance(part, ast.AST):  # hints, decorators hold no def: walked once, here
+                size += sum(1 for _ in ast.walk(part))
         if isinstance(value, ast.AST):
-            digest, n = _digest(value, found)
+            digest, n = _digest(value, found, inner)
             parts.append(f"{name}={digest}")
             size += n if value is not _NONE else 0
         elif isinstance(value, list):
             items = []
             for item in value:
                 if isinstance(item, ast.AST):
-                    digest, n = _digest(item, found)
+                    digest, n = _digest(item, found, inner)
                     items.append(digest)
                     size += n if item is not _PASS else 0
                 else:
@@ -83,7 +92,7 @@ def _digest(node: ast.AST, found: list[tuple[ast.AST, str, int]]) -> tuple[str, 
         else:
             parts.append(f"{name}={value!r}")
     digest = hashlib.sha256("\x00".join(parts).encode()).hexdigest()
-    if isinstance(node, _KEPT):
+    if isinstance(node, _FUNCTIONS) or (isinstance(node, _TABLES) and not local):
         found.append((node, digest, size))
     return digest, size
 
@@ -102,14 +111,13 @@ def fingerprints(source: str) -> dict[str, str]:
             _digest(statement, hashed)
     except RecursionError:  # parse() refused trees deeper than MAX_DEPTH: not met
         return {}
-    top = {id(statement) for statement in tree.body}
     found: dict[str, str] = {}
     for node, digest, size in hashed:
         if size < MIN_NODES:
             continue
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        if isinstance(node, _FUNCTIONS):
             found[digest] = node.name
-        elif isinstance(node, ast.Assign | ast.AnnAssign) and id(node) in top:
+        elif isinstance(node, _TABLES):
             target = node.targets[0] if isinstance(node, ast.Assign) else node.target
             found[digest] = ast.unparse(target)
     return found

@@ -1,14 +1,17 @@
 """Red team round 45: the question at a test's start (the student's process lets go of what the
 last test gave it) ran in pytest's setup of the test, outside its verdict: a stall there, "timed
-out under load", was a plain failed test with the grader's traceback, the row "graded" (06)."""
+out under load", was a plain failed test with the grader's traceback, the row "graded" (06).
+And the copy check missed a copy that only added a decorator, or moved a table into a class (04)."""
 
 from __future__ import annotations
 
 import json
+import textwrap
 
 import pytest
 
 from mcts_course.grading.clock import UNDER_LOAD
+from mcts_course.grading.copies import library_copy
 from mcts_course.grading.process import StudentGone, StudentProcess
 from mcts_course.grading.proxies import RELEASE, Connection
 
@@ -77,3 +80,30 @@ def test_06_a_stall_as_a_test_begins_is_not_a_grade(tmp_path):
     stalled = [t["output"] for t in tests if RELEASE in t["output"]]
     assert stalled and all("This is not a grade" in o for o in stalled), tests
     assert not any("SubRequest" in t["output"] or "Traceback" in t["output"] for t in tests)
+
+
+# -- 04: free edits the copy check did not see through ---------------------------------------
+FOUR = """
+def lines4(b):
+    l0, l1, l2, l3 = _LANES
+    return bool(b * l0 & b * l1 & b * l2 & b * l3)
+"""
+LANES = "_LANES = tuple(sum(1 << 80 * k + 24 - j * d for k, d in enumerate(D)) for j in range(4))"
+
+
+def test_04_a_copy_with_a_decorator_is_still_a_copy():
+    decorated = "class Rules:\n    @staticmethod" + textwrap.indent(FOUR, "    ")
+    found = str(library_copy(decorated, "connect4"))
+    assert "lines4 (a copy of mcts_course.games.connect4.four_in_a_row)" in found
+    changed = decorated.replace("b * l3)", "b * l3 & 1)")  # one change of code is code of one's own
+    assert library_copy(changed, "connect4") is None
+
+
+@pytest.mark.parametrize("where", ["class Rules:\n    {}", "if True:\n    {}", "{}"])
+def test_04_a_table_is_compared_wherever_it_sits_outside_a_function(where):
+    found = str(library_copy(where.format(LANES.replace("D", "_DIRECTIONS")), "connect4"))
+    assert "_LANES (a copy of mcts_course.games.connect4._LANES)" in found
+    own = where.format(LANES.replace("D", "_DIRECTIONS").replace("range(4)", "range(5)"))
+    assert library_copy(own, "connect4") is None
+    inside = "def lanes():\n    " + LANES.replace("D", "_DIRECTIONS") + "\n    return _LANES\n"
+    assert library_copy(inside, "connect4") is None  # part of a function of one's own: too small
