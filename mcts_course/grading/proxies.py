@@ -77,6 +77,7 @@ class Connection:
         self.lent: dict[int, Any] = {}
         self.callback_failure: BaseException | None = None
         self.gone: StudentGone | None = None  # the process ended as this test began
+        self.last_asked = ""  # the function of this test's last question
         self.callback_values = 0  # what the calls to lent objects carried in this test
         self.callback_cpu = 0.0  # the grader's CPU seconds answering them
         self.callback_allowed = CALLBACK_FLOOR
@@ -87,7 +88,7 @@ class Connection:
         self.asked = 0  # questions of this test
         self.lent, self.callback_failure, self.callback_values = {}, None, 0
         self.callback_cpu, self.callback_allowed = 0.0, CALLBACK_SHARE * budget + CALLBACK_FLOOR
-        self.gone = None
+        self.gone, self.last_asked = None, ""
         if self.transport.alive() and isinstance(self.transport, StudentProcess):
             try:
                 self.request({"op": "release"}, RELEASE)
@@ -127,10 +128,13 @@ class Connection:
         if self.budget <= 0 and message.get("op") != "release":
             # The test's time is used up: each question had at least 0.05 s, so a loop of
             # quick ones (a select_child returning its own node to the grader's loop) ran until
-            # the whole set's CPU limit, 521 s for a test of 8 s
+            # the whole set's CPU limit, 521 s for a test of 8 s.  Told on the function asked
+            # last, which used the time up (the release, when it took it all), not this one
             why = f"{TIMED_OUT}: {self.asked} questions"
-            raise StudentGone(function, why, TIMED_OUT, questions=self.asked)
+            last = self.last_asked or function
+            raise StudentGone(last, why, TIMED_OUT, questions=self.asked)
         self.asked += 1
+        self.last_asked = function
         budget = max(self.budget, 0.05)  # the release too: its seconds are the test's
         reply: dict[Any, Any]
         reply, seconds = self.transport.exchange(message, budget, self._callback, function)

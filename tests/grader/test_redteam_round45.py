@@ -14,6 +14,7 @@ from mcts_course.grading.clock import UNDER_LOAD
 from mcts_course.grading.copies import library_copy
 from mcts_course.grading.process import StudentGone, StudentProcess
 from mcts_course.grading.proxies import RELEASE, Connection
+from mcts_course.grading.runner import SetRun, verdict
 
 
 class Stalled(StudentProcess):
@@ -80,6 +81,28 @@ def test_06_a_stall_as_a_test_begins_is_not_a_grade(tmp_path):
     stalled = [t["output"] for t in tests if RELEASE in t["output"]]
     assert stalled and all("This is not a grade" in o for o in stalled), tests
     assert not any("SubRequest" in t["output"] or "Traceback" in t["output"] for t in tests)
+
+
+class Slow(Stalled):
+    """A student's process whose release uses up the test's whole time."""
+
+    def exchange(self, message, budget, callback, function):
+        self.asked.append(function)
+        return {"ok": None}, budget + 1.0
+
+
+def test_06_a_release_that_used_up_the_time_is_told_on_the_release():
+    transport = Slow()
+    connection = Connection(transport)
+    connection.begin_test(2.0)
+    with pytest.raises(StudentGone) as gone:
+        connection.request({"op": "call"}, "ucb1_choice")
+    assert gone.value.function == RELEASE and gone.value.questions == 1
+    assert transport.asked == [RELEASE]  # ucb1_choice was never asked: it is not blamed
+    run = SetRun("bandits", start=None)
+    status, message = verdict(run, connection, gone.value, "", 2.0)
+    assert status == "timed out" and "over 1 question, the last to your `release" in message
+    assert run.broken == {RELEASE: "timed out"}
 
 
 # -- 04: free edits the copy check did not see through ---------------------------------------
