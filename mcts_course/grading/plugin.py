@@ -884,6 +884,12 @@ def student(request: pytest.FixtureRequest) -> Any:
     except SandboxError as error:  # fail closed: no grade rather than unconfined student code
         grading.refused = str(error)
         pytest.exit(f"refused to grade: {error}", returncode=REFUSED)
+    except Exception as error:  # starting or asking the process failed in the grader's own code:
+        # in this fixture it was a plain failure with the traceback as feedback, row "graded"
+        pytest.exit(
+            f"grader error while starting {points.set_name}: {type(error).__name__}: {error}",
+            returncode=pytest.ExitCode.INTERNAL_ERROR,
+        )
     request.node.stash[TURN] = (run, connection)
     return answering
 

@@ -6,6 +6,7 @@ And the copy check missed a copy that only added a decorator, or moved a table i
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 
 import pytest
@@ -81,6 +82,47 @@ def test_06_a_stall_as_a_test_begins_is_not_a_grade(tmp_path):
     stalled = [t["output"] for t in tests if RELEASE in t["output"]]
     assert stalled and all("This is not a grade" in o for o in stalled), tests
     assert not any("SubRequest" in t["output"] or "Traceback" in t["output"] for t in tests)
+
+
+FAULT = """
+import errno
+
+from mcts_course.grading import process
+
+
+def _start(self):
+    raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+
+process.StudentProcess.start = _start
+"""
+
+
+def test_06_a_grader_fault_starting_the_process_is_no_failed_test(tmp_path):
+    """Any other error of the grader's own as the `student` fixture started the process was,
+    like the release's, a plain failure in the test's setup: 0 points with the grader's
+    traceback as feedback, pytest's exit 1, which a batch reads as "graded"."""
+    import subprocess
+    import sys
+
+    from grading_fixtures.shared_folders import SOLUTIONS
+
+    (tmp_path / "fault.py").write_text(FAULT)
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "bandits.py").write_text((SOLUTIONS / "bandits.py").read_text())
+    command = [sys.executable, "-m", "pytest", "-p", "fault", "--pyargs", "mcts_course.grading"]
+    done = subprocess.run(
+        [*command, "--submission", str(sub), "-q", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == pytest.ExitCode.INTERNAL_ERROR, done.stdout[-3000:]
+    assert "grader error while starting bandits: BlockingIOError" in done.stdout
+    assert "SubRequest" not in done.stdout  # no traceback of the grader's fixture
 
 
 class Slow(Stalled):
