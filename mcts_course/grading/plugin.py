@@ -55,7 +55,7 @@ import time
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
@@ -864,13 +864,8 @@ def student(request: pytest.FixtureRequest) -> Any:
         grading.swept_visible = sweep.counts()
     try:
         run = grading.run_for(points.set_name)
-    except Exception as error:  # the grader's own fault: never a quiet zero with its traceback
-        # as the student's feedback (red team 16, 01); the run ends as an internal error, so
-        # the batch marks the submission crashed and `grade` exits 1
-        pytest.exit(
-            f"grader error while preparing {points.set_name}: {type(error).__name__}: {error}",
-            returncode=pytest.ExitCode.INTERNAL_ERROR,
-        )
+    except Exception as error:
+        _grader_error(f"preparing {points.set_name}", error)
     dead = run.unusable()
     if dead is not None:
         pytest.skip(dead)
@@ -884,14 +879,21 @@ def student(request: pytest.FixtureRequest) -> Any:
     except SandboxError as error:  # fail closed: no grade rather than unconfined student code
         grading.refused = str(error)
         pytest.exit(f"refused to grade: {error}", returncode=REFUSED)
-    except Exception as error:  # starting or asking the process failed in the grader's own code:
-        # in this fixture it was a plain failure with the traceback as feedback, row "graded"
-        pytest.exit(
-            f"grader error while starting {points.set_name}: {type(error).__name__}: {error}",
-            returncode=pytest.ExitCode.INTERNAL_ERROR,
-        )
+    except Exception as error:  # starting or asking the process: raised in this fixture, it
+        # was a plain failure with the traceback as feedback, the row "graded"
+        _grader_error(f"starting {points.set_name}", error)
     request.node.stash[TURN] = (run, connection)
     return answering
+
+
+def _grader_error(doing: str, error: Exception) -> NoReturn:
+    """The grader's own fault: never a quiet zero with its traceback as the student's feedback
+    (red team 16, 01); the run ends as an internal error, so the batch marks the submission
+    crashed and `grade` exits 1."""
+    pytest.exit(
+        f"grader error while {doing}: {type(error).__name__}: {error}",
+        returncode=pytest.ExitCode.INTERNAL_ERROR,
+    )
 
 
 @pytest.fixture

@@ -358,9 +358,8 @@ def verdict(
         if error.kind == "timed out" and error.questions:  # many questions, each quick
             message = (
                 f"stopped: your code used up this test's time limit of {budget:g} s over "
-                f"{error.questions} question{'s' if error.questions > 1 else ''}, the last "
-                f"to your "
-                f"`{error.function}` (a function that never lets the search end?)"
+                f"{error.questions} question{'s' if error.questions > 1 else ''}, the last to "
+                f"your `{error.function}` (a function that never lets the search end?)"
             )
         elif error.kind == "timed out":
             message = (
