@@ -71,6 +71,7 @@ from mcts_course.grading.report import (
     Outcome,
     atomic_write,
     grades_csv,
+    helpers_note,
     json_text,
     one_line,
     points_table,
@@ -321,6 +322,7 @@ class Grading:
         )
         files = {s: str(src.origin or src.path) for s, src in self.sources().items()}
         from mcts_course.grading import sweep
+        from mcts_course.grading.runner import helper_files
         from mcts_course.grading.sandbox import confinement
         from mcts_course.grading.sources import choice_notes
 
@@ -333,8 +335,9 @@ class Grading:
             if sweep.incomplete():  # not "graded": the batch exits 1 (mcts_grader.batch)
                 data["extra_data"]["sweep_incomplete"] = sweep.summary()
         choices = {one_line(n) for s in self.sources().values() for n in choice_notes(s)}
-        # code graded beside the exercise files, for the instructor to read too
-        helpers = {h for run in self.runs.values() for h in _imported(run)}
+        # code beside the exercise files, for the instructor to read too: named from the
+        # folder the sandbox copies, whatever the process says it imported (red team 48, 05)
+        helpers = {h for name in self.runs for h in helper_files(self.sources().get(name))}
         if any(getattr(run, "killed_outside", lambda: False)() for run in self.runs.values()):
             # not a crash of the student's code: the batch's status is "killed" (exit 1)
             data["extra_data"]["killed_outside"] = True
@@ -359,7 +362,7 @@ class Grading:
             data["extra_data"][HELD_BACK_TESTS] = self.held_back
         notes = run_notes(
             choices,
-            helpers,
+            helpers_note(helpers),
             any(run.killed_outside(visible_only=True) for run in self.runs.values()),
             len(stopped),
             self.cut,
@@ -368,12 +371,6 @@ class Grading:
             data["extra_data"]["notes"] = notes
             data["output"] += "".join(f"\nNote: {note}" for note in notes)
         return data
-
-
-def _imported(run: Any) -> set[str]:
-    """The helper files a set's processes imported (an in-process transport has none)."""
-    imported = getattr(run, "imported", None)
-    return set(imported()) if callable(imported) else set()
 
 
 # -- options and marker ----------------------------------------------------------------------

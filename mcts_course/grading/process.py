@@ -289,7 +289,6 @@ class StudentProcess:
         self.to_child = self.from_child = -1
         self.to_init = -1  # requests to the namespace's first process (confine.INIT)
         self.names: set[str] = set()
-        self.helpers: set[str] = set()  # the submission's other files it imported while loading
         self._outside = False  # see outside
         self.sequence = 0
         self.lines_read = 0  # lines of the question: a flood of them must not hold the grader
@@ -435,7 +434,6 @@ class StudentProcess:
             raise ImportFailed(describe_student_error(error, loading=True))
         names = message.get("names", [])
         self.names = {str(n)[:200] for n in names[:NAMES_CAP]} if isinstance(names, list) else set()
-        self.helpers = self._helpers(message.get("helpers", []))
         self._pause()
         return str(message.get("out", ""))[:5000]
 
@@ -771,17 +769,7 @@ class StudentProcess:
         if reply.get("id") != self.sequence:
             return None, None  # not the answer to this question (stray output on the channel)
         self._check_cpu(function)
-        self.helpers |= self._helpers(reply.pop("helpers", None))  # at this call
         return reply, None
-
-    def _helpers(self, names: Any) -> set[str]:
-        """The files the student's process says it imported, kept only if the sandbox copied a
-        file of that name beside the code: 5,000 names of 200 characters with every answer
-        grew the grader to 470 MB (red team 25, 06)."""
-        copied: set[str] = getattr(self.box, "copied", set())
-        if not isinstance(names, list):
-            return set()
-        return {n for n in names[:NAMES_CAP] if isinstance(n, str) and n in copied}
 
     def _slow_import(self) -> ImportFailed:
         """Loading ran out of its wall-clock time: the file's fault if its processes used

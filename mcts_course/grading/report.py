@@ -113,7 +113,8 @@ def results_json(outcomes: list[Outcome], seconds: float) -> dict[Any, Any]:
     }
 
 
-HELPERS_NOTE = "helper files imported: "
+HELPERS_NOTE = "files beside the exercise files that the graded code could import (read them too): "
+HELPERS_LISTED = 10  # of them named in the note (then a count)
 KILLED_NOTE = "a process running the submission was killed from outside the grader"
 UNDER_LOAD_NOTE = (
     "{} test(s) stopped by the wall-clock backstop with little CPU used (the code waited, or "
@@ -121,22 +122,34 @@ UNDER_LOAD_NOTE = (
 )
 
 
+def helpers_note(names: Iterable[str]) -> str | None:
+    """The note naming the .py files beside the exercise files (:func:`runner.helper_files`),
+    a few then a count: up to 200 long names would repeat kilobytes in every feedback."""
+    # names the student chose, escaped: a newline in one appended lines of its own to the
+    # feedback, e.g. a made-up points table (red team 30, 04)
+    shown = sorted({one_line(n) for n in names})
+    if not shown:
+        return None
+    more = len(shown) - HELPERS_LISTED
+    return (
+        HELPERS_NOTE + ", ".join(shown[:HELPERS_LISTED]) + (f" and {more} more" if more > 0 else "")
+    )
+
+
 def run_notes(
     choices: Iterable[str],
-    helpers: Iterable[str],
+    helpers: str | None,
     killed_visible: bool,
     under_load: int,
     cut: list[str],
 ) -> list[str]:
     """The notes of a run's results.json (``extra_data.notes``, and the student's output): the
-    choices of files made (sorted), the helper files imported, a visible process killed from
-    outside, how many tests the wall-clock backstop stopped, and the copy limits that left
-    files out (``cut``)."""
+    choices of files made (sorted), the files beside them the code could import
+    (:func:`helpers_note`), a visible process killed from outside, how many tests the
+    wall-clock backstop stopped, and the copy limits that left files out (``cut``)."""
     notes = sorted(set(choices))
     if helpers:
-        # names the student chose, escaped: a newline in one appended lines of its own to the
-        # feedback, e.g. a made-up points table (red team 30, 04)
-        notes.append(HELPERS_NOTE + ", ".join(sorted({one_line(h) for h in helpers})))
+        notes.append(helpers)
     if killed_visible:
         notes.append(KILLED_NOTE)
     if under_load:
@@ -171,11 +184,11 @@ def merge_results(first: dict[Any, Any], second: dict[Any, Any]) -> dict[Any, An
     extra.pop(HELD_BACK_TESTS, None)
     cut = list(one.get("copy_cut") or two.get("copy_cut") or [])
     choices: set[str] = set()
-    helpers: set[str] = set()
+    helpers: str | None = None
     killed = False
     for note in [*(one.get("notes") or []), *(two.get("notes") or [])]:
         if note.startswith(HELPERS_NOTE):
-            helpers.update(note.removeprefix(HELPERS_NOTE).split(", "))
+            helpers = helpers or note  # both runs name the same folder's files
         elif note == KILLED_NOTE:
             killed = True
         elif note not in cut and note != UNDER_LOAD_NOTE.format(note.split(" ", 1)[0]):

@@ -127,7 +127,6 @@ class SetRun:
         self.notes = notes or []
         self.transport: Any = None
         self.names: set[str] = set()
-        self.helpers: set[str] = set()  # other files of the submission its process imported
         self.stage = 0  # of the tests asked so far: visible, later-shown, hidden
         self.outside = False  # a process was killed by a SIGKILL the grader did not send
         self.outside_visible = False  # ... one answering visible tests (the student is told)
@@ -138,9 +137,8 @@ class SetRun:
 
     @property
     def held_back(self) -> bool:
-        """Whether a held-back test has asked: the process answering is then one whose imports
-        say nothing the student may read (which helpers it loads can encode what it was
-        asked)."""
+        """Whether a held-back test has asked: the process answering is then one whose death
+        says nothing the student may read (killing itself can encode what it was asked)."""
         return self.stage > 0
 
     def unusable(self) -> str | None:
@@ -164,8 +162,8 @@ class SetRun:
     ) -> tuple[Student | DeadStudent, Connection | None]:
         """The student as a test sees it, with ``budget`` seconds of the student's time;
         ``stage`` 1 for a later-shown test, 2 for a hidden one (:func:`plugin.stage`): each
-        stage gets a process of its own, and from stage 1 on the helpers the set's processes
-        import are not reported (see :meth:`imported`)."""
+        stage gets a process of its own, and from stage 1 on whether it is killed from outside
+        is not told to the student (see :meth:`killed_outside`)."""
         if stage > self.stage:
             self.close()  # the earlier stage's process: it may remember what it was asked
             self.stage = stage
@@ -192,24 +190,15 @@ class SetRun:
         return self.outside_visible if visible_only else self.outside
 
     def _fold(self) -> None:
-        """Keep what the current process did: its helpers and whether it was killed from
-        outside, the visible tests' (told to the student) apart from the held-back ones'."""
+        """Keep whether the current process was killed from outside, the visible tests' (told
+        to the student) apart from the held-back ones'."""
         self._killed(bool(getattr(self.transport, "outside", False)))
-        if not self.held_back:
-            self.helpers |= set(getattr(self.transport, "helpers", ()))
 
     def _killed(self, outside: bool) -> None:
         """Keep whether a process was killed from outside, and whether the student is told."""
         self.outside |= outside
         if not self.held_back:
             self.outside_visible |= outside
-
-    def imported(self) -> set[str]:
-        """The submission's other files imported by the processes that answered visible tests
-        (the exercise file aside): a held-back test's process may import a helper per bit of
-        its hidden inputs, and this list reaches the student's notes (red team 11, 02)."""
-        self._fold()
-        return set(self.helpers)
 
     def close(self) -> None:
         """Kill the student's process (once: its pipes' descriptors are closed only once)."""
@@ -229,6 +218,20 @@ def _readable_files(source: Source) -> list[tuple[str, str]]:
         if name != source.path.name:
             files.append((name, python_text(data)))
     return files
+
+
+def helper_files(source: Source | None) -> list[str]:
+    """The .py files the sandbox copies beside ``source`` (which its code could import), the
+    exercise files aside: for the instructor to read with the graded code.  The grader names
+    them from the folder, not from the student's process, which could erase or forge a list
+    of what it imported (red team 48, 05)."""
+    from mcts_course.grading.sandbox import sibling_sources
+    from mcts_course.grading.sets import SETS
+
+    if source is None:
+        return []
+    exercises = {f"{name}.py" for name in SETS} | {source.path.name}
+    return [name for name, _ in sibling_sources(source.path.parent) if name not in exercises]
 
 
 def unreadable(source: Source) -> str | None:

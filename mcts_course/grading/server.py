@@ -70,31 +70,21 @@ class Blocker:
         return None
 
 
-IMPORTED: set[str] = set()  # files of the submission's folder found by an import so far
-
-
 def source_only(folder: str) -> None:
     """Modules found in ``folder`` (the submission's copied files) or below it load from source
     only: a path hook gives that folder a finder holding the source loader alone, so a
     ``helpers.pyc`` or ``helpers.cpython-311-x86_64-linux-gnu.so`` there is never found (the
     sandbox copies none, and this says so to the import system too: red team 8's attack 12).
-    Each file it finds is noted in IMPORTED, for the instructor (code graded beside the
-    exercise file: "helper files imported: c4rules.py")."""
+    Which files it imports is not reported: the process could forge or erase that list (red
+    team 48, 05); the grader names the files it copied (``report.helpers_note``)."""
     from importlib.machinery import SOURCE_SUFFIXES, FileFinder, SourceFileLoader
 
     top = os.path.realpath(folder)
 
-    class SourceFinder(FileFinder):
-        def find_spec(self, fullname: str, target: Any = None) -> Any:
-            spec = super().find_spec(fullname, target)
-            if spec is not None and isinstance(spec.origin, str):
-                IMPORTED.add(os.path.relpath(os.path.realpath(spec.origin), top))
-            return spec
-
     def hook(path: str) -> FileFinder:
         where = os.path.realpath(path or ".")
         if where == top or where.startswith(top + os.sep):
-            return SourceFinder(path, (SourceFileLoader, SOURCE_SUFFIXES))
+            return FileFinder(path, (SourceFileLoader, SOURCE_SUFFIXES))
         raise ImportError("not the submission's folder")  # the next hook's
 
     sys.path_hooks.insert(0, hook)
@@ -529,16 +519,12 @@ def main() -> None:
     sys.stdout, sys.stderr = old
     server.wrap(job.get("functions", []))
     names = [n for n, v in module.__dict__.items() if callable(v) and not n.startswith("_")]
-    told = len(IMPORTED)
-    send({"ready": True, "out": printed.getvalue(), "names": names, "helpers": sorted(IMPORTED)})
+    send({"ready": True, "out": printed.getvalue(), "names": names})
     while True:
         try:
             request = receive()
             reply = server.handle(request)
             reply["id"] = request.get("id")
-            if len(IMPORTED) != told:  # a helper imported inside a function, at its first call
-                told = len(IMPORTED)
-                reply["helpers"] = sorted(IMPORTED)
             send(reply)
         except (ProtocolError, ValueError, TypeError) as error:
             send({"error": {"types": ["ProtocolError"], "message": str(error), "traceback": ""}})

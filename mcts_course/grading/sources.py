@@ -359,7 +359,7 @@ def find_sources(
             # megabytes, repeated in every test's feedback (red team 23, 04-05)
             source.others = (
                 f"{_shown(source.path, base)[:NAME_CAP]} was graded; other files hold the same "
-                f"exercise and were not: {', '.join(shown[:LISTED])}{more}"
+                f"exercise and were not graded as it: {', '.join(shown[:LISTED])}{more}"
             )
             source.notes.append(copies_note(source))
     return found

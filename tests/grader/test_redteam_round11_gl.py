@@ -1,5 +1,6 @@
 """Red team round 11, helper GL's items: nothing the process answering the held-back tests does
-reaches the text a student sees: the helper files it imports (02), the names of the files the
+reaches the text a student sees: the helper files it imports (02; now the note names the files
+beside the exercise, whatever any process imports), the names of the files the
 no-namespace sweep removes (01 B1); and no datagram leaves a student's process for another
 local user's abstract socket through a socketpair end (01 A)."""
 
@@ -17,6 +18,7 @@ import pytest
 from grading_fixtures.shared_folders import SOLUTIONS
 
 from mcts_course.cli import main
+from mcts_course.grading.report import HELPERS_NOTE
 
 SECRET = [3, 5, 7]  # the hidden test's counts: what the submissions below try to carry out
 
@@ -72,7 +74,7 @@ def ucb1_choice(counts, sums, c=2 ** 0.5):
 
 
 @pytest.mark.parametrize("mode", ["namespaces", "no-namespaces"])
-def test_helpers_imported_by_the_held_back_process_are_not_named(tmp_path, mode, monkeypatch):
+def test_what_the_held_back_process_imports_changes_no_note(tmp_path, mode, monkeypatch):
     if mode == "no-namespaces":
         monkeypatch.setenv("MCTS_NO_NAMESPACES", "1")
     sub = tmp_path / "mallory"
@@ -83,12 +85,11 @@ def test_helpers_imported_by_the_held_back_process_are_not_named(tmp_path, mode,
     data, text, log = _grade(sub, tmp_path)
     held = [t for t in data["tests"] if t["visibility"] != "visible"]
     assert len(held) == 2 and all(t["score"] == t["max_score"] for t in held), data["tests"]
-    # the honest helper, imported while answering visible tests, is still noted ...
-    assert "helper files imported: zvisible.py" in data["output"], data["output"]
-    assert "zvisible.py" in " ".join(data["extra_data"]["notes"])
-    # ... the held-back process's are named nowhere the student reads
-    assert "zheld" not in text
-    assert "zheld" not in log
+    # the note names every file beside the exercise (the student's own folder, told before
+    # any question), not what a process imported: no channel out of the held-back tests
+    note = HELPERS_NOTE + "zheld_3_5_7.py, zheld_4_4.py, zvisible.py"
+    assert data["extra_data"]["notes"] == [note], data["extra_data"]["notes"]
+    assert data["output"].count(note) == 1, data["output"]
 
 
 # -- 01 A: a socket pair's datagram end sends to another user's abstract address ------------
