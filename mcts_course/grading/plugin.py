@@ -337,7 +337,8 @@ class Grading:
         choices = {one_line(n) for s in self.sources().values() for n in choice_notes(s)}
         # code beside the exercise files, for the instructor to read too: named from the
         # folder the sandbox copies, whatever the process says it imported (red team 48, 05)
-        helpers = {h for name in self.runs for h in helper_files(self.sources().get(name))}
+        exercises = [s.path for s in self.sources().values()]
+        helpers = {h for n in self.runs for h in helper_files(self.sources().get(n), exercises)}
         if any(getattr(run, "killed_outside", lambda: False)() for run in self.runs.values()):
             # not a crash of the student's code: the batch's status is "killed" (exit 1)
             data["extra_data"]["killed_outside"] = True

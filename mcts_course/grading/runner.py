@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -220,18 +220,18 @@ def _readable_files(source: Source) -> list[tuple[str, str]]:
     return files
 
 
-def helper_files(source: Source | None) -> list[str]:
-    """The .py files the sandbox copies beside ``source`` (which its code could import), the
-    exercise files aside: for the instructor to read with the graded code.  The grader names
-    them from the folder, not from the student's process, which could erase or forge a list
-    of what it imported (red team 48, 05)."""
+def helper_files(source: Source | None, exercises: Iterable[Path] = ()) -> list[str]:
+    """The .py files the sandbox copies beside ``source`` (which its code could import), but
+    ``source`` and the other ``exercises`` (the files graded as exercises): for the instructor
+    to read with the graded code.  The grader names them from the folder, not from the
+    student's process, which could erase or forge a list of what it imported (red team 48)."""
     from mcts_course.grading.sandbox import sibling_sources
-    from mcts_course.grading.sets import SETS
 
     if source is None:
         return []
-    exercises = {f"{name}.py" for name in SETS} | {source.path.name}
-    return [name for name, _ in sibling_sources(source.path.parent) if name not in exercises]
+    folder = source.path.parent
+    graded = {source.path, *exercises}
+    return [name for name, _ in sibling_sources(folder) if folder / name not in graded]
 
 
 def unreadable(source: Source) -> str | None:

@@ -48,13 +48,16 @@ def test_05_a_helper_that_did_the_work_is_named_whatever_the_process_says(tmp_pa
     assert "Note: " + HELPERS_NOTE + "engine_impl.py" in data["output"]
 
 
-def test_the_exercise_files_are_not_listed_as_helpers(tmp_path):
+def test_the_graded_exercise_files_are_not_listed_as_helpers(tmp_path):
     for name in ("bandits.py", "ttt_mcts.py", "connect4.py", "notes.py", "c4rules.py"):
         (tmp_path / name).write_text("X = 1\n")
     (tmp_path / "data.txt").write_text("not python")
     source = Source(tmp_path / "ttt_mcts.py", "py", "X = 1\n")
-    assert sorted(helper_files(source)) == ["c4rules.py", "notes.py"]
-    assert helper_files(None) == []
+    graded = [tmp_path / "bandits.py", tmp_path / "connect4.py", tmp_path / "ttt_mcts.py"]
+    assert sorted(helper_files(source, graded)) == ["c4rules.py", "notes.py"]
+    # a file named as an exercise that is not graded as one is code beside the graded file
+    assert sorted(helper_files(source, graded[1:])) == ["bandits.py", "c4rules.py", "notes.py"]
+    assert helper_files(None, graded) == []
 
 
 def test_a_long_list_of_helpers_is_named_in_part_then_counted():
