@@ -68,9 +68,11 @@ from mcts_course.grading.invocation import (
 )
 from mcts_course.grading.report import (
     HELD_BACK_TESTS,
+    HELPER_FILES,
     Outcome,
     atomic_write,
     grades_csv,
+    helper_names,
     helpers_note,
     json_text,
     one_line,
@@ -202,6 +204,7 @@ class Grading:
         # a phase of grade's (PHASES): only the visible tests, or only the held-back ones
         self.phase: str | None = option("phase")
         self.held_back = 0  # held-back tests collected, for a phase's results.json
+        self.graded_sets: set[str] = set()  # the sets selected, before grade's phases split
         self.outcomes: dict[str, Outcome] = {}  # node id -> outcome, in the order run
         self.runs: dict[str, SetRun] = {}  # set name -> SetRun
         self.cpu: dict[str, float] = {}  # set name -> its tests' time limits, summed
@@ -337,8 +340,11 @@ class Grading:
         choices = {one_line(n) for s in self.sources().values() for n in choice_notes(s)}
         # code beside the exercise files, for the instructor to read too: named from the
         # folder the sandbox copies, whatever the process says it imported (red team 48, 05)
-        exercises = [s.path for s in self.sources().values()]
-        helpers = {h for n in self.runs for h in helper_files(self.sources().get(n), exercises)}
+        found = self.sources()
+        exercises = [found[n].path for n in self.graded_sets | set(self.runs) if n in found]
+        helpers = {h for n in self.runs for h in helper_files(found.get(n), exercises)}
+        if helpers:  # the names, for grade's merge of its two phases (report.merge_results)
+            data["extra_data"][HELPER_FILES] = helper_names(helpers)
         if any(getattr(run, "killed_outside", lambda: False)() for run in self.runs.values()):
             # not a crash of the student's code: the batch's status is "killed" (exit 1)
             data["extra_data"]["killed_outside"] = True
@@ -734,6 +740,9 @@ def pytest_collection_modifyitems(
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
+    # the sets this grading grades, in both of grade's phases (a file graded as its exercise
+    # is no helper file, whichever phase runs its tests)
+    grading.graded_sets = {s for s in map(_set_of, items) if s is not None}
     needing = [i for i in items if "student" in getattr(i, "fixturenames", ())]
     if needing and not grading.active and not config.option.collectonly:
         raise pytest.UsageError(

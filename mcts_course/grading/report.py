@@ -114,7 +114,7 @@ def results_json(outcomes: list[Outcome], seconds: float) -> dict[Any, Any]:
 
 
 HELPERS_NOTE = "files beside the exercise files that the graded code could import (read them too): "
-HELPERS_LISTED = 10  # of them named in the note (then a count)
+HELPER_FILES = "helper_files"  # extra_data's list of their names (the note is built from it)
 KILLED_NOTE = "a process running the submission was killed from outside the grader"
 UNDER_LOAD_NOTE = (
     "{} test(s) stopped by the wall-clock backstop with little CPU used (the code waited, or "
@@ -122,18 +122,22 @@ UNDER_LOAD_NOTE = (
 )
 
 
+def helper_names(names: Iterable[str]) -> list[str]:
+    """The names of the .py files beside the exercise files (:func:`runner.helper_files`) as
+    results.json shows them, sorted: escaped (a newline in one appended lines of its own to
+    the feedback, e.g. a made-up points table, red team 30, 04) and cut as a path in a choice
+    note is."""
+    from mcts_course.grading.sources import NAME_CAP
+
+    return sorted({one_line(n)[:NAME_CAP] for n in names})
+
+
 def helpers_note(names: Iterable[str]) -> str | None:
-    """The note naming the .py files beside the exercise files (:func:`runner.helper_files`),
-    a few then a count: up to 200 long names would repeat kilobytes in every feedback."""
-    # names the student chose, escaped: a newline in one appended lines of its own to the
-    # feedback, e.g. a made-up points table (red team 30, 04)
-    shown = sorted({one_line(n) for n in names})
-    if not shown:
-        return None
-    more = len(shown) - HELPERS_LISTED
-    return (
-        HELPERS_NOTE + ", ".join(shown[:HELPERS_LISTED]) + (f" and {more} more" if more > 0 else "")
-    )
+    """The note naming the files of :func:`helper_names`: all of them (a few then a count let
+    ten decoys that sort first hide the one that did the work, red team 49, 01); at most 200
+    (the sandbox copies no more), a note of some 60 KB at worst, once."""
+    shown = helper_names(names)
+    return HELPERS_NOTE + ", ".join(shown) if shown else None
 
 
 def run_notes(
@@ -183,17 +187,22 @@ def merge_results(first: dict[Any, Any], second: dict[Any, Any]) -> dict[Any, An
         extra["under_load"] = under_load
     extra.pop(HELD_BACK_TESTS, None)
     cut = list(one.get("copy_cut") or two.get("copy_cut") or [])
+    # the helper files from their list, not by reading the notes: a choice note begins with a
+    # path the student names, which can begin as this note does (red team 49, 04)
+    names = {*(one.get(HELPER_FILES) or []), *(two.get(HELPER_FILES) or [])}
+    if names:
+        extra[HELPER_FILES] = sorted(names)
+    theirs = {helpers_note(one.get(HELPER_FILES) or []), helpers_note(two.get(HELPER_FILES) or [])}
     choices: set[str] = set()
-    helpers: str | None = None
     killed = False
     for note in [*(one.get("notes") or []), *(two.get("notes") or [])]:
-        if note.startswith(HELPERS_NOTE):
-            helpers = helpers or note  # both runs name the same folder's files
+        if note in theirs:
+            continue
         elif note == KILLED_NOTE:
             killed = True
         elif note not in cut and note != UNDER_LOAD_NOTE.format(note.split(" ", 1)[0]):
             choices.add(note)
-    notes = run_notes(choices, helpers, killed, len(under_load), cut)
+    notes = run_notes(choices, helpers_note(names), killed, len(under_load), cut)
     outcomes = [Outcome.from_json(t) for t in tests]
     data = {
         **second,

@@ -11,7 +11,7 @@ import json
 from grading_fixtures.shared_folders import SOLUTIONS
 
 from mcts_course.cli import main
-from mcts_course.grading.report import HELPERS_LISTED, HELPERS_NOTE, helpers_note
+from mcts_course.grading.report import HELPERS_NOTE
 from mcts_course.grading.runner import helper_files
 from mcts_course.grading.sources import Source
 
@@ -58,11 +58,3 @@ def test_the_graded_exercise_files_are_not_listed_as_helpers(tmp_path):
     # a file named as an exercise that is not graded as one is code beside the graded file
     assert sorted(helper_files(source, graded[1:])) == ["bandits.py", "c4rules.py", "notes.py"]
     assert helper_files(None, graded) == []
-
-
-def test_a_long_list_of_helpers_is_named_in_part_then_counted():
-    names = [f"h{i:03d}.py" for i in range(HELPERS_LISTED + 3)]
-    note = helpers_note(names)
-    assert note is not None and note.endswith(" and 3 more"), note
-    assert note.count(".py") == HELPERS_LISTED
-    assert helpers_note([]) is None
