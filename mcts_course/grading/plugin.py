@@ -342,9 +342,9 @@ class Grading:
         # folder the sandbox copies, whatever the process says it imported (red team 48, 05)
         found = self.sources()
         exercises = [found[n].path for n in self.graded_sets | set(self.runs) if n in found]
-        helpers = {h for n in self.runs for h in helper_files(found.get(n), exercises)}
+        helpers = helper_names(h for n in self.runs for h in helper_files(found.get(n), exercises))
         if helpers:  # the names, for grade's merge of its two phases (report.merge_results)
-            data["extra_data"][HELPER_FILES] = helper_names(helpers)
+            data["extra_data"][HELPER_FILES] = helpers
         if any(getattr(run, "killed_outside", lambda: False)() for run in self.runs.values()):
             # not a crash of the student's code: the batch's status is "killed" (exit 1)
             data["extra_data"]["killed_outside"] = True

@@ -124,19 +124,19 @@ UNDER_LOAD_NOTE = (
 
 def helper_names(names: Iterable[str]) -> list[str]:
     """The names of the .py files beside the exercise files (:func:`runner.helper_files`) as
-    results.json shows them, sorted: escaped (a newline in one appended lines of its own to
-    the feedback, e.g. a made-up points table, red team 30, 04) and cut as a path in a choice
-    note is."""
-    from mcts_course.grading.sources import NAME_CAP
-
-    return sorted({one_line(n)[:NAME_CAP] for n in names})
+    results.json's ``extra_data.helper_files`` keeps them, sorted: each whole and escaped by
+    :func:`escaped_name`, so that two files never show alike (a newline in one appended lines
+    of its own to the feedback, red team 30, 04; a control byte and its escape typed out, or
+    two names cut alike, made one entry of two files, red team 50, 01-02)."""
+    return sorted({escaped_name(n) for n in names})
 
 
 def helpers_note(names: Iterable[str]) -> str | None:
-    """The note naming the files of :func:`helper_names`: all of them (a few then a count let
-    ten decoys that sort first hide the one that did the work, red team 49, 01); at most 200
-    (the sandbox copies no more), a note of some 60 KB at worst, once."""
-    shown = helper_names(names)
+    """The note naming the files of :func:`helper_names` (``names``, as shown there): all of
+    them (a few then a count let ten decoys that sort first hide the one that did the work,
+    red team 49, 01), each quoted and cut as :func:`shown_name` does; at most 200 (the sandbox
+    copies no more)."""
+    shown = [_quoted(n) for n in sorted(set(names))]
     return HELPERS_NOTE + ", ".join(shown) if shown else None
 
 
@@ -324,6 +324,24 @@ def escaped_name(text: str) -> str:
     by a student is ``\\\\x01bob``, the control byte before ``bob`` is ``\\x01bob``), and the
     result holds no backslash that starts no escape."""
     return "".join("\\\\" if c == "\\" else _escape(c) if invisible(c) else c for c in text)
+
+
+NAME_CAP = 300  # characters of a name or path a note shows (then a mark)
+
+
+def shown_name(text: str) -> str:
+    """A file name or path a student chose, as a note shows it: :func:`escaped_name` in double
+    quotes (a quote in it as ``\\"``), so that two names never show alike, nor one as two in a
+    list or as a note's own words (red team 50, 04 and 08); cut after :data:`NAME_CAP`
+    characters with a mark that says so and how long it was."""
+    return _quoted(escaped_name(text))
+
+
+def _quoted(shown: str) -> str:
+    inner = shown.replace('"', '\\"')
+    if len(inner) <= NAME_CAP:
+        return f'"{inner}"'
+    return f'"{inner[:NAME_CAP]}..." ({len(inner)} characters)'
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as a formula

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mcts_course.grading.pyparse import PARSE_CAP, parse, python_text
+from mcts_course.grading.report import shown_name
 from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
 from mcts_course.grading.sets import SETS
 
@@ -32,7 +33,6 @@ NOTEBOOK_CAP = 20 << 20  # bytes of a notebook (outputs and pictures included)
 # 551 MB for 20 MB of empty objects (red team 25, 01); a course notebook holds a few thousand
 NOTEBOOK_OBJECTS = 100_000
 LISTED = 5  # other copies of an exercise named in its note (then a count)
-NAME_CAP = 300  # characters of a path shown in a note
 
 
 @dataclass
@@ -353,12 +353,12 @@ def find_sources(
             # two copies of one exercise (a backup folder, an old draft): grading one quietly
             # would give the other's points or none without a word (red team 7's attack 08)
             base = submission if submission.is_dir() else submission.parent
-            shown = sorted(_shown(p, base)[:NAME_CAP] for p in rest)
+            shown = sorted(shown_name(_shown(p, base)) for p in rest)
             more = f" and {len(shown) - LISTED} more" if len(shown) > LISTED else ""
             # a few names, then a count: thousands of copies would otherwise make a note of
             # megabytes, repeated in every test's feedback (red team 23, 04-05)
             source.others = (
-                f"{_shown(source.path, base)[:NAME_CAP]} was graded; other files hold the same "
+                f"{shown_name(_shown(source.path, base))} was graded; other files hold the same "
                 f"exercise and were not graded as it: {', '.join(shown[:LISTED])}{more}"
             )
             source.notes.append(copies_note(source))
@@ -387,8 +387,9 @@ def choice_notes(source: Source) -> list[str]:
 def graded_not(source: Source) -> str:
     """The note on a .py file graded while a notebook of the same name lies beside it."""
     return (
-        f"{source.path.name} was graded, not {source.beside} beside it (a .py file is "
-        "graded before a notebook of the same name): hand in only the file you worked in"
+        f"{shown_name(source.path.name)} was graded, not {shown_name(source.beside)} beside it "
+        "(a .py file is graded before a notebook of the same name): hand in only the file you "
+        "worked in"
     )
 
 

@@ -87,7 +87,7 @@ def test_what_the_held_back_process_imports_changes_no_note(tmp_path, mode, monk
     assert len(held) == 2 and all(t["score"] == t["max_score"] for t in held), data["tests"]
     # the note names every file beside the exercise (the student's own folder, told before
     # any question), not what a process imported: no channel out of the held-back tests
-    note = HELPERS_NOTE + "zheld_3_5_7.py, zheld_4_4.py, zvisible.py"
+    note = HELPERS_NOTE + '"zheld_3_5_7.py", "zheld_4_4.py", "zvisible.py"'
     assert data["extra_data"]["notes"] == [note], data["extra_data"]["notes"]
     assert data["output"].count(note) == 1, data["output"]
 

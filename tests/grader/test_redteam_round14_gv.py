@@ -15,7 +15,13 @@ import pytest
 from grading_fixtures.batches import honest, impostor, private
 
 from mcts_course.cli import main
-from mcts_course.grading.report import HELD_BACK_TESTS, HELPERS_NOTE, merge_results
+from mcts_course.grading.report import (
+    HELD_BACK_TESTS,
+    HELPER_FILES,
+    HELPERS_NOTE,
+    helpers_note,
+    merge_results,
+)
 from mcts_course.grading.sandbox import MEMORY_MB
 
 if sys.platform != "linux":
@@ -165,7 +171,11 @@ def _test(name: str, score: float, visibility: str = "visible") -> dict:
 
 
 def test_the_merge_numbers_on_and_keeps_the_first_runs_time_and_notes():
-    first = _run([_test("a", 1.0)], notes=[HELPERS_NOTE + "h.py"], **{HELD_BACK_TESTS: 1})
+    first = _run(
+        [_test("a", 1.0)],
+        notes=[helpers_note(["h.py"])],
+        **{HELD_BACK_TESTS: 1, HELPER_FILES: ["h.py"]},
+    )
     first["extra_data"]["confinement"] = "visible processes'"
     second = _run([_test("s", 0.0, "hidden")], under_load=["s"], **{HELD_BACK_TESTS: 1})
     # what the sweeps removed after the held-back process is never the student's to read
@@ -180,7 +190,7 @@ def test_the_merge_numbers_on_and_keeps_the_first_runs_time_and_notes():
     assert data["extra_data"]["confinement"] == "visible processes'"
     assert "swept" not in data["extra_data"] and data["extra_data"]["sweep_incomplete"] == "x"
     notes = data["extra_data"]["notes"]
-    assert notes[0] == HELPERS_NOTE + "h.py" and notes[1].startswith("1 test(s) stopped")
+    assert notes[0] == HELPERS_NOTE + '"h.py"' and notes[1].startswith("1 test(s) stopped")
 
 
 @pytest.mark.parametrize("failure", ["crashed", "killed", "timed out"])

@@ -16,7 +16,7 @@ from grading_fixtures.shared_folders import SOLUTIONS
 
 from mcts_course.cli import main
 from mcts_course.grading import process, snapshot
-from mcts_course.grading.report import helpers_note, run_notes
+from mcts_course.grading.report import helper_names, helpers_note, run_notes
 
 HIDDEN = '''
 import pytest
@@ -139,6 +139,6 @@ def test_16_a_folder_named_dashes_is_refused_not_left_out(tmp_path, monkeypatch,
 
 
 def test_04_helper_names_are_escaped_in_the_notes():
-    helpers = helpers_note(["ok.py", "x.py\nbandits 2 / 2\ntotal 2 / 2"])
+    helpers = helpers_note(helper_names(["ok.py", "x.py\nbandits 2 / 2\ntotal 2 / 2"]))
     (note,) = run_notes([], helpers, False, 0, [])
     assert "\n" not in note and "\\n" in note

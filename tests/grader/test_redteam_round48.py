@@ -41,11 +41,11 @@ def test_05_a_helper_that_did_the_work_is_named_whatever_the_process_says(tmp_pa
     data = json.loads((out / "shell" / "results.json").read_text())
     assert data["tests"] and all(t["score"] == t["max_score"] for t in data["tests"]), data
     notes = data["extra_data"]["notes"]
-    assert HELPERS_NOTE + "engine_impl.py" in notes, notes
+    assert HELPERS_NOTE + '"engine_impl.py"' in notes, notes
     # the helper holds the same exercise: the choice note must not deny it was used
     (same,) = [n for n in notes if "hold the same exercise" in n]
-    assert "were not graded as it: engine_impl.py" in same, same
-    assert "Note: " + HELPERS_NOTE + "engine_impl.py" in data["output"]
+    assert 'were not graded as it: "engine_impl.py"' in same, same
+    assert "Note: " + HELPERS_NOTE + '"engine_impl.py"' in data["output"]
 
 
 def test_the_graded_exercise_files_are_not_listed_as_helpers(tmp_path):

@@ -31,7 +31,7 @@ def test_later_arm(student):
 def test_01_every_helper_is_named_however_many_sort_before_it():
     names = [f"a{i}.py" for i in range(10)] + ["zz_engine.py"]
     note = helpers_note(names)
-    assert note is not None and note.endswith(", zz_engine.py"), note
+    assert note is not None and note.endswith(', "zz_engine.py"'), note
     assert all(n in note for n in names) and "more" not in note
 
 
@@ -51,7 +51,7 @@ def test_02_a_helper_named_as_an_ungraded_exercise_is_named_after_both_phases(tm
     later = [t for t in data["tests"] if t["visibility"] != "visible"]
     assert later and all(t["score"] == t["max_score"] for t in data["tests"]), data["tests"]
     notes = data["extra_data"]["notes"]
-    assert HELPERS_NOTE + "connect4.py" in notes, notes
+    assert HELPERS_NOTE + '"connect4.py"' in notes, notes
     assert data["extra_data"][HELPER_FILES] == ["connect4.py"]
 
 

@@ -133,7 +133,7 @@ def test_a_py_file_graded_beside_a_notebook_of_its_name_is_said(tmp_path):
     results = grade([both, only], out, sets=["bandits"], n_jobs=1, pytest_args=["-k", "ucb1"])
     assert [r.score for r in results] == [0, 0]  # the stub was graded in both
     data = json.loads((out / "both" / "results.json").read_text())
-    said = "bandits.py was graded, not bandits.ipynb beside it"
+    said = '"bandits.py" was graded, not "bandits.ipynb" beside it'
     assert any(said in note for note in data["extra_data"]["notes"])
     assert said in data["output"]  # the student's top-level feedback
     assert all(said in test["output"] for test in data["tests"])  # each failure's message

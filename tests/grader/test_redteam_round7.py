@@ -337,7 +337,7 @@ def test_two_copies_of_one_exercise_say_which_was_graded(tmp_path: Path) -> None
     graded = find_sources(tmp_path)["bandits"]
     [note] = choice_notes(graded)
     other = "exercises/bandits.py" if graded.path.parent.name == "backup" else "backup/bandits.py"
-    assert f"{graded.path.parent.name}/bandits.py was graded" in note and other in note
+    assert f'"{graded.path.parent.name}/bandits.py" was graded' in note and f'"{other}"' in note
     alone = tmp_path / "alone"
     (alone / "exercises").mkdir(parents=True)
     (alone / "exercises" / "bandits.py").write_text(source)

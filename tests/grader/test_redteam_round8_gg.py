@@ -152,7 +152,7 @@ class TestAttack12LibraryCopyOrCompiledHelper:
         main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits", "-k", "ucb1"])
         data = _results(out, "helped")
         assert data["tests"] and all(t["score"] == t["max_score"] for t in data["tests"]), data
-        assert HELPERS_NOTE + "mymath.py" in data["extra_data"]["notes"]
+        assert HELPERS_NOTE + '"mymath.py"' in data["extra_data"]["notes"]
 
     def test_no_stub_reference_or_lab_module_matches_a_protected_definition(self):
         from mcts_course.grading.copies import library_copy
