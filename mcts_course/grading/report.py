@@ -9,6 +9,7 @@ student's seconds in ``extra_data``), and grades.csv is read back from the resul
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -341,7 +342,10 @@ def _quoted(shown: str) -> str:
     inner = shown.replace('"', '\\"')
     if len(inner) <= NAME_CAP:
         return f'"{inner}"'
-    return f'"{inner[:NAME_CAP]}..." ({len(inner)} characters)'
+    # the start, the end and a hash of the whole: two names cut alike still show apart (red
+    # team 51, 01 and 04)
+    digest = hashlib.sha256(inner.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f'"{inner[: NAME_CAP - 60]}...{inner[-60:]}" ({len(inner)} characters; {digest})'
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as a formula

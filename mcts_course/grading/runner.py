@@ -31,6 +31,7 @@ from mcts_course.grading.remote import (
     StudentProcess,
     describe_student_error,
 )
+from mcts_course.grading.report import shown_name
 from mcts_course.grading.sets import DEPENDS, SETS
 from mcts_course.grading.sources import Source, solutions_import
 
@@ -244,10 +245,14 @@ def unreadable(source: Source) -> str | None:
         try:
             _parsed_once(text)
         except TooBig as error:
-            return f"no points for this exercise: {name} holds {error.msg} (no exercise needs that)"
+            return (
+                f"no points for this exercise: {shown_name(name)} holds {error.msg} (no "
+                "exercise needs that)"
+            )
         except TooDeep as error:
             return (
-                f"no points for this exercise: {name} is {error.msg}, deeper than the grader's "
+                f"no points for this exercise: {shown_name(name)} is {error.msg}, deeper than the "
+                "grader's "
                 "checks read (no exercise needs that): write it flatter"
             )
         except SyntaxError:
@@ -283,7 +288,8 @@ def library_copies(source: Source, set_name: str) -> str | None:
         taken = library_copy(text, set_name)
         if taken is not None:
             return (
-                f"no points for this exercise: {name} holds a copy of the library's own code "
+                f"no points for this exercise: {shown_name(name)} holds a copy of the library's "
+                "own code "
                 f"({taken}): the exercise is to write it, not to bring the library's along"
             )
     return None
@@ -308,14 +314,15 @@ def process_run(
     where = solutions_import(source.everything or source.code)
     if where is not None:
         why = (
-            f"no points for this exercise: {source.path.name} imports the reference "
+            f"no points for this exercise: {shown_name(source.path.name)} imports the reference "
             f"solutions (mcts_grader.solutions, {where})"
         )
         return SetRun(set_name, None, why, notes)
     taken = library_delegation(source.code, set_name)
     if taken is not None:
         why = (
-            f"no points for this exercise: {source.path.name} hands it to the library's own "
+            f"no points for this exercise: {shown_name(source.path.name)} hands it to the "
+            "library's own "
             f"code ({taken}): the exercise is to write it (the given code's imports are fine)"
         )
         return SetRun(set_name, None, why, notes)

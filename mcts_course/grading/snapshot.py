@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mcts_course.grading import sandbox
-from mcts_course.grading.report import one_line
+from mcts_course.grading.report import one_line, shown_name
 from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
 from mcts_course.grading.sets import SETS
 
@@ -355,7 +355,8 @@ def submission_sources(
             # not a grade either (a link, a second name, another owner's file: red team 42, 06)
             if path.parent == folder and path.suffix == ".py" and path not in exercises:
                 later.append(
-                    f"{path.name} beside the exercise files was not copied beside the code "
+                    f"{shown_name(path.name)} beside the exercise files was not copied beside "
+                    "the code "
                     f"({one_line(why)}): importing it fails"
                 )
     for why in later:

@@ -57,7 +57,7 @@ def test_code_too_deep_to_check_gets_no_points_and_a_reason(tmp_path, where):
     assert ucb1 and all(t["score"] == 0 for t in ucb1)
     name = "deep.py" if where == "helper" else "bandits.py"
     for test in ucb1:
-        assert f"{name} is nested more than {MAX_DEPTH} levels deep" in test["output"], test
+        assert f'"{name}" is nested more than {MAX_DEPTH} levels deep' in test["output"], test
         assert "Traceback" not in test["output"] and "RecursionError" not in test["output"]
 
 

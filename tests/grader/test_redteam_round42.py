@@ -81,7 +81,7 @@ def test_06_a_refused_helper_file_makes_the_row_not_graded(tmp_path, hard_link):
         return
     assert data["extra_data"]["status"] == "incomplete copy", data["extra_data"]
     log = (tmp_path / "out-sub" / "sub" / "pytest.log").read_text()
-    assert "helper_x.py beside the exercise files was not copied" in log, log[-3000:]
+    assert '"helper_x.py" beside the exercise files was not copied' in log, log[-3000:]
 
 
 @pytest.mark.parametrize("stop", [KeyboardInterrupt, SystemExit])

@@ -55,7 +55,7 @@ class TestAttack12LibraryCopyOrCompiledHelper:
         tests = _results(out, "c4py")["tests"]
         assert tests and all(t["score"] == 0 for t in tests), tests
         said = tests[0]["output"]
-        assert "c4rules.py holds a copy of the library's own code" in said, said
+        assert '"c4rules.py" holds a copy of the library\'s own code' in said, said
         assert "mcts_course.games.connect4" in said
 
     def test_the_path_hook_finds_source_only_in_the_submissions_folder(self, tmp_path):

@@ -1,0 +1,31 @@
+"""Red team round 51: names a note cut alike still showed alike (two paths with the same first
+300 characters and length: 01, 04), and two messages named a file raw, so a newline in its
+name wrote a line of the student's into pytest.log (the "no points" reasons, 02-03; a refused
+helper's note, 07-08)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mcts_course.grading.report import NAME_CAP, shown_name
+from mcts_course.grading.snapshot import submission_sources
+
+
+def test_01_names_cut_alike_show_apart():
+    stem = "d" * (NAME_CAP + 20)
+    one, two = shown_name(stem + "/a/ttt_mcts.py"), shown_name(stem + "/b/ttt_mcts.py")
+    assert one != two and one.endswith("characters; " + one[-13:-1] + ")"), (one, two)
+    assert "a/ttt_mcts.py" in one and "b/ttt_mcts.py" in two
+
+
+def test_07_a_refused_helper_is_named_escaped(tmp_path: Path):
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "bandits.py").write_text("def ucb1_choice(counts, sums, c=1.0):\n    return 0\n")
+    (tmp_path / "target.py").write_text("X = 1\n")
+    os.symlink(tmp_path / "target.py", sub / "z.py\nnote: all is fine.py")
+    cut: list[str] = []
+    submission_sources(sub, cut)
+    (said,) = [c for c in cut if "was not copied" in c]
+    assert "\n" not in said and said.startswith('"z.py\\nnote: all is fine.py"'), said
