@@ -791,7 +791,6 @@ class Sandbox:
                 self.work = _base() / str(self.uid)
                 os.mkdir(self.work, 0o700)  # fails if anything is there: root made the parent
         self.closed = False
-        self.copied: set[str] = set()  # the names of the files copied beside the code
         if siblings is not None:
             self._copy(Path(siblings))
         if self.uid is not None:
@@ -805,7 +804,6 @@ class Sandbox:
         work = os.open(self.work, _DIR_FLAGS)
         try:
             for name, data in sibling_sources(folder):
-                self.copied.add(name)
                 flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                 fd = os.open(name, flags, 0o600, dir_fd=work)
                 try:
