@@ -334,8 +334,20 @@ def shown_name(text: str) -> str:
     """A file name or path a student chose, as a note shows it: :func:`escaped_name` in double
     quotes (a quote in it as ``\\"``), so that two names never show alike, nor one as two in a
     list or as a note's own words (red team 50, 04 and 08); cut after :data:`NAME_CAP`
-    characters with a mark that says so and how long it was."""
-    return _quoted(escaped_name(text))
+    characters with a mark that says so and how long it was.
+
+    A name Unicode holds equal to another (``é`` and ``e`` with a combining acute,
+    red team 51, 06) draws like it: a name not in the composed form (NFC) that editors,
+    terminals and copy-paste produce is shown with every character beyond ASCII escaped, so
+    the path an instructor types from a note is the file the note means."""
+    if unicodedata.is_normalized("NFC", text):
+        return _quoted(escaped_name(text))
+    return _quoted(
+        "".join(
+            "\\\\" if c == "\\" else c if c.isascii() and c.isprintable() else _escape(c)
+            for c in text
+        )
+    )
 
 
 def _quoted(shown: str) -> str:

@@ -1,7 +1,8 @@
 """Red team round 51: names a note cut alike still showed alike (two paths with the same first
 300 characters and length: 01, 04), and two messages named a file raw, so a newline in its
 name wrote a line of the student's into pytest.log (the "no points" reasons, 02-03; a refused
-helper's note, 07-08)."""
+helper's note, 07-08); and two folders whose names are one text in two Unicode forms showed
+alike (06)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,11 @@ def test_07_a_refused_helper_is_named_escaped(tmp_path: Path):
     submission_sources(sub, cut)
     (said,) = [c for c in cut if "was not copied" in c]
     assert "\n" not in said and said.startswith('"z.py\\nnote: all is fine.py"'), said
+
+
+def test_06_names_equal_in_unicode_show_apart():
+    composed, decomposed = "\u00e9/ttt_mcts.py", "e\u0301/ttt_mcts.py"
+    assert shown_name(composed) == '"\u00e9/ttt_mcts.py"'  # a name in the usual form as it is
+    assert shown_name(decomposed) == '"e\\u0301/ttt_mcts.py"'
+    # the escape is the note's own: a name that holds those six characters shows them doubled
+    assert shown_name("e\\u0301/ttt_mcts.py") == '"e\\\\u0301/ttt_mcts.py"'
