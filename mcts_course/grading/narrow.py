@@ -13,7 +13,8 @@ listed once, here (:func:`cuts`), and taken away twice:
 * from the live modules, by the student's process once confined and before the student's code
   runs (:func:`narrow`): a second line, should a copy ever hold more than its set may use.
 
-The functions are deleted, not wrapped: nothing is left to reach them by.
+The functions are deleted, not wrapped: nothing is left to reach them by.  A module cut whole
+loses its private data too (the rules' tables), all but what the definitions it keeps read.
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ class Cut(NamedTuple):
     names: tuple[str, ...] | None
 
 
+# A module's cut with names None also takes its private data (``_LANES``, ``_LEGAL``: the
+# rules' tables, which answer is_win and legal_columns for any board, red team 52's 06), all
+# but what the definitions it keeps read as they run (``_HEIGHT`` in ``ROWS = _HEIGHT``).
+
+
 def cuts(set_name: str | None) -> list[Cut]:
     """What the set ``set_name`` may not use (nothing for None or "")."""
     if not set_name:
@@ -51,7 +57,9 @@ def cuts(set_name: str | None) -> list[Cut]:
     found: list[Cut] = []
     if set_name not in PLAYOUT_SETS:
         found += [Cut(module, EVERY_CLASS, PLAYOUTS) for module in GAMES]
-        found.append(Cut(SKELETON, "MCTSAgent", None))
+        # the skeleton's methods, and its module's functions: argmax and most_visited_child
+        # answer select_child and best_action (red team 52's 07)
+        found += [Cut(SKELETON, "MCTSAgent", None), Cut(SKELETON, None, None)]
     if set_name in NO_CONNECT_FOUR:
         found += [Cut(CONNECT_FOUR, EVERY_CLASS, None), Cut(CONNECT_FOUR, None, None)]
     return found
@@ -78,12 +86,25 @@ def _classes(module: Any) -> list[type]:
     ]
 
 
+def _strip_data(module: Any, set_name: str) -> None:
+    """Delete the private names of ``module`` that the text of its file, cut for ``set_name``
+    (:func:`narrow_source`), no longer binds: the one rule lives there, the live module agrees."""
+    with open(module.__file__, encoding="utf-8") as file:
+        text = narrow_source(module.__name__, file.read(), set_name)
+    kept = _bound(ast.parse(text).body)
+    for name in list(vars(module)):
+        if _private(name) and name not in kept:
+            delattr(module, name)
+
+
 def narrow(set_name: str | None) -> None:
     """Remove from this process what the set ``set_name`` may not use (nothing if None)."""
     for cut in cuts(set_name):
         module = importlib.import_module(cut.module)
         if cut.owner is None:
             owners: list[Any] = [module]
+            if cut.names is None:
+                _strip_data(module, set_name or "")
         elif cut.owner == EVERY_CLASS:
             owners = _classes(module)
         else:
@@ -103,6 +124,75 @@ def _defines(node: ast.stmt) -> set[str]:
     elif isinstance(node, ast.AnnAssign | ast.AugAssign):
         targets = [node.target]
     return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _bound(body: list[ast.stmt]) -> set[str]:
+    """The names the statements of a module's ``body`` bind (imports included)."""
+    found: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        else:
+            found |= _defines(node)
+    return found
+
+
+def _read_as_defined(node: ast.stmt) -> set[str]:
+    """The names ``node`` reads as it runs: not inside the bodies of the functions it defines
+    (which run later, if ever)."""
+    found: set[str] = set()
+    todo: list[ast.AST] = [node]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load):
+            found.add(item.id)
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+            todo += [*item.decorator_list, item.args]
+        elif isinstance(item, ast.Lambda):
+            todo.append(item.args)
+        else:
+            todo += ast.iter_child_nodes(item)
+    return found
+
+
+def _without_private_data(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` without the assignments that bind only private names (and the private names
+    of its imports), all but those the statements it keeps read as they run."""
+
+    def data(node: ast.stmt) -> bool:
+        names = _defines(node)
+        return (
+            isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign)
+            and bool(names)
+            and all(map(_private, names))
+        )
+
+    kept = [node for node in body if not data(node)]
+    while True:  # what the kept statements read, and what that reads, stays
+        needed = set().union(*map(_read_as_defined, kept))
+        more = [n for n in body if data(n) and n not in kept and _defines(n) & needed]
+        if not more:
+            break
+        kept += more
+    out: list[ast.stmt] = []
+    for node in body:
+        if node not in kept:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            names = [
+                a
+                for a in node.names
+                if not _private(a.asname or a.name) or (a.asname or a.name) in needed
+            ]
+            if not names:
+                continue
+            node.names = names
+        out.append(node)
+    return out
 
 
 def _is_function(node: ast.stmt) -> bool:
@@ -139,6 +229,8 @@ def narrow_source(module: str, source: str, set_name: str | None) -> str:
     for cut in mine:
         if cut.owner is None:
             tree.body = _cut_body(tree.body, cut.names)
+            if cut.names is None:
+                tree.body = _without_private_data(tree.body) or [ast.Pass()]
             continue
         for node in tree.body:
             if isinstance(node, ast.ClassDef) and cut.owner in (EVERY_CLASS, node.name):
