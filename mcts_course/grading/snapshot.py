@@ -354,10 +354,12 @@ def submission_sources(
         for path, why in sorted(snap.refused.items()):  # so do those of a refused helper:
             # not a grade either (a link, a second name, another owner's file: red team 42, 06)
             if path.parent == folder and path.suffix == ".py" and path not in exercises:
+                # the reason begins with the raw name, already shown quoted (red team 52, 00)
+                said = why.removeprefix(path.name + " ")
+                said = "it " + said if said != why else one_line(why)
                 later.append(
                     f"{shown_name(path.name)} beside the exercise files was not copied beside "
-                    "the code "
-                    f"({one_line(why)}): importing it fails"
+                    f"the code ({said}): importing it fails"
                 )
     for why in later:
         if why and why not in snap.cut:

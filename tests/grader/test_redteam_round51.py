@@ -30,6 +30,9 @@ def test_07_a_refused_helper_is_named_escaped(tmp_path: Path):
     submission_sources(sub, cut)
     (said,) = [c for c in cut if "was not copied" in c]
     assert "\n" not in said and said.startswith('"z.py\\nnote: all is fine.py"'), said
+    # the reason names the file once, quoted: the student's words appear nowhere unquoted
+    # (red team 52, 00)
+    assert said.count("all is fine") == 1 and "(it is a symbolic link, not a file)" in said
 
 
 def test_06_names_equal_in_unicode_show_apart():
