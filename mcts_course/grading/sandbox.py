@@ -65,7 +65,13 @@ class SandboxError(RuntimeError):
 
 
 class NotRegularFile(OSError):
-    """A submitted path that is a symbolic link, a folder, a device... (not a regular file)."""
+    """A submitted path that is a symbolic link, a folder, a device... (not a regular file).
+    ``reason`` says why without the file's name ("is a symbolic link, not a file"), for a
+    message that names the file its own way (quoted, escaped); ``str()`` is name and reason."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name} {reason}")
+        self.reason = reason
 
 
 def is_root() -> bool:
@@ -104,24 +110,25 @@ def read_regular(
         fd = os.open(path, flags, dir_fd=dir_fd)
     except OSError as error:
         if _is_loop(error):
-            raise NotRegularFile(f"{Path(path).name} is a symbolic link, not a file") from None
+            raise NotRegularFile(Path(path).name, "is a symbolic link, not a file") from None
         raise
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile(f"{Path(path).name} is not a regular file")
+            raise NotRegularFile(Path(path).name, "is not a regular file")
         if (one_name or owner is not None) and info.st_nlink > 1:
             raise NotRegularFile(
-                f"{Path(path).name} is a hard link (a file with {info.st_nlink} names), not a "
-                "file of the submission's own"
+                Path(path).name,
+                f"is a hard link (a file with {info.st_nlink} names), not a "
+                "file of the submission's own",
             )
         if owner is not None and info.st_uid != owner:
             raise NotRegularFile(
-                f"{Path(path).name} belongs to user {info.st_uid}, not to the submission "
-                f"folder's owner ({owner})"
+                Path(path).name,
+                f"belongs to user {info.st_uid}, not to the submission folder's owner ({owner})",
             )
         if info.st_size > cap:
-            raise NotRegularFile(f"{Path(path).name} is larger than {cap >> 20} MB")
+            raise NotRegularFile(Path(path).name, f"is larger than {cap >> 20} MB")
         chunks, size = [], 0
         while size <= cap:
             chunk = os.read(fd, 1 << 16)
@@ -130,7 +137,7 @@ def read_regular(
             chunks.append(chunk)
             size += len(chunk)
         if size > cap:
-            raise NotRegularFile(f"{Path(path).name} is larger than {cap >> 20} MB")
+            raise NotRegularFile(Path(path).name, f"is larger than {cap >> 20} MB")
         return b"".join(chunks)
     finally:
         os.close(fd)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mcts_course.grading import sandbox
-from mcts_course.grading.report import one_line, shown_name
+from mcts_course.grading.report import shown_name
 from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
 from mcts_course.grading.sets import SETS
 
@@ -65,7 +65,7 @@ class Snapshot:
     root: Path
     target: Path
     origin: Path
-    refused: dict[Path, str] = field(default_factory=dict)
+    refused: dict[Path, str] = field(default_factory=dict)  # why, without the name ("is a ...")
     warnings: list[str] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)  # the limits that left files out, said once
     # of every name and byte copied, in the order copied: two runs that graded one submission
@@ -175,7 +175,7 @@ class _Copier:
         """Whether ``size`` more bytes pass the copy's total (the file is then refused)."""
         if self.bytes + size <= TOTAL_BYTES:
             return False
-        self.snap.refused[dest] = f"{name} was not read: the submission exceeds its size cap"
+        self.snap.refused[dest] = "was not read: the submission exceeds its size cap"
         self.cut(f"the copy stopped at its {TOTAL_BYTES >> 20} MB: some files were not read")
         return True
 
@@ -201,7 +201,7 @@ class _Copier:
                 return
             data = read_regular(name, cap, dir_fd=src_dir, owner=self.owner, one_name=self.links)
         except NotRegularFile as error:
-            self.snap.refused[dest] = str(error)
+            self.snap.refused[dest] = error.reason  # without the name: notes name it their way
             return
         except OSError:
             return
@@ -354,12 +354,10 @@ def submission_sources(
         for path, why in sorted(snap.refused.items()):  # so do those of a refused helper:
             # not a grade either (a link, a second name, another owner's file: red team 42, 06)
             if path.parent == folder and path.suffix == ".py" and path not in exercises:
-                # the reason begins with the raw name, already shown quoted (red team 52, 00)
-                said = why.removeprefix(path.name + " ")
-                said = "it " + said if said != why else one_line(why)
+                # the reason holds no name: the note shows it once, quoted (red team 52, 00)
                 later.append(
                     f"{shown_name(path.name)} beside the exercise files was not copied beside "
-                    f"the code ({said}): importing it fails"
+                    f"the code (it {why}): importing it fails"
                 )
     for why in later:
         if why and why not in snap.cut:

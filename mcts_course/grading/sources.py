@@ -293,7 +293,7 @@ def find_sources(
 ) -> dict[str, Source]:
     """The file used for each exercise set in a submission (a folder or a single file).
     ``refused``: files of a snapshot (:mod:`~mcts_course.grading.snapshot`) that were not
-    copied, and why (a link, a FIFO...), found as if they were there."""
+    copied, and why without their names ("is a symbolic link..."), found as if they were there."""
     submission = Path(submission)
     refused = refused or {}
     if submission in refused or not submission.is_dir() or submission.is_symlink():
@@ -312,7 +312,7 @@ def find_sources(
             continue
         try:
             if path in refused:
-                raise NotRegularFile(refused[path])
+                raise NotRegularFile(path.name, refused[path])
             source = read_source(path)
             if not named and (source.kind == "ipynb" or _may_hold_a_set(source.everything)):
                 budget -= len(source.everything or "")  # what was parsed: a data file is not

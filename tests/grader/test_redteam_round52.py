@@ -44,32 +44,32 @@ def test_06_07_what_each_sets_copy_holds(copies, set_name):
     assert "class Node" in skeleton
 
 
-def _attack(base: Path, name: str, files: dict[str, str]) -> Path:
-    folder = base / name
-    folder.mkdir(parents=True)
+# each attack: its exercise set, its files (name in the folder: file under attacks/round52) and
+# the private name whose absence its helper's import names
+ATTACKS_GRADED = {
+    "06_rules_tables": (
+        "connect4",
+        {"connect4.py": "tables_connect4.py.txt", "rules.py": "tables_rules.py.txt"},
+        "_LANES",
+    ),
+    "07_skeleton_choices": (
+        "ttt_mcts",
+        {"ttt_mcts.py": "choices_ttt_mcts.py.txt", "pick.py": "choices_pick.py.txt"},
+        "argmax",
+    ),
+}
+
+
+@as_root
+@pytest.mark.parametrize("attack", sorted(ATTACKS_GRADED))
+def test_the_attacks_are_out_of_reach(tmp_path, attack):
+    set_name, files, missing = ATTACKS_GRADED[attack]
+    sub = private(tmp_path / "subs") / attack
+    sub.mkdir()
     for target, source in files.items():
-        shutil.copyfile(ATTACKS / source, folder / target)
-    return folder
-
-
-def _failed_to_load(result, missing: str) -> None:
+        shutil.copyfile(ATTACKS / source, sub / target)
+    (result,) = grade([sub], sets=[set_name])
     assert result.status == "graded", result.status
     assert result.score == 0, [(o.test, o.score) for o in result.outcomes if o.score]
     said = result.outcomes[0].output
     assert f"has no attribute '{missing}'" in said, said[:800]
-
-
-@as_root
-def test_06_the_rules_tables_are_out_of_reach(tmp_path):
-    files = {"connect4.py": "tables_connect4.py.txt", "rules.py": "tables_rules.py.txt"}
-    sub = _attack(private(tmp_path / "subs"), "tables", files)
-    (result,) = grade([sub], sets=["connect4"])
-    _failed_to_load(result, "_LANES")
-
-
-@as_root
-def test_07_the_skeletons_choices_are_out_of_reach(tmp_path):
-    files = {"ttt_mcts.py": "choices_ttt_mcts.py.txt", "pick.py": "choices_pick.py.txt"}
-    sub = _attack(private(tmp_path / "subs"), "choices", files)
-    (result,) = grade([sub], sets=["ttt_mcts"])
-    _failed_to_load(result, "argmax")
