@@ -1,4 +1,4 @@
-"""Write grader/mcts_grader/confusables.py: the characters drawn like one ASCII letter or digit.
+"""Write mcts_course/grading/confusables.py: the characters drawn like one ASCII letter or digit.
 
 The source is Unicode's confusables data (UTS #39, Unicode Security Mechanisms), as the
 ``confusables.json`` that the PyPI package ``confusable-homoglyphs`` ships (a pair of characters
@@ -26,7 +26,7 @@ ALNUM = set(string.ascii_letters + string.digits)
 # UTS #39's prototypes for the ASCII characters that look alike (confusables.txt maps 0 to O,
 # and 1 and I to l).
 ASCII_SAME = {"0": "O", "1": "l", "I": "l"}
-TARGET = Path(__file__).resolve().parent.parent / "grader" / "mcts_grader" / "confusables.py"
+TARGET = Path(__file__).resolve().parent.parent / "mcts_course" / "grading" / "confusables.py"
 
 
 def table(data: dict[str, list[dict[str, str]]]) -> dict[str, str]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mcts_course.grading.clock import UNDER_LOAD
+from mcts_course.grading.confusables import DRAWN_LIKE
 from mcts_course.grading.sets import EXERCISES
 
 HELD_BACK_TESTS = "held_back_tests"  # extra_data of a phase run: the held-back tests it collected
@@ -337,10 +338,14 @@ def shown_name(text: str) -> str:
     characters with a mark that says so and how long it was.
 
     A name Unicode holds equal to another (``é`` and ``e`` with a combining acute,
-    red team 51, 06) draws like it: a name not in the composed form (NFC) that editors,
-    terminals and copy-paste produce is shown with every character beyond ASCII escaped, so
-    the path an instructor types from a note is the file the note means."""
-    if unicodedata.is_normalized("NFC", text):
+    red team 51, 06) draws like it, and so does one with a letter of another script drawn like
+    an ASCII one (Cyrillic ``с`` in ``ttt_mсts.py``, :data:`DRAWN_LIKE`): such a name (not in
+    the composed form, NFC, that editors, terminals and copy-paste produce, or holding such a
+    letter) is shown with every character beyond ASCII escaped, so the path an instructor
+    types from a note is the file the note means."""
+    if unicodedata.is_normalized("NFC", text) and not any(
+        ord(c) in DRAWN_LIKE for c in text if not c.isascii()
+    ):
         return _quoted(escaped_name(text))
     return _quoted(
         "".join(

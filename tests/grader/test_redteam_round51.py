@@ -41,3 +41,7 @@ def test_06_names_equal_in_unicode_show_apart():
     assert shown_name(decomposed) == '"e\\u0301/ttt_mcts.py"'
     # the escape is the note's own: a name that holds those six characters shows them doubled
     assert shown_name("e\\u0301/ttt_mcts.py") == '"e\\\\u0301/ttt_mcts.py"'
+    # a letter of another script drawn like an ASCII one: Cyrillic es in "ttt_m\u0441ts.py"
+    assert shown_name("ttt_m\u0441ts.py") == '"ttt_m\\u0441ts.py"'
+    eleve = "\u00e9l\u00e8ve/ttt_mcts.py"  # no letter of it is drawn like an ASCII one
+    assert shown_name(eleve) == f'"{eleve}"'
