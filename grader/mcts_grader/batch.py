@@ -55,7 +55,7 @@ from pathlib import Path
 
 from mcts_course.grading import confine, invocation, leftovers, phases, sandbox
 from mcts_course.grading.clock import UNDER_LOAD
-from mcts_course.grading.plugin import PUBLIC_ENV, REFUSED
+from mcts_course.grading.plugin import GRADER_PID_ENV, PUBLIC_ENV, REFUSED
 from mcts_course.grading.report import (
     HELD_BACK_TESTS,
     Outcome,
@@ -713,6 +713,7 @@ def _batch_env() -> Iterator[tuple[Path, dict[str, str]]]:
             phases.make(shared)
             env[phases.PHASES_ENV] = str(shared)
             env[sandbox.BATCH_ENV] = private
+            env[GRADER_PID_ENV] = str(mine)  # a run whose grade is gone stops (red team 55, 08)
             confine.for_runs(env)  # what the sandboxes show and cover, once
             if is_root():
                 env[sandbox.BASE_ENV] = str(sandbox._base())

@@ -221,8 +221,9 @@ def _run(args: argparse.Namespace) -> int:
             print(f"warning: confinement: {sandbox.UNCONFINED_WARNING}", file=sys.stderr)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    if args.timeout_scale <= 0:
-        raise UsageError("--timeout-scale must be positive")
+    problem = sandbox.limits_problem(args.timeout_scale, args.memory_mb)
+    if problem is not None:
+        raise UsageError(problem)
     unsafe = untrusted_tmp()
     if unsafe:
         raise UsageError(f"{one_line(unsafe)}; give grade a TMPDIR of its own")

@@ -222,6 +222,10 @@ if control >= 0:
     os.set_blocking(control, False)
 
 {INIT_REQUESTS}
+# the interpreter's own SIGINT handler was one the namespace could reach: os.kill(1, SIGINT)
+# from a teaching assistant's student ended the sandbox, a row "killed" that blamed the machine
+# (red team 55, 21); with its default action, the kernel drops it from inside
+signal.signal(signal.SIGINT, signal.SIG_DFL)
 signal.signal(signal.SIGALRM, handle)
 signal.signal(signal.SIGUSR1, handle)
 child = os.fork()
@@ -446,7 +450,7 @@ def visible(
     ``masked``: files and folders inside what is shown that the student must not see (an
     instructor's hidden tests under ``/usr``: red team 31, 09), and the copies of this
     repository there (:mod:`~mcts_course.grading.checkouts`), covered last, all but what the
-    student's process needs in them (:func:`_cover`)."""
+    student's process needs in them (:func:`cover`)."""
     shown = list(system_view())
     for path in [*(extra or []), *([str(public_root)] if public_root else [])]:
         shown.append(os.path.realpath(path))
@@ -469,7 +473,7 @@ def visible(
             args += ["add", site, top]
             keep.append(os.path.join(site, top))
     for path in dict.fromkeys([*masked, *checkouts.copies(whole_trees())]):
-        for covered in _cover(os.path.realpath(path), keep, shown):
+        for covered in cover(os.path.realpath(path), keep, shown):
             args += ["mask", covered]
     return args
 
@@ -594,7 +598,7 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def _cover(path: str, keep: list[str], shown: list[str]) -> list[str]:
+def cover(path: str, keep: list[str], shown: list[str]) -> list[str]:
     """What to mask so that the student sees nothing of ``path`` but what ``keep`` holds: the
     path itself, or, for a folder holding something kept (a checkout's virtual environment, the
     interpreter's prefix), each of its other entries, down to the kept ones; only what a shown
@@ -607,7 +611,7 @@ def _cover(path: str, keep: list[str], shown: list[str]) -> list[str]:
         entries = sorted(os.listdir(path))
     except OSError:
         return []
-    return [c for e in entries for c in _cover(os.path.join(path, e), keep, shown)]
+    return [c for e in entries for c in cover(os.path.join(path, e), keep, shown)]
 
 
 # The programs a teaching assistant's launcher runs inside the new root, before the student's

@@ -121,6 +121,9 @@ REFUSED = 75  # the exit status of a run that refused to grade (student code not
 ORIGINALS_ENV = "MCTS_ORIGINAL_TESTS"
 SCALE_ENV = "MCTS_TIMEOUT_SCALE"  # the default of --timeout-scale
 PUBLIC_ENV = "MCTS_GRADING_PUBLIC"  # a batch's public copy of the package, made once by grade()
+# the pid of the ``grade`` that started this run: a run whose grade is gone stops (red team 55)
+GRADER_PID_ENV = "MCTS_GRADER_PID"
+STOP_GRACE = 10.0  # seconds such a run has to close its sandboxes before it kills itself
 
 
 def capped(text: str) -> str:
@@ -660,8 +663,11 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(error)) from None
     if config.getoption("timeout_scale") is None:  # a notebook's check() has no option
         config.option.timeout_scale = _scale_from_environment()
-    if config.getoption("timeout_scale") <= 0:
-        raise pytest.UsageError("--timeout-scale must be positive")
+    from mcts_course.grading.sandbox import limits_problem
+
+    problem = limits_problem(config.getoption("timeout_scale"), config.getoption("memory_mb"))
+    if problem is not None:
+        raise pytest.UsageError(problem)
     if config.getoption("unconfined"):
         from mcts_course.grading.sandbox import UNCONFINED_ENV
 
@@ -673,6 +679,9 @@ def pytest_configure(config: pytest.Config) -> None:
         # as after Ctrl-C, so that the sessions' end closes the sandboxes (kills their
         # processes) instead of dying with them still running.
         signal.signal(signal.SIGTERM, _interrupted)
+        grader = os.environ.get(GRADER_PID_ENV, "")
+        if grader.isdigit():
+            threading.Thread(target=_stop_without, args=(int(grader),), daemon=True).start()
 
 
 def _scale_from_environment() -> float:
@@ -698,6 +707,20 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def _interrupted(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
+
+
+def _stop_without(grader: int) -> None:
+    """Stop this run once the ``grade`` that started it is gone (its parent changed): a grader
+    killed with SIGKILL (``kill -9``, a scheduler's hard limit) runs no handler, and its runs
+    went on starting sandboxes for the students' code, unsupervised, with nowhere to write their
+    results, and held the account's phase lock, so that its next batch waited for them without
+    a word (red team 55, 08).  As ``grade`` stops a run: SIGTERM (the sessions' end closes the
+    sandboxes), then SIGKILL after a grace."""
+    while os.getppid() == grader:
+        time.sleep(0.5)
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(STOP_GRACE)
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -58,6 +58,22 @@ FILE_CAP = 2 << 20  # bytes of one submitted file
 SIBLINGS = 200  # files of a submission folder copied beside the code (sibling imports)
 SIBLINGS_BYTES = 4 << 20  # the grader's checks parse each of them in its own process
 MEMORY_MB = 1024  # default memory cap of the process running a student's code (every front end)
+# What the options may set (every front end): values outside gave every student, the reference
+# too, a quiet 0 with status "graded" (--timeout-scale 1e-9, --memory-mb 20), or crashed every
+# run (nan, inf), and the pre-run, which runs only the instructor's tests, did not see it (red
+# team 55, 28 and 29).  The floor lets the interpreter and numpy load with room to spare.
+MEMORY_MB_FLOOR = 256
+TIMEOUT_SCALES = (0.1, 100.0)
+
+
+def limits_problem(timeout_scale: float | None, memory_mb: int | None) -> str | None:
+    """Why ``--timeout-scale`` or ``--memory-mb`` cannot be used (None when they can)."""
+    low, high = TIMEOUT_SCALES
+    if timeout_scale is not None and not low <= timeout_scale <= high:  # nan fails both
+        return f"--timeout-scale must be a number from {low:g} to {high:g}, not {timeout_scale!r}"
+    if memory_mb is not None and memory_mb < MEMORY_MB_FLOOR:
+        return f"--memory-mb must be at least {MEMORY_MB_FLOOR} (the interpreter needs it)"
+    return None
 
 
 class SandboxError(RuntimeError):
@@ -345,11 +361,30 @@ def hidden(
     inside = [Path(e) for e in expose or []]
     found = [
         p
-        for p in private_files(extra)
+        for p in dict.fromkeys(private_files(extra) + _checkouts_covered(expose or []))
         if readable_by_others(p) or any(e in Path(os.path.realpath(p)).parents for e in inside)
     ]
     # a file inside a hidden folder is gone once the folder is covered: mounting over it fails
     return [[str(p), p.is_dir()] for p in found if not any(f in p.parents for f in found)]
+
+
+def _checkouts_covered(expose: list[str]) -> list[Path]:
+    """The copies of this repository a namespace sandbox covers (:mod:`checkouts`: the
+    checkout each installed distribution came from, ``.git`` and build folders included, and
+    those found in the trees the namespace root shows whole), all but what the student's
+    process needs of them (a virtual environment inside a checkout, the temporary folder).
+    The fallback without namespaces showed the rest: it hid a checkout's ``mcts_course`` and
+    ``grader`` folders and left its ``.git``, whose packs hold every version of the reference
+    solutions (red team 55, 06)."""
+    from mcts_course.grading import checkouts, confine
+
+    needed = [sys.prefix, sys.base_prefix, *student_paths(), *expose, _BASE_PARENT]
+    needed += [os.environ[n] for n in (BATCH_ENV, BASE_ENV) if os.environ.get(n)]
+    keep = sorted({os.path.realpath(p) for p in needed})
+    found: list[Path] = []
+    for copy in checkouts.copies(confine.whole_trees()):
+        found += [Path(p) for p in confine.cover(copy, keep, ["/"])]
+    return found
 
 
 def student_paths() -> list[str]:
@@ -645,7 +680,8 @@ def confinement(swept: sweep.Counts | None = None) -> str:
 LIBRARY_NAMESPACES = "the library's solvers do not exist there (a copy without them)"
 LIBRARY_UID = (
     "the library's solvers left out of the copy it imports (its set's, readable by its user id "
-    "alone), the installed package hidden or unreadable (other copies on this machine are not)"
+    "alone), the installed package and the checkout it came from hidden or unreadable (other "
+    "copies on this machine are not)"
 )
 
 

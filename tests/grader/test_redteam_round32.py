@@ -58,7 +58,7 @@ def test_08_a_folder_holding_the_interpreter_stays(tmp_path):
     prefix = tmp_path / "prefix"
     (prefix / "bin").mkdir(parents=True)
     (tmp_path / "solutions.py").write_text("")
-    masks = confine._cover(str(tmp_path), [str(prefix)], [str(tmp_path)])
+    masks = confine.cover(str(tmp_path), [str(prefix)], [str(tmp_path)])
     assert masks == [str(tmp_path / "solutions.py")]
 
 

@@ -49,11 +49,11 @@ def test_a_checkout_in_a_shown_tree_is_covered_all_but_its_environment(tmp_path)
     site = str(parts["site"])
     masks: list[str] = []
     for path in found:
-        masks += confine._cover(path, [str(tree), site], [str(tree)])
+        masks += confine.cover(path, [str(tree), site], [str(tree)])
     for name in ("object", "package", "build"):
         assert any(confine._within(str(parts[name]), m) for m in masks), (name, masks)
     assert not any(confine._within(site, m) for m in masks), masks  # the environment stays
-    assert confine._cover(str(top), [str(tree), site], ["/elsewhere"]) == []  # not shown
+    assert confine.cover(str(top), [str(tree), site], ["/elsewhere"]) == []  # not shown
 
 
 def _dist(location: Path, url: str | None) -> SimpleNamespace:
