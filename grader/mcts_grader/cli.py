@@ -294,7 +294,17 @@ def _run(args: argparse.Namespace) -> int:
         )
     missing = [s for s in args.submissions if not Path(s).exists()]
     if missing:
-        raise UsageError(f"no such submission: {one_line(missing[0])}")
+        # an option grade does not know, given its value as the next word, leaves the value
+        # among the submissions (red team 55, 02 and 11): say how to give it
+        bare = [a for a in args.pytest_args if a.startswith("-") and "=" not in a]
+        hint = ""
+        if bare:
+            joined = bare[-1] + ("=" if bare[-1].startswith("--") else "") + missing[0]
+            hint = (
+                f" (if it is the value of {one_line(bare[-1])}, give the option and its value "
+                f"as one word: {one_line(joined)})"
+            )
+        raise UsageError(f"no such submission: {one_line(missing[0])}{hint}")
     if uid_only and len(args.submissions) == 1:  # several are refused without namespaces
         sub = Path(os.path.abspath(args.submissions[0]))
         open_ = [p for p in sub.parent.iterdir() if p != sub and sandbox.readable_by_others(p)]

@@ -250,3 +250,23 @@ def test_28_29_the_grading_run_refuses_them_too(tmp_path):
         )
         assert done.returncode == 4, done.stdout + done.stderr  # pytest's usage error
         assert "must be" in done.stderr, done.stderr
+
+
+# 02, 11 (nit): an option's value given as the next word was taken for a submission, and the
+# error did not say how to give it
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (["--exercise-set", "bandits"], "--exercise-set=bandits"),
+        (["-k", "ucb1"], "-kucb1"),
+    ],
+)
+def test_02_11_a_value_taken_for_a_submission_is_explained(tmp_path, words, said):
+    subs = private(tmp_path / "subs")
+    (subs / "alice").mkdir()
+    command = [str(Path(sys.executable).with_name("mcts-course")), "grade"]
+    command += ["--out", str(tmp_path / "out"), *words, "alice"]
+    done = subprocess.run(command, cwd=subs, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"no such submission: {words[1]}" in done.stderr, done.stderr
+    assert f"as one word: {said})" in done.stderr, done.stderr
