@@ -624,9 +624,10 @@ class StudentProcess:
             self.outside = True  # the run's status says so: the grade is not the student's
             self.kill()
             return (
-                "the process was killed by SIGKILL, sent neither by the grader nor by a cap "
-                "(another program on the grading machine): this is not your code's fault, the "
-                "instructor grades it again"
+                # not "not your code's fault": the code may have sent it itself (red team 56, 10)
+                "the process was killed by SIGKILL, sent neither by the grader nor by a cap: "
+                "another program on the grading machine sent it, or your code did (os.kill): "
+                "this is not a grade, the instructor grades it again"
             )
         if code < 0 and -code not in OWN_SIGNALS:
             self.outside = True  # as a SIGKILL from outside

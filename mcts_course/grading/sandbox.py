@@ -63,6 +63,7 @@ MEMORY_MB = 1024  # default memory cap of the process running a student's code (
 # run (nan, inf), and the pre-run, which runs only the instructor's tests, did not see it (red
 # team 55, 28 and 29).  The floor lets the interpreter and numpy load with room to spare.
 MEMORY_MB_FLOOR = 256
+MEMORY_MB_CEILING = 1 << 20  # a TiB: more overflowed the kernel's limits (red team 56, 11)
 TIMEOUT_SCALES = (0.1, 100.0)
 
 
@@ -71,8 +72,11 @@ def limits_problem(timeout_scale: float | None, memory_mb: int | None) -> str | 
     low, high = TIMEOUT_SCALES
     if timeout_scale is not None and not low <= timeout_scale <= high:  # nan fails both
         return f"--timeout-scale must be a number from {low:g} to {high:g}, not {timeout_scale!r}"
-    if memory_mb is not None and memory_mb < MEMORY_MB_FLOOR:
-        return f"--memory-mb must be at least {MEMORY_MB_FLOOR} (the interpreter needs it)"
+    if memory_mb is not None and not MEMORY_MB_FLOOR <= memory_mb <= MEMORY_MB_CEILING:
+        return (
+            f"--memory-mb must be from {MEMORY_MB_FLOOR} (the interpreter needs it) to "
+            f"{MEMORY_MB_CEILING:,}"
+        )
     return None
 
 

@@ -67,7 +67,7 @@ def test_02b_a_process_killed_from_outside_while_loading_is_not_graded(unstarted
     killer.start()
     student, connection = run.student(5.0)
     killer.join()
-    assert connection is None and "not your code's fault" in run.why, run.why
+    assert connection is None and "sent neither by the grader nor by a cap" in run.why, run.why
     assert run.killed_outside() and run.killed_outside(visible_only=True)
 
 

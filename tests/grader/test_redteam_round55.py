@@ -224,6 +224,7 @@ def test_21_the_sandboxes_first_process_takes_no_sigint_from_inside():
         ["--timeout-scale", "inf"],
         ["--memory-mb", "20"],
         ["--memory-mb", "0"],
+        ["--memory-mb", "99999999999999999999"],  # red team 56, 11: blamed on confinement
     ],
     ids=lambda o: " ".join(o),
 )
@@ -270,3 +271,16 @@ def test_02_11_a_value_taken_for_a_submission_is_explained(tmp_path, words, said
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"no such submission: {words[1]}" in done.stderr, done.stderr
     assert f"as one word: {said})" in done.stderr, done.stderr
+
+
+# red team 56, 07: a scale below 1 is accepted, but not quietly: the reference lost 20 of 39
+# points at 0.5 on a busy machine
+def test_a_scale_below_one_is_said_to_tighten_the_limits(tmp_path):
+    command = [str(Path(sys.executable).with_name("mcts-course")), "grade"]
+    command += ["--timeout-scale", "0.5", "--out", str(tmp_path / "out"), "--", "nobody"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert "warning: --timeout-scale 0.5 tightens every test's time limit" in done.stderr
+    plain = subprocess.run(
+        [*command[:2], *command[4:]], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert "tightens" not in plain.stderr, plain.stderr

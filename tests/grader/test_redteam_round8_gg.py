@@ -559,4 +559,4 @@ class TestAttack08KilledFromOutside:
         data = _results(out, "victim")
         assert data["extra_data"]["status"] == "killed" and code == 1, data
         assert "killed from outside the grader" in " ".join(data["extra_data"]["notes"])
-        assert "not your code's fault" in data["tests"][0]["output"]
+        assert "sent neither by the grader nor by a cap" in data["tests"][0]["output"]
