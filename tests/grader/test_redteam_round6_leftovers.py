@@ -237,7 +237,12 @@ def test_the_time_scale_of_a_notebooks_check_comes_from_the_environment(monkeypa
     monkeypatch.setenv(SCALE_ENV, "1")
     full = check("bandits", namespace, show_failures=False)
     assert full.outcomes and all(o.passed for o in full.outcomes)
-    monkeypatch.setenv(SCALE_ENV, "0.0001")  # a budget no answer meets: the scale was applied
+    monkeypatch.setenv(SCALE_ENV, "0.0001")  # out of the range grading allows (red team 55, 28)
+    capsys.readouterr()
+    assert check("bandits", namespace, show_failures=False).outcomes == []
+    assert "--timeout-scale must be a number from 0.1 to 100" in capsys.readouterr().err
+    # allowed here, a budget no answer meets: the scale was applied
+    monkeypatch.setattr(sandbox, "TIMEOUT_SCALES", (1e-6, 100.0))
     starved = check("bandits", namespace, show_failures=False)
     assert starved.outcomes and not all(o.passed for o in starved.outcomes)
     monkeypatch.setenv(SCALE_ENV, "fast")
