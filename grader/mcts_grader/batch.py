@@ -55,7 +55,7 @@ from pathlib import Path
 
 from mcts_course.grading import confine, invocation, leftovers, phases, sandbox
 from mcts_course.grading.clock import UNDER_LOAD
-from mcts_course.grading.plugin import GRADER_PID_ENV, PUBLIC_ENV, REFUSED
+from mcts_course.grading.plugin import GRADER_PID_ENV, PUBLIC_ENV, REFUSED, STOP_GRACE
 from mcts_course.grading.report import (
     HELD_BACK_TESTS,
     Outcome,
@@ -80,7 +80,6 @@ from mcts_grader.table import (
 from mcts_grader.vet import hidden_copy, vet
 
 RUN_CAP = 3600  # seconds of one submission's pytest run, whatever its tests allow
-TERM_GRACE = 10.0  # seconds a run has to close its sandboxes after SIGTERM
 LOG_CAP = 2 << 20  # bytes of a run's output kept in pytest.log
 # How a submission's pytest run ended (``extra_data.status`` of its results.json, the status
 # column of grades.csv): "graded", or a failure of the grading itself, never of the student's
@@ -200,7 +199,7 @@ def _stop(proc: subprocess.Popen) -> None:
     with contextlib.suppress(ProcessLookupError):
         proc.send_signal(signal.SIGTERM)
     try:
-        proc.wait(TERM_GRACE)
+        proc.wait(STOP_GRACE)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()

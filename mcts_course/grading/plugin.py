@@ -123,7 +123,9 @@ SCALE_ENV = "MCTS_TIMEOUT_SCALE"  # the default of --timeout-scale
 PUBLIC_ENV = "MCTS_GRADING_PUBLIC"  # a batch's public copy of the package, made once by grade()
 # the pid of the ``grade`` that started this run: a run whose grade is gone stops (red team 55)
 GRADER_PID_ENV = "MCTS_GRADER_PID"
-STOP_GRACE = 10.0  # seconds such a run has to close its sandboxes before it kills itself
+# seconds a run has after SIGTERM to close its sandboxes, before SIGKILL: sent by grade, or
+# by the run itself once its grade is gone
+STOP_GRACE = 10.0
 
 
 def capped(text: str) -> str:
