@@ -996,6 +996,10 @@ def pytest_runtest_makereport(
         status = "passed" if report.passed else "failed"
         message = "" if report.passed else capped(str(report.longrepr))
     seconds = item.stash.get(SETUP_SECONDS, 0.0) + report.duration
+    turn = item.stash.get(TURN, None)
+    spent = None  # no student code ran in this test (no connection: the file did not load)
+    if turn is not None and turn[1] is not None and isinstance(points, Points):
+        spent = round(turn[1].spent, 3)
     item.config.stash[GRADING].outcomes[item.nodeid] = Outcome(
         name=points.name if isinstance(points, Points) else item.name,
         exercise=points.exercise if isinstance(points, Points) else "?",
@@ -1006,6 +1010,8 @@ def pytest_runtest_makereport(
         visibility=points.visibility if isinstance(points, Points) else HIDDEN_VISIBILITY,
         test=item.nodeid,
         seconds=round(seconds, 3),
+        student_seconds=spent,
+        limit=points.timeout if spent is not None else None,
     )
     return report
 

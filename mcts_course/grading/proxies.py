@@ -137,7 +137,13 @@ class Connection:
         self.last_asked = function
         budget = max(self.budget, 0.05)  # the release too: its seconds are the test's
         reply: dict[Any, Any]
-        reply, seconds = self.transport.exchange(message, budget, self._callback, function)
+        try:
+            reply, seconds = self.transport.exchange(message, budget, self._callback, function)
+        except StudentGone as gone:
+            if gone.kind == TIMED_OUT:  # the question had what was left of the limit
+                self.spent += budget
+                self.budget = 0.0
+            raise
         # the release's seconds too: the student's process runs while it answers it, at the
         # start of each test (4.5 s of work a test of 5 s its own, counted by none: red team
         # 44, 08)

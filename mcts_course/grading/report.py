@@ -40,6 +40,10 @@ class Outcome:
     visibility: str = "visible"
     test: str = ""  # the pytest node id
     seconds: float = 0.0  # the test's wall-clock time (set-up included)
+    # the student's seconds of the test's time limit, and that limit (None: no student code
+    # ran in the test): how close a submission, the reference too, came to being stopped
+    student_seconds: float | None = None
+    limit: float | None = None
 
     @property
     def passed(self) -> bool:
@@ -56,7 +60,16 @@ class Outcome:
             "output_format": "text",
             "visibility": self.visibility,
             "tags": [self.exercise],
-            "extra_data": {"status": self.status, "test": self.test, "seconds": self.seconds},
+            "extra_data": {
+                "status": self.status,
+                "test": self.test,
+                "seconds": self.seconds,
+                **(
+                    {"student_seconds": self.student_seconds, "limit": self.limit}
+                    if self.student_seconds is not None
+                    else {}
+                ),
+            },
         }
 
     @classmethod
@@ -75,7 +88,16 @@ class Outcome:
             data.get("visibility", "visible"),
             extra.get("test", ""),
             float(extra.get("seconds", 0.0)),
+            _number(extra.get("student_seconds")),
+            _number(extra.get("limit")),
         )
+
+
+def _number(value: Any) -> float | None:
+    """A number of a results file's ``extra_data`` (None if absent or not a number)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
 
 
 def by_exercise(outcomes: list[Outcome]) -> dict[str, tuple[float, float]]:

@@ -70,7 +70,12 @@ def _batch(tmp_path: Path) -> tuple[Path, Path]:
 def _comparable(data: dict) -> dict:
     """A results.json without what differs from run to run (times, the path graded)."""
     tests = [
-        {**t, "extra_data": {k: v for k, v in t["extra_data"].items() if k != "seconds"}}
+        {
+            **t,
+            "extra_data": {
+                k: v for k, v in t["extra_data"].items() if k not in ("seconds", "student_seconds")
+            },
+        }
         for t in data["tests"]
     ]
     extra = {k: v for k, v in data["extra_data"].items() if k not in ("submission",)}

@@ -391,7 +391,7 @@ BLOCKS = [(*board_of("1 7 1 7 2 7"), 6), (*board_of("1 7 2 7 3"), 3)]
 @pytest.mark.points(
     1,
     exercise="connect4",
-    timeout=12,
+    timeout=16,
     hint="the values in the tree must be from the view of the player who moves into each "
     "node (flip the reward at every level)",
 )

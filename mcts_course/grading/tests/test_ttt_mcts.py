@@ -503,7 +503,10 @@ def student_steps(student) -> dict:
 
 
 # Iterations at most of a search grown again by the grader: every step is a question (about
-# 1 ms), so a longer search is asked again with this many iterations.
+# 1 ms), so a longer search is asked again with this many iterations.  Those 1,200 questions
+# are the reference's time too: a test that regrows a tree allows 4 times the reference's
+# seconds and more (results.json's extra_data.student_seconds; the CI's busy machine took 3 s
+# of MCTS-finds-the-win's old 3 s limit, and the rest of the set was not run)
 REGROWN = 300
 
 
@@ -646,7 +649,7 @@ def _chosen_last(child, action, scores: dict, before: int, c: float) -> bool:
 
 
 @pytest.mark.points(
-    1, exercise="ttt_backprop", timeout=3, hint="the root is visited once per iteration"
+    1, exercise="ttt_backprop", timeout=6, hint="the root is visited once per iteration"
 )
 def test_search_counts(student, submission_seed):
     """mcts_search: root visits = iterations = sum of the children's visits, at every node"""
@@ -696,7 +699,7 @@ def _finds(student, moves: str, target: int, iterations: int = 400) -> None:
 @pytest.mark.points(
     2,
     exercise="ttt_backprop",
-    timeout=3,
+    timeout=10,
     hint="check the reward sign: the values must be from the view of the player who moves",
 )
 def test_search_takes_the_win(student):
@@ -708,7 +711,7 @@ def test_search_takes_the_win(student):
 @pytest.mark.points(
     1,
     exercise="ttt_backprop",
-    timeout=4,
+    timeout=10,
     hint="check the reward sign: the values must be from the view of the player who moves",
 )
 def test_search_blocks(student):
@@ -719,7 +722,7 @@ def test_search_blocks(student):
 @pytest.mark.points(
     1,
     exercise="ttt_backprop",
-    timeout=3,
+    timeout=8,
     hint="a node with untried moves is expanded only once it has "
     "expand_threshold visits (the root always)",
 )
@@ -846,7 +849,9 @@ def symmetric(cells: list[int], turn: int, flip: bool) -> list[int]:
     return out
 
 
-@pytest.mark.points(2, exercise="ttt_experiments", hint="value = wins / visits of the chosen child")
+@pytest.mark.points(
+    2, exercise="ttt_experiments", timeout=6, hint="value = wins / visits of the chosen child"
+)
 def test_experiment_converges(student, submission_seed):
     """where X wins at once (a1 b1 a2 b2, turned or mirrored), 1,000 iterations choose the win,
     valued near 1"""
@@ -958,7 +963,7 @@ def test_player_interface(student):
 
 
 @pytest.mark.points(
-    3, exercise="ttt_player", timeout=9, hint="MCTS with 300 iterations should crush random play"
+    3, exercise="ttt_player", timeout=12, hint="MCTS with 300 iterations should crush random play"
 )
 def test_player_beats_random(student):
     """MCTS(300) does not lose to random play and wins most games"""
