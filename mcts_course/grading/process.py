@@ -702,9 +702,13 @@ class StudentProcess:
         used: the backstop then stopped a flood the line cap is there to stop."""
         self.sequence += 1
         message = dict(message, id=self.sequence)
-        self._resume()
+        # the clock starts before the processes do and is read after they stop: the CPU of a
+        # process of the submission that spun in between was counted by no test (a fifth of
+        # it, over the 1,200 questions of a regrown tree: red team 57, 08)
         clock = QuestionClock(budget, self.time_used if self._counts_cpu() else None)
+        self._resume()
         self.lines_read, self.stray = 0, 0
+        paused = False
         try:
             if not self._write(message, clock.write_deadline()):
                 self._overrun(function, budget, clock, written=False)
@@ -715,11 +719,14 @@ class StudentProcess:
                 with clock.grader_work():
                     reply, answer = self._take(line, clock, callback, function)
                 if reply is not None:
+                    self._pause()
+                    paused = True
                     return reply, clock.used(fresh=True)
                 if answer is not None and not self._write(answer, clock.write_deadline()):
                     self._overrun(function, budget, clock, written=False)
         finally:
-            self._pause()
+            if not paused:
+                self._pause()
 
     def _take(
         self,

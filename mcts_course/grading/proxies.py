@@ -229,8 +229,11 @@ class Connection:
         began = time.thread_time()
         try:
             return self._decoded(reply, encoder, originals, keep)
-        finally:  # the grader's CPU decoding it is the test's time too (red team 31, 07)
-            self.budget -= time.thread_time() - began
+        finally:  # the grader's CPU decoding it is the test's time too (red team 31, 07),
+            # and so the student's seconds results.json shows (red team 57, 06)
+            decoding = time.thread_time() - began
+            self.budget -= decoding
+            self.spent += decoding
 
     def _decoded(
         self, reply: dict[Any, Any], encoder: Encoder, originals: list[Any], keep: bool

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mcts_course.grading import sandbox
+from mcts_course.grading.pyparse import foreign_encoding
 from mcts_course.grading.report import shown_name
 from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
 from mcts_course.grading.sets import SETS
@@ -206,6 +207,10 @@ class _Copier:
         except OSError:
             return
         if self._over_total(len(data), name, dest):  # the file grew since
+            return
+        foreign = foreign_encoding(data) if name.endswith(".py") else None
+        if foreign is not None:  # its decoder would run in the grader's process (red team 57)
+            self.snap.refused[dest] = foreign
             return
         self.files += 1
         self.bytes += len(data)
