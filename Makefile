@@ -16,14 +16,20 @@ $(STAMP): pyproject.toml lab/pyproject.toml grader/pyproject.toml | $(BIN)/pytho
 	$(BIN)/python -m pip install --quiet -e ".[test,dask]" -e ./lab -e ./grader
 	touch $(STAMP)
 
+# The tests run in TEST_JOBS processes (pytest-xdist), each test file whole in one of them (its
+# module fixtures, a graded reference's, are built once): the suite is mostly one core's work
+# (graders waiting on a sandbox), and one process took the CI's 2 cores past its time.
+TEST_JOBS ?= 2
+XDIST := -n $(TEST_JOBS) --dist loadfile
+
 # The explorer's browser test needs Debian's Chromium and npm (Pyodide's core), installed here.
 test: lint
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 	command -v npm >/dev/null || (apt-get update && apt-get install -y npm)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(XDIST)
 
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -m slow $(XDIST)
 
 # ruff (format and lint) over the whole tree, mypy (strict) over the library.
 lint: $(STAMP)
