@@ -393,12 +393,33 @@ def _is_pair(c: Any) -> bool:
     )
 
 
+# What a test is told when it compares an object of the student's code, or takes it as true or
+# false: such an object stands where the tests expect a value only when a graded function
+# returned something that is not data.
+NOT_DATA = (
+    "your code returned an object of its own where a value was expected (a number, a string, "
+    "a list, a tuple, a dict...): an object of your code cannot be compared with a value, nor "
+    "taken as true or false"
+)
+
+
 class RemoteObject:
-    """An object living in the student's process (a player); attributes and calls are asked."""
+    """An object living in the student's process (a player); attributes and calls are asked.
+
+    It is not data: comparing it (``==``, ``!=``, ``<``...) or taking it as true or false fails
+    the test with :data:`NOT_DATA`.  With ``object``'s own methods it was unequal to every value
+    and true, so a stub that returned one passed an instructor's ``assert f(x) != 0`` and
+    ``assert f(x)`` (red team 59, 09).  Its hash stays its identity."""
 
     def __init__(self, connection: Connection, handle: Any):
         object.__setattr__(self, "_connection", connection)
         object.__setattr__(self, "_id", handle)
+
+    def _not_data(self, *_: Any) -> bool:
+        raise student_error({"types": ["TypeError"], "message": NOT_DATA})
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __bool__ = _not_data
+    __hash__ = object.__hash__
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):

@@ -84,6 +84,13 @@ class SandboxError(RuntimeError):
     """The grader cannot confine the students' code: it refuses to grade (fails closed)."""
 
 
+# How the reason of a file or folder the grading account may not read begins (a teaching
+# assistant's `grade` reads what that account may: a hand-in kept `chmod 600` or `000` was taken
+# for a missing file, 0 points and "graded", where root grades it whole: red team 59, 16).
+UNREADABLE = "could not be read by the grading account"
+UNREADABLE_FIX = "make it readable (chmod -R a+rX on the hand-in) and grade it again"
+
+
 class NotRegularFile(OSError):
     """A submitted path that is a symbolic link, a folder, a device... (not a regular file).
     ``reason`` says why without the file's name ("is a symbolic link, not a file"), for a

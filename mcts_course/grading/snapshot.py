@@ -34,7 +34,13 @@ from typing import Any
 from mcts_course.grading import sandbox
 from mcts_course.grading.pyparse import foreign_encoding
 from mcts_course.grading.report import shown_name
-from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
+from mcts_course.grading.sandbox import (
+    FILE_CAP,
+    UNREADABLE,
+    UNREADABLE_FIX,
+    NotRegularFile,
+    read_regular,
+)
 from mcts_course.grading.sets import SETS
 
 DEPTH = 6  # folders below the submission copied
@@ -69,6 +75,7 @@ class Snapshot:
     refused: dict[Path, str] = field(default_factory=dict)  # why, without the name ("is a ...")
     warnings: list[str] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)  # the limits that left files out, said once
+    unreadable: list[Path] = field(default_factory=list)  # what the grading account may not read
     # of every name and byte copied, in the order copied: two runs that graded one submission
     # (the visible and the held-back phase) compare theirs (red team 22, 15)
     hashed: Any = field(default_factory=lambda: hashlib.sha256())
@@ -172,6 +179,11 @@ class _Copier:
         if why not in self.snap.cut:
             self.snap.cut.append(why)
 
+    def unreadable(self, dest: Path) -> None:
+        """A file or folder the grading account may not read: the copy is not the hand-in,
+        and the notes say which (the row's status is then not "graded")."""
+        self.snap.unreadable.append(dest)
+
     def _over_total(self, size: int, name: str, dest: Path) -> bool:
         """Whether ``size`` more bytes pass the copy's total (the file is then refused)."""
         if self.bytes + size <= TOTAL_BYTES:
@@ -203,6 +215,10 @@ class _Copier:
             data = read_regular(name, cap, dir_fd=src_dir, owner=self.owner, one_name=self.links)
         except NotRegularFile as error:
             self.snap.refused[dest] = error.reason  # without the name: notes name it their way
+            return
+        except PermissionError:  # said, never taken for a missing file (red team 59, 16)
+            self.unreadable(dest)
+            self.snap.refused[dest] = f"{UNREADABLE} (permission denied): {UNREADABLE_FIX}"
             return
         except OSError:
             return
@@ -237,6 +253,9 @@ class _Copier:
         name-only walk, which makes a folder of the copy only for an exercise file found."""
         try:
             names = sorted(os.listdir(src_dir))
+        except PermissionError:
+            self.unreadable(dest)
+            return
         except OSError:
             return
         for name in names:
@@ -244,6 +263,13 @@ class _Copier:
                 continue  # as the search for exercise files does
             try:
                 info = os.stat(name, dir_fd=src_dir, follow_symlinks=False)
+            except PermissionError:  # a folder its account may list but not enter (mode 600)
+                if name.endswith((".py", ".ipynb")):
+                    self.snap.refused[dest / name] = (
+                        f"{UNREADABLE} (permission denied): {UNREADABLE_FIX}"
+                    )
+                self.unreadable(dest / name)
+                continue
             except OSError:
                 continue
             if stat.S_ISDIR(info.st_mode):
@@ -258,6 +284,9 @@ class _Copier:
                 self.scanned += 1
                 try:
                     sub = os.open(name, _DIR, dir_fd=src_dir)
+                except PermissionError:
+                    self.unreadable(dest / name)
+                    continue
                 except OSError:
                     continue
                 try:
@@ -339,10 +368,29 @@ def submission_sources(
     except SnapshotError as error:
         print(f"refused: {error}", file=sys.stderr)
         return {}
+    except PermissionError:  # the hand-in's own folder: said, as a file inside it is
+        why = (
+            f"the submission {UNREADABLE} (uid {os.geteuid()}, permission denied): {UNREADABLE_FIX}"
+        )
+        print(f"note: {why}", file=sys.stderr)
+        if cut is not None:
+            cut.append(why)
+        return {}
     except OSError:
         return {}
     for line in snap.warnings:
         print(line, file=sys.stderr)
+    if snap.unreadable:  # a note, and the copy's limits' status: not a grade of the hand-in
+        base = snap.target if snap.target.is_dir() else snap.root
+        shown = [
+            shown_name(str(p.relative_to(base)) if p != base else ".") for p in snap.unreadable
+        ]
+        more = f" and {len(shown) - 5} more" if len(shown) > 5 else ""
+        snap.cut.append(
+            f"{', '.join(shown[:5])}{more} {UNREADABLE} (uid {os.geteuid()}, permission "
+            f"denied): nothing in "
+            f"{'them' if len(shown) > 1 else 'it'} was graded; {UNREADABLE_FIX}"
+        )
     for line in snap.cut:  # in pytest.log too
         print(f"note: {line}", file=sys.stderr)
     if cut is not None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from mcts_course.grading.pyparse import ENCODING_REFUSED, PARSE_CAP, parse, python_text
 from mcts_course.grading.report import shown_name
-from mcts_course.grading.sandbox import FILE_CAP, NotRegularFile, read_regular
+from mcts_course.grading.sandbox import FILE_CAP, UNREADABLE, NotRegularFile, read_regular
 from mcts_course.grading.sets import SETS
 
 NOTEBOOK_CAP = 20 << 20  # bytes of a notebook (outputs and pictures included)
@@ -318,7 +318,7 @@ def find_sources(
                 budget -= len(source.everything or "")  # what was parsed: a data file is not
         except NotRegularFile as error:
             if path.stem in SETS and path.suffix == ".py":  # refused, and said so
-                if error.reason.startswith(ENCODING_REFUSED):
+                if error.reason.startswith((ENCODING_REFUSED, UNREADABLE)):
                     why = f"{error}; 0 points"
                 else:
                     why = f"{error}: a submission is made of regular files; 0 points"
