@@ -400,6 +400,47 @@ def _refusal(log: str) -> str:
     return lines[-1].strip("! ") if lines else "the grader refused to grade (see pytest's output)"
 
 
+# pytest's options that end a run before its last test (after the first failures, or at the
+# one that failed last time): the pre-run on the reference fails nothing, so they passed it, and
+# each student's run then stopped at its first failures, its later tests and exercise files
+# never run and the row "graded" (red team 59, 31).
+_EARLY_LONG = ("--exitfirst", "--maxfail", "--stepwise", "--sw", "--sw-skip", "--stepwise-skip")
+_EARLY_LONG += ("--last-failed", "--lf")
+# pytest's one-letter options that take a value: in a cluster such as ``-vx`` or ``-kx``, the
+# letters after one of them are its value, not options
+_VALUED = frozenset("kmcpoWrnC")
+
+
+def stops_early(pytest_args: Iterable[str]) -> str | None:
+    """The first of ``pytest_args`` that would stop a run before all of its tests, or None."""
+    for arg in pytest_args:
+        if arg == "--":
+            return None
+        if arg.startswith("--"):
+            if arg.split("=", 1)[0] in _EARLY_LONG:  # pytest takes no abbreviation
+                return arg
+        elif arg.startswith("-") and len(arg) > 1:
+            for letter in arg[1:]:
+                if letter == "x":
+                    return arg
+                if letter in _VALUED:
+                    break
+    return None
+
+
+def refuse_stopping_early(pytest_args: Iterable[str]) -> None:
+    """Raise UsageError for an option of :func:`stops_early` (``grade``, on the command line
+    and on Gradescope, before anything runs)."""
+    early = stops_early(pytest_args)
+    if early:
+        from mcts_course.errors import UsageError
+
+        raise UsageError(
+            f"{one_line(early)} stops a run before all of its tests: each submission would be "
+            "graded on the tests before its first failures, its row reading graded; leave it out"
+        )
+
+
 def grade(
     submissions: Iterable[str | Path],
     out_dir: str | Path | None = None,
@@ -440,6 +481,7 @@ def grade(
     root, other users can read the submissions of a batch or the output folder is not the
     grader's own.
     """
+    refuse_stopping_early(pytest_args)
     limits = ["--timeout-scale", str(timeout_scale), "--memory-mb", str(memory_mb)]
     options = ["-q", *limits]
     options += [f"--exercise-set={s}" for s in sets or ()]

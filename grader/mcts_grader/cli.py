@@ -192,6 +192,7 @@ def _run(args: argparse.Namespace) -> int:
         could_not_grade,
         grade,
         grade_one,
+        refuse_stopping_early,
         write_beside,
     )
     from mcts_grader.table import labelled, one_line
@@ -224,6 +225,7 @@ def _run(args: argparse.Namespace) -> int:
     problem = sandbox.limits_problem(args.timeout_scale, args.memory_mb)
     if problem is not None:
         raise UsageError(problem)
+    refuse_stopping_early(args.pytest_args)  # -x, --maxfail: quiet partial grades
     if args.timeout_scale < 1:  # not quiet: the reference lost 20 of 39 at 0.5 (red team 56, 07)
         print(
             f"warning: --timeout-scale {args.timeout_scale:g} tightens every test's time limit: "

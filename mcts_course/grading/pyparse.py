@@ -14,6 +14,7 @@ import functools
 import hashlib
 import importlib.util
 import io
+import re
 import threading
 import tokenize
 from collections.abc import Callable
@@ -104,6 +105,11 @@ def parse(source: str) -> ast.Module:
 # 57, 12 and 09)
 READ_ENCODINGS = frozenset({"utf-8", "utf-8-sig", "ascii", "iso8859-1", "cp1252"})
 ENCODING_REFUSED = "declares the source encoding"  # how a refusal's reason begins
+# and that of a file with no such line whose first lines are not UTF-8 (Python refuses it too):
+# a UTF-16 file, Windows Notepad's "Unicode", was told to delete a line it has not (red team 59,
+# 28)
+NOT_UTF8 = "is not UTF-8 text"
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]", re.MULTILINE)
 
 
 def foreign_encoding(data: bytes) -> str | None:
@@ -117,6 +123,13 @@ def foreign_encoding(data: bytes) -> str | None:
         declared, name = "", ""
     if name in READ_ENCODINGS:
         return None
+    first = b"\n".join(data.removeprefix(codecs.BOM_UTF8).split(b"\n", 2)[:2])
+    if not declared and not _COOKIE.search(first):
+        utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        return (
+            f"{NOT_UTF8}{' (it is UTF-16)' if utf16 else ''} on its first lines: the grader, "
+            "like Python, reads .py files as UTF-8; save the file as UTF-8"
+        )
     shown = f" {declared!r}" if declared else " in a way Python refuses"
     return (
         f"{ENCODING_REFUSED}{shown} on its first lines: the grader reads .py files as UTF-8 "

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcts_course.grading.pyparse import ENCODING_REFUSED, PARSE_CAP, parse, python_text
+from mcts_course.grading.pyparse import ENCODING_REFUSED, NOT_UTF8, PARSE_CAP, parse, python_text
 from mcts_course.grading.report import shown_name
 from mcts_course.grading.sandbox import FILE_CAP, UNREADABLE, NotRegularFile, read_regular
 from mcts_course.grading.sets import SETS
@@ -318,7 +318,7 @@ def find_sources(
                 budget -= len(source.everything or "")  # what was parsed: a data file is not
         except NotRegularFile as error:
             if path.stem in SETS and path.suffix == ".py":  # refused, and said so
-                if error.reason.startswith((ENCODING_REFUSED, UNREADABLE)):
+                if error.reason.startswith((ENCODING_REFUSED, NOT_UTF8, UNREADABLE)):
                     why = f"{error}; 0 points"
                 else:
                     why = f"{error}: a submission is made of regular files; 0 points"

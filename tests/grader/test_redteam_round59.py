@@ -134,3 +134,50 @@ def test_09_an_object_returned_for_a_value_passes_no_comparison(tmp_path, capsys
         assert test["score"] == 0, test
         assert "an object of its own where a value was expected" in test["output"], test
     assert data["score"] > 0  # the reference's other functions: graded as given
+
+
+@pytest.mark.parametrize(
+    "options",
+    [["-x"], ["-vx"], ["--exitfirst"], ["--maxfail=1"], ["--maxfail", "2"], ["--sw"], ["--lf"]],
+)
+def test_31_an_option_that_stops_runs_early_is_refused_before_anything_runs(
+    tmp_path, capsys, options
+):
+    """`-x` and `--maxfail` passed the pre-run (the reference fails nothing), then stopped each
+    student's run at its first failures: later tests and files never ran, the row "graded"."""
+    from mcts_course.cli import main
+
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "bandits.py").write_text("def ucb1_choice(counts, sums, c):\n    return 0\n")
+    out = tmp_path / "out"
+    assert main(["grade", str(sub), "--out", str(out), *options]) == 2
+    said = capsys.readouterr().err
+    assert "stops a run before all of its tests" in said and options[0] in said, said
+    assert not out.exists()
+
+
+def test_31_options_that_only_look_alike_are_kept():
+    from mcts_grader.batch import stops_early
+
+    for options in (["-k", "x"], ["-kx"], ["-rx"], ["-q", "-rA"], ["-v", "-s"], ["--", "-x"]):
+        assert stops_early(options) is None, options
+    assert stops_early(["-q", "-sx"]) == "-sx"
+
+
+def test_28_a_utf16_file_is_told_it_is_not_utf8_not_to_delete_a_line(tmp_path, capsys):
+    """A reference saved as UTF-16 (Windows Notepad's "Unicode"): refused, as Python refuses
+    it, but the advice was to delete a coding line the file does not have."""
+    from mcts_course.cli import main
+
+    sub = tmp_path / "subs" / "notepad"
+    sub.mkdir(parents=True)
+    (sub / "bandits.py").write_bytes((SOLUTIONS / "bandits.py").read_text().encode("utf-16"))
+    out = tmp_path / "out"
+    assert main(["grade", str(sub), "--out", str(out), "--exercise-set=bandits"]) == 1
+    capsys.readouterr()
+    data = json.loads((out / "notepad" / "results.json").read_text())
+    first = data["tests"][0]["output"]
+    assert data["score"] == 0 and data["extra_data"]["status"] == "file refused", data
+    assert "is not UTF-8 text (it is UTF-16)" in first and "save the file as UTF-8" in first
+    assert "delete that line" not in first, first
