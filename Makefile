@@ -18,7 +18,8 @@ $(STAMP): pyproject.toml lab/pyproject.toml grader/pyproject.toml | $(BIN)/pytho
 
 # The tests run in TEST_JOBS processes (pytest-xdist), each test file whole in one of them (its
 # module fixtures, a graded reference's, are built once): the suite is mostly one core's work
-# (graders waiting on a sandbox), and one process took the CI's 2 cores past its time.
+# (graders waiting on a sandbox), and one process took the CI's 2 cores past its time.  The
+# files marked `alone` (tests/conftest.py) then run in one process.
 TEST_JOBS ?= 2
 XDIST := -n $(TEST_JOBS) --dist loadfile
 
@@ -26,7 +27,8 @@ XDIST := -n $(TEST_JOBS) --dist loadfile
 test: lint
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 	command -v npm >/dev/null || (apt-get update && apt-get install -y npm)
-	$(BIN)/python -m pytest -q $(XDIST)
+	$(BIN)/python -m pytest -q $(XDIST) -m "not slow and not alone"
+	$(BIN)/python -m pytest -q -m "alone and not slow"
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow $(XDIST)
