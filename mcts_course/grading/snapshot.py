@@ -55,6 +55,9 @@ TOTAL_BYTES = 64 << 20  # bytes copied at most
 NOTEBOOK_CAP = 20 << 20  # bytes of a notebook (as in sources.py)
 _HOPS = 40  # links followed on the given path, at most (as the kernel's ELOOP)
 
+# a file the grading account may not read, as an exercise file's or a helper's note gives it
+_UNREADABLE_REASON = f"{UNREADABLE} (permission denied): {UNREADABLE_FIX}"
+
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _WRITE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -218,7 +221,7 @@ class _Copier:
             return
         except PermissionError:  # said, never taken for a missing file (red team 59, 16)
             self.unreadable(dest)
-            self.snap.refused[dest] = f"{UNREADABLE} (permission denied): {UNREADABLE_FIX}"
+            self.snap.refused[dest] = _UNREADABLE_REASON
             return
         except OSError:
             return
@@ -265,9 +268,7 @@ class _Copier:
                 info = os.stat(name, dir_fd=src_dir, follow_symlinks=False)
             except PermissionError:  # a folder its account may list but not enter (mode 600)
                 if name.endswith((".py", ".ipynb")):
-                    self.snap.refused[dest / name] = (
-                        f"{UNREADABLE} (permission denied): {UNREADABLE_FIX}"
-                    )
+                    self.snap.refused[dest / name] = _UNREADABLE_REASON
                 self.unreadable(dest / name)
                 continue
             except OSError:
